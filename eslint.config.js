@@ -1,0 +1,21 @@
+import neostandard from 'neostandard'
+
+const noFastify = { group: ['fastify', 'fastify-plugin', '@fastify/*'], message: 'src/ below app.ts is transport-agnostic.' }
+const noSdk = { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], message: 'Only src/mcp/ and plugins/mcp-http import the SDK.' }
+
+export default [
+  ...neostandard({ ts: true, ignores: ['dist/**', 'coverage/**', '.tap/**', 'bench/.corpus/**'] }),
+  { files: ['src/**/*.ts', 'plugins/**/*.ts'], rules: { 'no-console': 'error' } },
+  {
+    files: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noSdk, { group: ['./services/*', './tools/*', './mcp/*', '../plugins/*'], message: 'config/errors/logger are leaves.' }] }] }
+  },
+  {
+    files: ['src/tools/**/*.ts', 'src/services/**/*.ts', 'src/guide/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noFastify, noSdk, { group: ['**/mcp/**', '**/plugins/**', '**/bin/**', '**/app.js'], message: 'Tools and services sit below mcp/.' }] }] }
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noFastify, { group: ['**/plugins/**', '**/bin/**', '**/app.js'], message: 'mcp/ must not know about Fastify.' }] }] }
+  }
+]
