@@ -1,0 +1,5 @@
+/** `workspace-mcp check` (being built in issue #4). */
+export async function main (_argv: string[]): Promise<void> {
+  process.stderr.write('workspace-mcp check: not implemented yet\n')
+  process.exitCode = 1
+}

@@ -1,0 +1,31 @@
+import pino from 'pino'
+import { loadConfig, parseConfigFlags } from '../config.js'
+import { createLogger } from '../logger.js'
+import { serveStdio } from '../mcp/stdio.js'
+import { createRuntime } from '../runtime.js'
+
+/** Grace period for in-flight answers after stdin closes (the process exits well within 2 s). */
+const EOF_GRACE_MS = 1500
+
+/** `workspace-mcp stdio`: MCP over stdin/stdout; logs go to stderr only. */
+export async function main (argv: string[]): Promise<void> {
+  const config = loadConfig(parseConfigFlags(argv))
+  const log = createLogger(config, pino.destination({ fd: 2, sync: false }))
+  const runtime = await createRuntime(config, log)
+  const stdio = serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout, log })
+  log.info({ root: config.root, tools: runtime.registry.tools.length }, 'stdio server ready')
+
+  const exit = (code: number): void => {
+    log.flush()
+    // Let stdout drain what was already written; never wait on the event loop's timers.
+    if (process.stdout.writableLength === 0) process.exit(code)
+    process.stdout.once('drain', () => process.exit(code))
+    setTimeout(() => process.exit(code), 300).unref()
+  }
+  process.once('SIGTERM', () => { stdio.close(); exit(0) })
+  process.once('SIGINT', () => { stdio.close(); exit(0) })
+
+  const reason = await stdio.done
+  if (reason === 'eof') await stdio.drain(EOF_GRACE_MS)
+  exit(0)
+}

@@ -1,0 +1,5 @@
+/** `workspace-mcp tools` (being built in issue #4). */
+export async function main (_argv: string[]): Promise<void> {
+  process.stderr.write('workspace-mcp tools: not implemented yet\n')
+  process.exitCode = 1
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Only node:* imports here: `stdio` must redirect console before any dependency loads,
+// and neither mode should load the other's stack (stdio never loads Fastify).
+import process from 'node:process'
+
+const USAGE = `Usage: workspace-mcp <command> [options]
+
+Commands:
+  serve    Streamable HTTP on /mcp (plus GET /healthz)
+  stdio    MCP over stdin/stdout (for Claude Desktop/Code, Cursor, Codex, the Inspector)
+  tools    Print the tools/list manifest exactly as served
+  guide    Print the tool usage guide
+  check    Check tool descriptions and schemas against the conventions
+
+Run 'workspace-mcp <command> --help' for the options of one command.
+Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configuration.`
+
+/** Each command's module exports main(argv). */
+const COMMANDS: Record<string, () => Promise<{ main: (argv: string[]) => Promise<void> }>> = {
+  serve: () => import('./bin/http.js'),
+  stdio: () => import('./bin/stdio.js'),
+  tools: () => import('./bin/tools.js'),
+  guide: () => import('./bin/guide.js'),
+  check: () => import('./bin/check.js')
+}
+
+async function run (argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stderr.write(USAGE + '\n')
+    process.exitCode = command === undefined ? 2 : 0
+    return
+  }
+  const load = COMMANDS[command]
+  if (load === undefined) {
+    process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`)
+    process.exitCode = 2
+    return
+  }
+  if (command === 'stdio') {
+    // stdout belongs to JSON-RPC: anything a dependency prints goes to stderr.
+    const toStderr = (...args: unknown[]): void => { process.stderr.write(args.map(String).join(' ') + '\n') }
+    console.log = toStderr
+    console.info = toStderr
+    console.debug = toStderr
+    console.warn = toStderr
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const { commandHelp } = await import('./bin/help.js')
+    process.stdout.write(commandHelp(command) + '\n')
+    return
+  }
+  const { main } = await load()
+  await main(rest)
+}
+
+run(process.argv.slice(2)).catch((err: { code?: string, message?: string }) => {
+  process.stderr.write(`workspace-mcp: ${err?.message ?? String(err)}\n`)
+  process.exit(err?.code === 'APP_ERR_CONFIG_INVALID' ? 2 : 1)
+})

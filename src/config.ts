@@ -1,0 +1,83 @@
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { APP_ERR_CONFIG_INVALID } from './errors.js'
+
+/** The one configuration schema: every key is a CLI flag and a WORKSPACE_MCP_* variable. */
+export const ConfigSchema = Type.Object({
+  root: Type.String({ minLength: 1, description: 'Workspace root to serve (read-only). Default: the current directory.' }),
+  host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'HTTP bind address. A non-loopback address requires allowedHosts.' }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port (0 picks a free one).' }),
+  mode: Type.Union([Type.Literal('stateful'), Type.Literal('stateless')], { default: 'stateful', description: 'Streamable HTTP mode: sessions + SSE, or one request per POST.' }),
+  fixtures: Type.Union([Type.Literal('none'), Type.Literal('conformance')], { default: 'none', description: 'Extra tools/resources/prompts: `conformance` adds the official suite\'s fixtures.' }),
+  logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(l => Type.Literal(l)), { default: 'info', description: 'pino log level (HTTP logs to stdout, stdio to stderr).' }),
+  callLogLevel: Type.Union([Type.Literal('debug'), Type.Literal('info')], { default: 'info', description: 'Level of the per-call `{ tool, durationMs, outcome }` log line.' }),
+  toolTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 30000, description: 'Per-call deadline; the call\'s AbortSignal fires and a TIMEOUT tool error is returned.' }),
+  toolsPageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Tools per `tools/list` page (cursor pagination beyond it).' }),
+  maxSessions: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'Stateful HTTP session cap; beyond it initialize gets 503 + Retry-After.' }),
+  sessionIdleMs: Type.Integer({ minimum: 1000, default: 1800000, description: 'Idle time after which a stateful HTTP session expires.' }),
+  allowedOrigins: Type.Array(Type.String(), { default: [], description: 'Extra allowed Origin values (comma-separated). Loopback origins are always allowed on a loopback bind.' }),
+  allowedHosts: Type.Array(Type.String(), { default: [], description: 'Extra allowed Host names (comma-separated); required for a non-loopback bind.' }),
+  bodyLimit: Type.Integer({ minimum: 1024, maximum: 104857600, default: 4194304, description: 'Largest accepted HTTP request body, in bytes.' }),
+  templatesDir: Type.String({ default: '.workspace-mcp/templates', description: 'Prompt template folder, relative to the root (used if present).' }),
+  docsFile: Type.String({ default: '', description: 'Tool description overlay (YAML). Default: the docs/tools.yaml shipped with the server.' })
+}, { additionalProperties: false })
+
+/** The validated, frozen configuration. */
+export type Config = Readonly<Static<typeof ConfigSchema>>
+
+const ENV_PREFIX = 'WORKSPACE_MCP_'
+const kebab = (key: string): string => key.replace(/[A-Z]/g, c => `-${c.toLowerCase()}`)
+const envName = (key: string): string => ENV_PREFIX + key.replace(/[A-Z]/g, c => `_${c}`).toUpperCase()
+
+/** Environment variable name for a config key (`toolTimeoutMs` → `WORKSPACE_MCP_TOOL_TIMEOUT_MS`). */
+export const configEnvName = envName
+/** CLI flag for a config key (`toolTimeoutMs` → `--tool-timeout-ms`). */
+export const configFlagName = (key: string): string => `--${kebab(key)}`
+
+function isArraySchema (schema: TSchema): boolean {
+  return (schema as { type?: string }).type === 'array'
+}
+
+/** Parses argv flags (after the command) into raw config values; unknown flags are an error. */
+export function parseConfigFlags (argv: string[]): Record<string, string> {
+  const options: Record<string, { type: 'string' }> = {}
+  for (const key of Object.keys(ConfigSchema.properties)) options[kebab(key)] = { type: 'string' }
+  try {
+    const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false })
+    const raw: Record<string, string> = {}
+    for (const key of Object.keys(ConfigSchema.properties)) {
+      const v = values[kebab(key)]
+      if (typeof v === 'string') raw[key] = v
+    }
+    return raw
+  } catch (err) {
+    throw new APP_ERR_CONFIG_INVALID((err as Error).message)
+  }
+}
+
+/** Builds the frozen Config from flags (win) and environment; throws APP_ERR_CONFIG_INVALID naming each bad key. */
+export function loadConfig (flags: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const raw: Record<string, unknown> = {}
+  for (const [key, schema] of Object.entries(ConfigSchema.properties)) {
+    const value = flags[key] ?? env[envName(key)]
+    if (value === undefined || value === '') continue
+    raw[key] = isArraySchema(schema) && typeof value === 'string'
+      ? value.split(',').map(s => s.trim()).filter(Boolean)
+      : value
+  }
+  raw.root ??= cwd
+  const value = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  const errors = [...Value.Errors(ConfigSchema, value)]
+  if (errors.length > 0) {
+    const detail = errors.map(e => {
+      const key = e.path.split('/')[1] ?? e.path
+      return `${key} (${configFlagName(key)} / ${envName(key)}): ${e.message}, received ${JSON.stringify(e.value)}`
+    })
+    throw new APP_ERR_CONFIG_INVALID([...new Set(detail)].join('; '))
+  }
+  const config = value as Static<typeof ConfigSchema>
+  config.root = resolve(cwd, config.root)
+  return Object.freeze(config)
+}

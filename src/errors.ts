@@ -1,0 +1,122 @@
+import createError, { type FastifyErrorConstructor } from '@fastify/error'
+
+// Boot: stop startup, never reach a client.
+/** Invalid configuration value (env var or flag). */
+export const APP_ERR_CONFIG_INVALID = createError<[string]>('APP_ERR_CONFIG_INVALID', 'Invalid configuration: %s', 500, TypeError)
+/** Two tools, resources or prompts share one name. */
+export const APP_ERR_TOOL_DUPLICATE = createError<[string]>('APP_ERR_TOOL_DUPLICATE', "'%s' is registered twice", 500, TypeError)
+/** A published schema failed the client-compatibility check. */
+export const APP_ERR_SCHEMA_INCOMPATIBLE = createError<[string]>('APP_ERR_SCHEMA_INCOMPATIBLE', 'Published schema is not client-compatible: %s', 500, TypeError)
+/** A tool definition is malformed (bad name, missing description …). */
+export const APP_ERR_TOOL_DEFINITION = createError<[string]>('APP_ERR_TOOL_DEFINITION', 'Invalid tool definition: %s', 500, TypeError)
+
+// Protocol: mapped to JSON-RPC codes by toRpcError() in src/mcp/rpc.ts.
+/** JSON text that does not parse. */
+export const APP_ERR_PARSE = createError<[string]>('APP_ERR_PARSE', 'Parse error: %s', 400)
+/** A message that is not a valid JSON-RPC 2.0 request or notification. */
+export const APP_ERR_INVALID_REQUEST = createError<[string]>('APP_ERR_INVALID_REQUEST', 'Invalid Request: %s', 400)
+/** A method the server does not implement. */
+export const APP_ERR_UNKNOWN_METHOD = createError<[string]>('APP_ERR_UNKNOWN_METHOD', 'Method not found: %s', 404)
+/** A tool name that is not registered (or whose services are not configured). */
+export const APP_ERR_UNKNOWN_TOOL = createError<[string]>('APP_ERR_UNKNOWN_TOOL', 'Unknown tool: %s', 404)
+/** Request parameters that are structurally wrong (not tool arguments). */
+export const APP_ERR_INVALID_PARAMS = createError<[string]>('APP_ERR_INVALID_PARAMS', 'Invalid params: %s', 400)
+/** A resource URI that no resource or template serves. */
+export const APP_ERR_RESOURCE_NOT_FOUND = createError<[string]>('APP_ERR_RESOURCE_NOT_FOUND', 'Resource not found: %s', 404)
+/** A request other than initialize/ping on a session that is not initialized. */
+export const APP_ERR_NOT_INITIALIZED = createError<[string]>('APP_ERR_NOT_INITIALIZED', 'Server not initialized: %s', 400)
+/** A server-to-client request the client rejected or never answered. */
+export const APP_ERR_CLIENT_REQUEST = createError<[string]>('APP_ERR_CLIENT_REQUEST', 'Client request failed: %s', 502)
+
+// Transport (HTTP only): statusCode is the HTTP status, the body is a JSON-RPC error with id null.
+/** Origin header not on the allow-list (DNS-rebinding defence). */
+export const APP_ERR_ORIGIN_FORBIDDEN = createError<[string]>('APP_ERR_ORIGIN_FORBIDDEN', "Origin '%s' is not allowed", 403)
+/** Host header not on the allow-list for a loopback bind. */
+export const APP_ERR_HOST_FORBIDDEN = createError<[string]>('APP_ERR_HOST_FORBIDDEN', "Host '%s' is not allowed", 403)
+/** MCP-Session-Id that was never issued or has ended. */
+export const APP_ERR_SESSION_NOT_FOUND = createError('APP_ERR_SESSION_NOT_FOUND', 'Session not found', 404)
+/** A non-initialize request without an MCP-Session-Id in stateful mode. */
+export const APP_ERR_SESSION_REQUIRED = createError('APP_ERR_SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required', 400)
+/** Session cap reached; the client should retry later. */
+export const APP_ERR_SESSION_LIMIT = createError('APP_ERR_SESSION_LIMIT', 'Too many sessions; retry later', 503)
+/** MCP-Protocol-Version header with a version this server does not speak. */
+export const APP_ERR_PROTOCOL_VERSION = createError<[string]>('APP_ERR_PROTOCOL_VERSION', 'Bad Request: Unsupported protocol version: %s', 400)
+/** HTTP method not allowed on the MCP endpoint in this mode. */
+export const APP_ERR_METHOD_NOT_ALLOWED = createError<[string]>('APP_ERR_METHOD_NOT_ALLOWED', 'Method %s not allowed', 405)
+
+// Tool execution: reaches the model as `isError: true` text, verbatim.
+/** A tool failure whose message is written for the model. */
+export const APP_ERR_TOOL = createError<[string]>('APP_ERR_TOOL', '%s', 400)
+
+/** Stable codes a tool error can carry; documented in the README and asserted by tests. */
+export const TOOL_ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'UNKNOWN_ARGUMENT',
+  'TIMEOUT',
+  'CANCELLED',
+  'INTERNAL',
+  'PATH_OUTSIDE_ROOT',
+  'SYMLINK_ESCAPES_ROOT',
+  'PATH_NOT_FOUND',
+  'NOT_A_DIRECTORY',
+  'IS_A_DIRECTORY',
+  'NOT_A_REGULAR_FILE',
+  'BINARY_FILE',
+  'FILE_TOO_LARGE',
+  'PERMISSION_DENIED',
+  'INVALID_REGEX',
+  'UNSUPPORTED_REGEX_FEATURE',
+  'REGEX_TOO_COMPLEX',
+  'INVALID_GLOB',
+  'TOO_MANY_ITEMS',
+  'INVALID_PATH',
+  'SEARCH_FAILED',
+  'CLIENT_CAPABILITY_MISSING',
+  'CLIENT_REQUEST_FAILED'
+] as const
+
+/** One of TOOL_ERROR_CODES. */
+export type ToolErrorCode = typeof TOOL_ERROR_CODES[number]
+
+/** A tool error: APP_ERR_TOOL plus the stable code the text starts with. */
+export interface ToolError extends Error {
+  code: 'APP_ERR_TOOL'
+  toolCode: ToolErrorCode
+}
+
+const sentence = (s: string): string => /[.!?]$/.test(s) ? s : `${s}.`
+
+/** Builds the model-facing error `ERROR <CODE>: <message>. Hint: <next call>`. */
+export function toolError (toolCode: ToolErrorCode, message: string, hint?: string): ToolError {
+  const text = `ERROR ${toolCode}: ${sentence(message)}${hint ? ` Hint: ${sentence(hint)}` : ''}`
+  return Object.assign(new APP_ERR_TOOL(text), { toolCode }) as ToolError
+}
+
+/** True for errors raised with toolError() (or APP_ERR_TOOL). */
+export function isToolError (err: unknown): err is ToolError {
+  return err instanceof Error && (err as { code?: unknown }).code === 'APP_ERR_TOOL'
+}
+
+/** Every constructor above, keyed by its code (the README error table is checked against it). */
+export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
+  APP_ERR_CONFIG_INVALID,
+  APP_ERR_TOOL_DUPLICATE,
+  APP_ERR_SCHEMA_INCOMPATIBLE,
+  APP_ERR_TOOL_DEFINITION,
+  APP_ERR_PARSE,
+  APP_ERR_INVALID_REQUEST,
+  APP_ERR_UNKNOWN_METHOD,
+  APP_ERR_UNKNOWN_TOOL,
+  APP_ERR_INVALID_PARAMS,
+  APP_ERR_RESOURCE_NOT_FOUND,
+  APP_ERR_NOT_INITIALIZED,
+  APP_ERR_CLIENT_REQUEST,
+  APP_ERR_ORIGIN_FORBIDDEN,
+  APP_ERR_HOST_FORBIDDEN,
+  APP_ERR_SESSION_NOT_FOUND,
+  APP_ERR_SESSION_REQUIRED,
+  APP_ERR_SESSION_LIMIT,
+  APP_ERR_PROTOCOL_VERSION,
+  APP_ERR_METHOD_NOT_ALLOWED,
+  APP_ERR_TOOL
+}

@@ -1,0 +1,164 @@
+import type { TObject } from '@sinclair/typebox'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE } from '../errors.js'
+import type { ServiceName, Services } from '../services/index.js'
+import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
+import type { ToolDefinition } from '../tools/define-tool.js'
+import type { ResourceDefinition, ResourceTemplateDefinition } from '../tools/define-resource.js'
+import type { PromptDefinition } from '../tools/define-prompt.js'
+import { checkCompatibility, normaliseSchema, type JsonSchema } from './schema.js'
+import { compileArguments, type ArgumentValidator } from './validate.js'
+
+/** A tool exactly as `tools/list` publishes it. */
+export interface WireTool {
+  name: string
+  title: string
+  description: string
+  inputSchema: JsonSchema
+  outputSchema?: JsonSchema
+  annotations: JsonSchema
+}
+
+/** A tool ready to dispatch: definition, wire form, injected services, compiled validator. */
+export interface RegisteredTool {
+  definition: ToolDefinition<TObject>
+  wire: WireTool
+  /** Parameter name → service name. */
+  injected: Record<string, ServiceName>
+  validate: ArgumentValidator
+}
+
+/** Everything the registry is built from. */
+export interface RegistryOptions {
+  // Tools of any input shape; the registry only reads their schemas.
+  tools: Array<ToolDefinition<any>> // eslint-disable-line @typescript-eslint/no-explicit-any
+  services: Services
+  resources?: ResourceDefinition[]
+  resourceTemplates?: ResourceTemplateDefinition[]
+  prompts?: PromptDefinition[]
+  /** Tools per tools/list page. */
+  pageSize?: number
+  /** Extra convention checks; each returned line is a boot error. */
+  lint?: (tools: CatalogEntry[]) => string[]
+}
+
+/** The one registry both transports serve. */
+export interface Registry {
+  /** Listed tools, in registration order. */
+  tools: RegisteredTool[]
+  tool(name: string): RegisteredTool | undefined
+  /** The serialized `tools/list` result for a cursor (JSON text), or throws APP_ERR_INVALID_PARAMS. */
+  toolsListPage(cursor: string | undefined): string
+  /** Services, including the registry's own `catalog`. */
+  services: Services
+  resources: ResourceDefinition[]
+  resourceTemplates: ResourceTemplateDefinition[]
+  prompts: PromptDefinition[]
+  /** Tools not listed because a service they need is not configured: name → missing services. */
+  unavailable: Record<string, ServiceName[]>
+}
+
+const encodeCursor = (page: number): string => Buffer.from(`page:${page}`).toString('base64url')
+function decodeCursor (cursor: string): number {
+  const match = /^page:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString())
+  return match === null ? -1 : Number(match[1])
+}
+
+function toWire (definition: ToolDefinition<TObject>, inputSchema: JsonSchema): WireTool {
+  const wire: WireTool = {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    inputSchema
+  } as WireTool
+  if (definition.output !== undefined) wire.outputSchema = normaliseSchema(definition.output).schema
+  wire.annotations = { title: definition.title, ...definition.annotations }
+  return wire
+}
+
+function registerTool (definition: ToolDefinition<TObject>): RegisteredTool {
+  if (typeof definition.name !== 'string' || typeof definition.run !== 'function' || definition.input === undefined) {
+    throw new APP_ERR_TOOL_DEFINITION(`${String(definition.name)}: needs name, input and run`)
+  }
+  const { schema, injected } = normaliseSchema(definition.input)
+  const wire = toWire(definition, schema)
+  const problems = checkCompatibility(wire)
+  if (problems.length > 0) throw new APP_ERR_SCHEMA_INCOMPATIBLE(problems.join('; '))
+  const validate = compileArguments(definition.input, new Set(Object.keys(injected)))
+  return { definition, wire, injected: injected as Record<string, ServiceName>, validate }
+}
+
+function catalogEntry (tool: RegisteredTool): CatalogEntry {
+  const { definition, wire } = tool
+  return {
+    name: wire.name,
+    title: wire.title,
+    category: definition.category,
+    description: wire.description,
+    inputSchema: wire.inputSchema,
+    outputSchema: wire.outputSchema,
+    annotations: wire.annotations,
+    examples: definition.examples ?? [],
+    validate: (args) => {
+      const check = tool.validate(args)
+      return check.ok ? [] : [check.message]
+    }
+  }
+}
+
+/** Builds the registry: normalises and checks every schema, gates tools on services, serializes tools/list once. */
+export function createRegistry (options: RegistryOptions): Registry {
+  const pageSize = options.pageSize ?? 100
+  const services: Services = { ...options.services }
+  const byName = new Map<string, RegisteredTool>()
+  const unavailable: Record<string, ServiceName[]> = {}
+  const all: RegisteredTool[] = []
+
+  for (const definition of options.tools) {
+    const tool = registerTool(definition)
+    if (byName.has(tool.wire.name) || tool.wire.name in unavailable) throw new APP_ERR_TOOL_DUPLICATE(tool.wire.name)
+    all.push(tool)
+    // catalog is provided below by the registry itself, so it never gates a tool.
+    const missing = Object.values(tool.injected).filter(s => s !== 'catalog' && services[s] === undefined)
+    if (missing.length > 0) unavailable[tool.wire.name] = missing
+    else byName.set(tool.wire.name, tool)
+  }
+  const tools = [...byName.values()]
+  const entries = tools.map(catalogEntry)
+  const lintProblems = options.lint?.(entries) ?? []
+  if (lintProblems.length > 0) throw new APP_ERR_TOOL_DEFINITION(lintProblems.join('\n'))
+
+  const pages: string[] = []
+  for (let i = 0; i === 0 || i < tools.length; i += pageSize) {
+    const page: { tools: WireTool[], nextCursor?: string } = { tools: tools.slice(i, i + pageSize).map(t => t.wire) }
+    if (i + pageSize < tools.length) page.nextCursor = encodeCursor(pages.length + 1)
+    pages.push(JSON.stringify(page))
+  }
+  const manifestJson = JSON.stringify(tools.map(t => t.wire))
+  const catalog: ToolCatalog = { entries: () => entries, manifestJson: () => manifestJson }
+  services.catalog = catalog
+
+  for (const list of [options.resources, options.prompts]) {
+    const seen = new Set<string>()
+    for (const item of list ?? []) {
+      const key = 'uri' in item ? item.uri : item.name
+      if (seen.has(key)) throw new APP_ERR_TOOL_DUPLICATE(key)
+      seen.add(key)
+    }
+  }
+
+  return {
+    tools,
+    tool: (name) => byName.get(name),
+    toolsListPage (cursor) {
+      if (cursor === undefined) return pages[0]
+      const page = pages[decodeCursor(cursor)]
+      if (page === undefined) throw new APP_ERR_INVALID_PARAMS(`unknown cursor '${cursor}'`)
+      return page
+    },
+    services,
+    resources: options.resources ?? [],
+    resourceTemplates: options.resourceTemplates ?? [],
+    prompts: options.prompts ?? [],
+    unavailable
+  }
+}

@@ -1,0 +1,69 @@
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
+
+// The SDK's own values (types.js), restated so stdio never loads zod at startup;
+// test/mcp/rpc.test.ts asserts they stay equal to the SDK's.
+/** Newest protocol revision we speak. */
+export const LATEST_PROTOCOL_VERSION = '2025-11-25'
+/** Every revision we accept, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']
+/** JSON-RPC / MCP error numbers (SDK ErrorCode). */
+export const RPC_ERROR = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ResourceNotFound: -32002
+} as const
+
+export type { RequestId }
+
+/** A JSON-RPC message as received, before its shape is known. */
+export interface RpcMessage {
+  jsonrpc?: unknown
+  id?: unknown
+  method?: unknown
+  params?: unknown
+  result?: unknown
+  error?: unknown
+}
+
+/** The one translator from error codes to JSON-RPC numbers. */
+const RPC_CODES: Record<string, number> = {
+  APP_ERR_PARSE: RPC_ERROR.ParseError,
+  APP_ERR_INVALID_REQUEST: RPC_ERROR.InvalidRequest,
+  APP_ERR_NOT_INITIALIZED: RPC_ERROR.InvalidRequest,
+  APP_ERR_UNKNOWN_METHOD: RPC_ERROR.MethodNotFound,
+  // spec 2025-11-25 server/tools: an unknown tool is a protocol error, -32602
+  APP_ERR_UNKNOWN_TOOL: RPC_ERROR.InvalidParams,
+  APP_ERR_INVALID_PARAMS: RPC_ERROR.InvalidParams,
+  APP_ERR_RESOURCE_NOT_FOUND: RPC_ERROR.ResourceNotFound
+}
+
+/** Maps an error to a JSON-RPC error object; unknown errors become a generic -32603. */
+export function toRpcError (err: unknown): { code: number, message: string } {
+  const code = (err as { code?: unknown })?.code
+  const rpc = typeof code === 'string' ? RPC_CODES[code] : undefined
+  if (rpc !== undefined) return { code: rpc, message: (err as Error).message }
+  return { code: RPC_ERROR.InternalError, message: 'Internal error' }
+}
+
+/** Serializes a success response; `resultJson` is already JSON text (cached tools/list pages). */
+export function resultJson (id: RequestId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`
+}
+
+/** Serializes a success response from an object. */
+export function resultMessage (id: RequestId, result: unknown): string {
+  return resultJson(id, JSON.stringify(result))
+}
+
+/** Serializes an error response (`id` null when the request's id could not be read). */
+export function errorMessage (id: RequestId | null, error: { code: number, message: string, data?: unknown }): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error })
+}
+
+/** True for a string or integer id (spec: never null, never fractional). */
+export function isRequestId (id: unknown): id is RequestId {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))
+}

@@ -1,0 +1,71 @@
+import type { Logger } from '../logger.js'
+import { createFeatureHandlers, type FeatureHandlers } from './features.js'
+import type { Registry } from './registry.js'
+import { Session, type SessionOptions } from './session.js'
+
+/** Server identity sent in initialize (spec Implementation). */
+export interface ServerInfo {
+  name: string
+  version: string
+  title?: string
+  description?: string
+}
+
+/** Options for the one engine both transports serve. */
+export interface McpServerOptions {
+  registry: Registry
+  log: Logger
+  info: ServerInfo
+  /** Short generated overview returned in initialize. */
+  instructions?: string
+  /** Per-call deadline in milliseconds. */
+  toolTimeoutMs?: number
+  /** Level of the per-call outcome log line. */
+  callLogLevel?: 'debug' | 'info'
+}
+
+/** The engine: one registry, one set of handlers, any number of sessions. */
+export interface McpServer {
+  registry: Registry
+  /** Opens a session for one connection (stdio process, HTTP session, or one stateless POST). */
+  openSession(options?: Partial<Pick<SessionOptions, 'send' | 'stateless' | 'log'>>): Session
+  /** The capabilities object initialize advertises. */
+  capabilities: Record<string, unknown>
+}
+
+/** Shared, immutable per-server state every session reads. */
+export interface ServerShared {
+  registry: Registry
+  features: FeatureHandlers
+  info: ServerInfo
+  instructions?: string
+  capabilities: Record<string, unknown>
+  toolTimeoutMs: number
+  callLogLevel: 'debug' | 'info'
+}
+
+/** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
+export function createMcpServer (options: McpServerOptions): McpServer {
+  const { registry } = options
+  const capabilities: Record<string, unknown> = { tools: { listChanged: false }, logging: {}, completions: {} }
+  if (registry.resources.length > 0 || registry.resourceTemplates.length > 0) capabilities.resources = { subscribe: true, listChanged: false }
+  if (registry.prompts.length > 0) capabilities.prompts = { listChanged: false }
+  const shared: ServerShared = {
+    registry,
+    features: createFeatureHandlers(registry),
+    info: options.info,
+    instructions: options.instructions,
+    capabilities,
+    toolTimeoutMs: options.toolTimeoutMs ?? 30000,
+    callLogLevel: options.callLogLevel ?? 'info'
+  }
+  return {
+    registry,
+    capabilities,
+    openSession: (opts = {}) => new Session(shared, {
+      log: opts.log ?? options.log,
+      send: opts.send,
+      stateless: opts.stateless ?? false
+    })
+  }
+}

@@ -1,0 +1,235 @@
+import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_NOT_INITIALIZED, APP_ERR_UNKNOWN_METHOD, toolError } from '../errors.js'
+import type { Logger } from '../logger.js'
+import type { ClientChannel, ToolContext } from '../tools/define-tool.js'
+import { callTool } from './dispatch.js'
+import { errorMessage, isRequestId, LATEST_PROTOCOL_VERSION, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId, type RpcMessage } from './rpc.js'
+import type { ServerShared } from './server.js'
+
+/** Writes one serialized JSON-RPC message (no trailing newline) to the peer. */
+export type Send = (message: string) => void
+
+/** Per-session options. */
+export interface SessionOptions {
+  log: Logger
+  /** Session-wide outbound channel (stdio stdout, HTTP GET stream); absent in stateless HTTP. */
+  send?: Send
+  /** Stateless HTTP: every request stands alone, no initialize required. */
+  stateless: boolean
+}
+
+/** Where messages related to one request go (HTTP: that POST's SSE stream). */
+export interface RequestChannel {
+  send: Send
+}
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
+
+type Params = Record<string, unknown>
+interface Pending { resolve: (v: Record<string, unknown>) => void, reject: (e: Error) => void }
+
+/** One MCP connection: lifecycle, in-flight requests, cancellation, server→client requests. */
+export class Session {
+  initialized = false
+  protocolVersion = LATEST_PROTOCOL_VERSION
+  clientCapabilities: Record<string, unknown> = {}
+  clientInfo: Record<string, unknown> = {}
+  private logLevel = 0
+  private readonly inflight = new Map<RequestId, AbortController>()
+  private readonly pending = new Map<RequestId, Pending>()
+  private nextOutboundId = 0
+  private closed = false
+  private readonly shutdown = new AbortController()
+
+  constructor (private readonly shared: ServerShared, private readonly options: SessionOptions) {
+    if (options.stateless) this.initialized = true
+  }
+
+  /** Handles one parsed message; resolves to the serialized response, or undefined when none is due. */
+  async handle (message: unknown, channel?: RequestChannel): Promise<string | undefined> {
+    if (Array.isArray(message)) {
+      // Batching was removed in 2025-06-18.
+      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not supported' })
+    }
+    const msg = message as RpcMessage
+    if (typeof msg !== 'object' || msg === null || msg.jsonrpc !== '2.0') {
+      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: expected a JSON-RPC 2.0 object' })
+    }
+    if (typeof msg.method !== 'string') return this.handleResponse(msg)
+    if (msg.id === undefined) {
+      this.handleNotification(msg.method, (msg.params ?? {}) as Params)
+      return undefined
+    }
+    if (!isRequestId(msg.id)) {
+      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: id must be a string or an integer' })
+    }
+    const id = msg.id
+    try {
+      if (msg.params !== undefined && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))) {
+        throw new APP_ERR_INVALID_PARAMS('params must be an object')
+      }
+      return await this.handleRequest(id, msg.method, (msg.params ?? {}) as Params, channel)
+    } catch (err) {
+      const rpc = toRpcError(err)
+      if (rpc.code === RPC_ERROR.InternalError) this.options.log.error({ err, method: msg.method }, 'request failed')
+      return errorMessage(id, rpc)
+    }
+  }
+
+  /** Aborts every in-flight call and rejects pending server→client requests. */
+  close (): void {
+    if (this.closed) return
+    this.closed = true
+    this.shutdown.abort(new Error('session closed'))
+    for (const p of this.pending.values()) p.reject(new Error('session closed'))
+    this.pending.clear()
+  }
+
+  /** Number of requests still running. */
+  get inflightCount (): number {
+    return this.inflight.size
+  }
+
+  private async handleRequest (id: RequestId, method: string, params: Params, channel?: RequestChannel): Promise<string | undefined> {
+    const { shared } = this
+    if (method === 'initialize') return resultMessage(id, this.initialize(params))
+    if (method === 'ping') return resultJson(id, '{}')
+    if (!this.initialized) throw new APP_ERR_NOT_INITIALIZED(`'${method}' before initialize`)
+    const ctx = { services: shared.registry.services, signal: this.shutdown.signal }
+    switch (method) {
+      case 'tools/list': return resultJson(id, shared.registry.toolsListPage(cursorOf(params)))
+      case 'tools/call': return await this.callTool(id, params, channel)
+      case 'resources/list': return resultJson(id, shared.features.resourcesList())
+      case 'resources/templates/list': return resultJson(id, shared.features.templatesList())
+      case 'resources/read': return resultMessage(id, await shared.features.readResource(params, ctx))
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        shared.features.assertResource(params)
+        return resultJson(id, '{}')
+      case 'prompts/list': return resultJson(id, shared.features.promptsList())
+      case 'prompts/get': return resultMessage(id, await shared.features.getPrompt(params, ctx))
+      case 'completion/complete': return resultMessage(id, await shared.features.complete(params, ctx))
+      case 'logging/setLevel': {
+        const level = LOG_LEVELS.indexOf(params.level as string)
+        if (level < 0) throw new APP_ERR_INVALID_PARAMS(`level must be one of ${LOG_LEVELS.join(', ')}`)
+        this.logLevel = level
+        return resultJson(id, '{}')
+      }
+      default: throw new APP_ERR_UNKNOWN_METHOD(method)
+    }
+  }
+
+  private initialize (params: Params): Record<string, unknown> {
+    const requested = params.protocolVersion
+    // spec lifecycle: answer the client's version when supported, else our latest.
+    this.protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION
+    this.clientCapabilities = (params.capabilities ?? {}) as Record<string, unknown>
+    this.clientInfo = (params.clientInfo ?? {}) as Record<string, unknown>
+    this.initialized = true
+    const { shared } = this
+    const result: Record<string, unknown> = { protocolVersion: this.protocolVersion, capabilities: shared.capabilities, serverInfo: shared.info }
+    if (shared.instructions !== undefined) result.instructions = shared.instructions
+    return result
+  }
+
+  private async callTool (id: RequestId, params: Params, channel?: RequestChannel): Promise<string | undefined> {
+    const name = params.name
+    if (typeof name !== 'string') throw new APP_ERR_INVALID_PARAMS("'name' must be a string")
+    if (this.inflight.has(id)) throw new APP_ERR_INVALID_REQUEST(`request id ${JSON.stringify(id)} is already in use`)
+    const controller = new AbortController()
+    this.inflight.set(id, controller)
+    const signal = AbortSignal.any([controller.signal, this.shutdown.signal])
+    const send = channel?.send ?? this.options.send
+    const meta = params._meta as Params | undefined
+    const progressToken = meta?.progressToken
+    let lastProgress = -Infinity
+    const progress: ToolContext['progress'] = async (value, total, message) => {
+      // spec progress: only for a token the client sent, strictly increasing, only while running.
+      if (send === undefined || progressToken === undefined || value <= lastProgress || !this.inflight.has(id)) return
+      lastProgress = value
+      const p: Params = { progressToken, progress: value }
+      if (total !== undefined) p.total = total
+      if (message !== undefined) p.message = message
+      send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: p }))
+    }
+    const notify: ToolContext['notify'] = async (level, data) => {
+      if (send === undefined || LOG_LEVELS.indexOf(level) < this.logLevel) return
+      send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level, logger: name, data } }))
+    }
+    const client: ClientChannel = {
+      capabilities: this.clientCapabilities,
+      request: (method, requestParams) => this.request(method, requestParams, signal, send)
+    }
+    try {
+      const result = await callTool(this.shared.registry, name, params.arguments, {
+        log: this.options.log,
+        signal,
+        timeoutMs: this.shared.toolTimeoutMs,
+        callLogLevel: this.shared.callLogLevel,
+        progress,
+        notify,
+        client
+      })
+      // spec cancellation: no response for a request the client cancelled.
+      if (controller.signal.aborted) return undefined
+      return resultMessage(id, result)
+    } finally {
+      this.inflight.delete(id)
+    }
+  }
+
+  private request (method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>> {
+    const capability = method.startsWith('sampling/') ? 'sampling' : method.startsWith('elicitation/') ? 'elicitation' : method.startsWith('roots/') ? 'roots' : undefined
+    if (capability !== undefined && this.clientCapabilities[capability] === undefined) {
+      return Promise.reject(toolError('CLIENT_CAPABILITY_MISSING', `the client did not declare the '${capability}' capability, so '${method}' cannot be sent`, 'use a client that supports it'))
+    }
+    if (send === undefined) {
+      return Promise.reject(toolError('CLIENT_CAPABILITY_MISSING', `'${method}' needs a channel back to the client, which stateless HTTP does not have`, 'use stateful mode or stdio'))
+    }
+    const id = this.nextOutboundId++
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.pending.delete(id)
+        send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'request aborted' } }))
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.pending.set(id, {
+        resolve: v => { signal.removeEventListener('abort', onAbort); resolve(v) },
+        reject: e => { signal.removeEventListener('abort', onAbort); reject(e) }
+      })
+      send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
+    })
+  }
+
+  private handleResponse (msg: RpcMessage): string | undefined {
+    if (!isRequestId(msg.id) || (msg.result === undefined && msg.error === undefined)) {
+      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: expected a method, or a result/error for a known id' })
+    }
+    const pending = this.pending.get(msg.id)
+    if (pending === undefined) return undefined
+    this.pending.delete(msg.id)
+    if (msg.error !== undefined) {
+      const message = String((msg.error as { message?: unknown }).message ?? 'error')
+      pending.reject(toolError('CLIENT_REQUEST_FAILED', `the client answered with an error: ${message}`))
+    } else {
+      pending.resolve(msg.result as Record<string, unknown>)
+    }
+    return undefined
+  }
+
+  private handleNotification (method: string, params: Params): void {
+    if (method === 'notifications/cancelled') {
+      // spec cancellation: unknown or finished ids are ignored (the race is normal).
+      const controller = this.inflight.get(params.requestId as RequestId)
+      controller?.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by client'))
+    }
+  }
+}
+
+function cursorOf (params: Params): string | undefined {
+  const cursor = params.cursor
+  if (cursor === undefined || cursor === null) return undefined
+  if (typeof cursor !== 'string') throw new APP_ERR_INVALID_PARAMS("'cursor' must be a string")
+  return cursor
+}

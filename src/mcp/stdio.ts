@@ -1,0 +1,100 @@
+import type { Readable, Writable } from 'node:stream'
+import type { Logger } from '../logger.js'
+import { errorMessage, RPC_ERROR } from './rpc.js'
+import type { McpServer } from './server.js'
+
+/** Options for serving one MCP session over a pair of byte streams. */
+export interface StdioOptions {
+  server: McpServer
+  input: Readable
+  output: Writable
+  log: Logger
+  /** Largest accepted line, in bytes (the SDK's default is 10 MiB). */
+  maxLineBytes?: number
+}
+
+/** A running stdio session. */
+export interface StdioSession {
+  /** Resolves when input ends (EOF) or output breaks (EPIPE). */
+  done: Promise<'eof' | 'output-closed'>
+  /** Waits up to `ms` for in-flight requests to answer, then aborts the rest and closes. */
+  drain(ms: number): Promise<void>
+  close(): void
+}
+
+/**
+ * Newline-delimited JSON-RPC over streams (spec basic/transports stdio), the SDK's framing
+ * without its per-message zod parse. Requests run concurrently so ping and cancellation
+ * are answered while a long call runs.
+ */
+export function serveStdio (options: StdioOptions): StdioSession {
+  const { input, output, log, maxLineBytes = 10 * 1024 * 1024 } = options
+  let outputOpen = true
+  let finish: (reason: 'eof' | 'output-closed') => void = () => {}
+  const done = new Promise<'eof' | 'output-closed'>(resolve => { finish = resolve })
+
+  const write = (message: string): void => {
+    if (outputOpen) output.write(message + '\n')
+  }
+  const session = options.server.openSession({ send: write, log })
+
+  const running = new Set<Promise<void>>()
+  const end = (reason: 'eof' | 'output-closed'): void => {
+    if (reason === 'output-closed') session.close()
+    input.off('data', onData)
+    finish(reason)
+  }
+
+  const onLine = (line: string): void => {
+    if (line.trim() === '') return
+    let message: unknown
+    try {
+      message = JSON.parse(line)
+    } catch {
+      write(errorMessage(null, { code: RPC_ERROR.ParseError, message: 'Parse error: invalid JSON' }))
+      return
+    }
+    const task = session.handle(message).then(response => {
+      if (response !== undefined) write(response)
+    }, (err: unknown) => log.error({ err }, 'stdio dispatch failed'))
+    running.add(task)
+    task.finally(() => running.delete(task))
+  }
+
+  let buffered = ''
+  const onData = (chunk: Buffer | string): void => {
+    let text = buffered + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'))
+    let index = text.indexOf('\n')
+    while (index !== -1) {
+      onLine(text.charCodeAt(index - 1) === 13 ? text.slice(0, index - 1) : text.slice(0, index))
+      text = text.slice(index + 1)
+      index = text.indexOf('\n')
+    }
+    if (Buffer.byteLength(text) > maxLineBytes) {
+      write(errorMessage(null, { code: RPC_ERROR.ParseError, message: `Parse error: message exceeds ${maxLineBytes} bytes` }))
+      text = ''
+    }
+    buffered = text
+  }
+
+  input.setEncoding('utf8')
+  input.on('data', onData)
+  input.once('end', () => end('eof'))
+  input.once('close', () => end('eof'))
+  output.on('error', (err: NodeJS.ErrnoException) => {
+    // EPIPE: the client went away; stop writing and end quietly.
+    outputOpen = false
+    log.debug({ code: err.code }, 'stdout closed')
+    end('output-closed')
+  })
+
+  const drain = async (ms: number): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<void>(resolve => { timer = setTimeout(resolve, ms) })
+    await Promise.race([Promise.allSettled([...running]), timeout])
+    clearTimeout(timer)
+    session.close()
+  }
+
+  return { done, drain, close: () => { session.close(); end('eof') } }
+}

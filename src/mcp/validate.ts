@@ -1,0 +1,79 @@
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
+
+/** Outcome of checking a call's arguments. */
+export type ArgumentCheck =
+  | { ok: true, value: Record<string, unknown> }
+  | { ok: false, unknown: boolean, message: string }
+
+/** Checks raw `tools/call` arguments: null-as-absent, defaults, unknown names, then the schema. */
+export type ArgumentValidator = (raw: unknown) => ArgumentCheck
+
+const show = (value: unknown): string => {
+  if (value === undefined) return 'nothing'
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}
+
+function describe (error: ValueError): string {
+  const s = error.schema as Record<string, unknown>
+  switch (error.type) {
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum: return `must be <= ${s.maximum}`
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum: return `must be >= ${s.minimum}`
+    case ValueErrorType.StringMinLength: return `must be at least ${s.minLength} character(s) long`
+    case ValueErrorType.StringMaxLength: return `must be at most ${s.maxLength} characters long`
+    case ValueErrorType.ArrayMinItems: return `must have at least ${s.minItems} item(s)`
+    case ValueErrorType.ArrayMaxItems: return `must have at most ${s.maxItems} items`
+    case ValueErrorType.StringPattern: return `must match /${s.pattern}/`
+    case ValueErrorType.Integer: return 'must be an integer'
+    case ValueErrorType.Number: return 'must be a number'
+    case ValueErrorType.String: return 'must be a string'
+    case ValueErrorType.Boolean: return 'must be true or false'
+    case ValueErrorType.Array: return 'must be an array'
+    case ValueErrorType.Object: return 'must be an object'
+    case ValueErrorType.Union: {
+      const values = ((s.anyOf as Array<Record<string, unknown>>) ?? []).map(v => v.const).filter(v => v !== undefined)
+      return values.length > 0 ? `must be one of ${values.map(v => JSON.stringify(v)).join(', ')}` : 'does not match any allowed shape'
+    }
+    case ValueErrorType.Literal: return `must be ${JSON.stringify(s.const)}`
+    case ValueErrorType.ObjectRequiredProperty: return 'is required'
+    default: return error.message.toLowerCase()
+  }
+}
+
+const fieldName = (path: string): string => path.replace(/^\//, '').replace(/\//g, '.') || '(arguments)'
+
+/** Compiles a validator for the client-visible part of a tool's input schema. */
+export function compileArguments (input: TObject, injected: Set<string>): ArgumentValidator {
+  const visible: Record<string, TSchema> = {}
+  for (const [name, schema] of Object.entries(input.properties)) if (!injected.has(name)) visible[name] = schema
+  const schema = Type.Object(visible, { additionalProperties: false })
+  const check = TypeCompiler.Compile(schema)
+  const names = Object.keys(visible)
+  const required = new Set(schema.required ?? [])
+  const hasDefaults = Object.values(visible).some(s => 'default' in s)
+
+  return (raw) => {
+    if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
+      return { ok: false, unknown: false, message: `arguments: must be an object, received ${show(raw)}` }
+    }
+    const args: Record<string, unknown> = { ...(raw as Record<string, unknown> | undefined) }
+    for (const [key, value] of Object.entries(args)) {
+      if (!(key in visible)) {
+        const valid = names.length > 0 ? `valid arguments: ${names.join(', ')}` : 'this tool takes no arguments'
+        return { ok: false, unknown: true, message: `${key}: unknown argument; ${valid}` }
+      }
+      // Models send null for "not given"; an optional parameter treats it as absent.
+      if (value === null && !required.has(key)) delete args[key]
+    }
+    const value = hasDefaults ? Value.Default(schema, args) as Record<string, unknown> : args
+    if (check.Check(value)) return { ok: true, value }
+    const first = check.Errors(value).First()
+    if (first === undefined) return { ok: false, unknown: false, message: 'arguments: invalid' }
+    const received = first.type === ValueErrorType.ObjectRequiredProperty ? '' : `, received ${show(first.value)}`
+    return { ok: false, unknown: false, message: `${fieldName(first.path)}: ${describe(first)}${received}` }
+  }
+}

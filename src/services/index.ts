@@ -1,0 +1,28 @@
+import type { Logger } from '../logger.js'
+import type { Config } from '../config.js'
+import type { ToolCatalog } from './catalog.js'
+import { systemClock, type Clock } from './clock.js'
+import { createWorkspace, type WorkspaceService } from './workspace.js'
+import { createSearch, type SearchService } from './search.js'
+import { createTokenizer, type Tokenizer } from './tokenizer.js'
+
+/** Every injectable service; a tool whose service is absent is neither listed nor callable. */
+export interface Services {
+  workspace?: WorkspaceService
+  search?: SearchService
+  tokenizer?: Tokenizer
+  clock?: Clock
+  /** Filled in by the registry itself: the live tool list, for the guide tools. */
+  catalog?: ToolCatalog
+}
+
+/** Name of an injectable service. */
+export type ServiceName = keyof Services
+
+/** Creates the production services for a config; closes nothing (they hold no handles). */
+export async function createServices (config: Config, log: Logger): Promise<Services> {
+  const workspace = await createWorkspace({ root: config.root, log })
+  const search = await createSearch({ workspace, log })
+  const tokenizer = createTokenizer()
+  return { workspace, search, tokenizer, clock: systemClock }
+}
