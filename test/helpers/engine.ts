@@ -1,0 +1,114 @@
+import pino from 'pino'
+import { Writable } from 'node:stream'
+import { Type } from '@sinclair/typebox'
+import { createRegistry, type RegistryOptions } from '../../src/mcp/registry.js'
+import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js'
+import { defineTool, Inject, textResult } from '../../src/tools/define-tool.js'
+import { toolError } from '../../src/errors.js'
+import { systemClock } from '../../src/services/clock.js'
+
+/** A pino logger that keeps every line as an object, for asserting on log fields. */
+export function captureLogger () {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk, _enc, cb) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line))
+      cb()
+    }
+  })
+  return { log: pino({ level: 'debug' }, stream), lines }
+}
+
+/** Small tools exercising every dispatch path. */
+export const testTools = [
+  defineTool({
+    name: 'echo_text',
+    title: 'Echo Text',
+    category: 'fixture',
+    description: 'Echo the given text back, for tests of validation and defaults.',
+    annotations: { readOnlyHint: true },
+    input: Type.Object({
+      text: Type.String({ minLength: 1, description: 'Text to echo, e.g. "hi"' }),
+      times: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1, description: 'Repeat count, e.g. 2' })),
+      mode: Type.Optional(Type.Union([Type.Literal('plain'), Type.Literal('upper')], { description: 'Case, e.g. "upper"' })),
+      clock: Inject('clock')
+    }),
+    run ({ text, times, mode, clock }) {
+      const out = (mode === 'upper' ? text.toUpperCase() : text).repeat(times ?? 1)
+      return textResult(out, { length: out.length, clockType: typeof clock.now })
+    }
+  }),
+  defineTool({
+    name: 'fail_tool',
+    title: 'Fail',
+    category: 'fixture',
+    description: 'Fails on purpose, with a tool error or an unexpected exception.',
+    annotations: {},
+    input: Type.Object({ kind: Type.Union([Type.Literal('tool'), Type.Literal('crash')], { description: 'How to fail, e.g. "tool"' }) }),
+    run ({ kind }) {
+      if (kind === 'tool') throw toolError('PATH_NOT_FOUND', "No file 'x'", 'call list_directory')
+      throw new Error('secret /etc/shadow stack detail')
+    }
+  }),
+  defineTool({
+    name: 'slow_tool',
+    title: 'Slow',
+    category: 'fixture',
+    description: 'Waits until cancelled or until ms pass, reporting progress.',
+    annotations: {},
+    input: Type.Object({ ms: Type.Integer({ minimum: 0, description: 'Milliseconds to wait, e.g. 100' }) }),
+    async run ({ ms }, ctx) {
+      await ctx.progress(1, 2, 'started')
+      await ctx.notify('info', { step: 'waiting' })
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, ms)
+        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); reject(ctx.signal.reason) }, { once: true })
+      })
+      await ctx.progress(2, 2, 'done')
+      return textResult('finished')
+    }
+  }),
+  defineTool({
+    name: 'ask_client',
+    title: 'Ask',
+    category: 'fixture',
+    description: 'Sends sampling/createMessage to the client and returns its answer.',
+    annotations: {},
+    input: Type.Object({}),
+    async run (_args, ctx) {
+      const answer = await ctx.client.request('sampling/createMessage', { messages: [], maxTokens: 10 })
+      return textResult(JSON.stringify(answer))
+    }
+  }),
+  defineTool({
+    name: 'needs_search',
+    title: 'Needs Search',
+    category: 'fixture',
+    description: 'Only listed when the search service is configured.',
+    annotations: {},
+    input: Type.Object({ search: Inject('search') }),
+    run: () => textResult('ok')
+  })
+]
+
+/** An engine over the test tools, with the clock service only (so needs_search is gated off). */
+export function testEngine (overrides: Partial<RegistryOptions> = {}, serverOptions: Partial<McpServerOptions> = {}) {
+  const { log, lines } = captureLogger()
+  const registry = createRegistry({ tools: testTools, services: { clock: systemClock }, ...overrides })
+  const server = createMcpServer({ registry, log, info: { name: 'test', version: '0.0.0' }, instructions: 'hi', toolTimeoutMs: 1000, ...serverOptions })
+  return { registry, server, log, lines }
+}
+
+/** Opens a session, initializes it, and returns a call(method, params) helper that parses responses. */
+export async function initializedSession (engine: ReturnType<typeof testEngine>, capabilities: Record<string, unknown> = {}) {
+  const sent: Array<Record<string, unknown>> = []
+  const session = engine.server.openSession({ send: (m) => sent.push(JSON.parse(m)) })
+  let id = 0
+  const call = async (method: string, params?: Record<string, unknown>) => {
+    const raw = await session.handle({ jsonrpc: '2.0', id: ++id, method, params })
+    return raw === undefined ? undefined : JSON.parse(raw)
+  }
+  await call('initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 't', version: '1' } })
+  await session.handle({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  return { session, call, sent }
+}

@@ -1,0 +1,215 @@
+import t from 'tap'
+import { initializedSession, testEngine } from '../helpers/engine.js'
+
+const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })
+
+t.test('initialize answers the client\'s version when supported, else the latest', async (t) => {
+  const { server } = testEngine()
+
+  const known = JSON.parse((await server.openSession().handle(rpc(1, 'initialize', { protocolVersion: '2025-03-26', capabilities: {} })))!)
+  const unknown = JSON.parse((await server.openSession().handle(rpc(1, 'initialize', { protocolVersion: '1999-01-01', capabilities: {} })))!)
+
+  t.equal(known.result.protocolVersion, '2025-03-26')
+  t.equal(unknown.result.protocolVersion, '2025-11-25')
+  t.match(known.result, { serverInfo: { name: 'test', version: '0.0.0' }, instructions: 'hi', capabilities: { tools: {}, logging: {}, completions: {} } })
+})
+
+t.test('requests other than ping before initialize are refused; ping is answered', async (t) => {
+  const session = testEngine().server.openSession()
+
+  const ping = JSON.parse((await session.handle(rpc(1, 'ping')))!)
+  const list = JSON.parse((await session.handle(rpc(2, 'tools/list')))!)
+
+  t.strictSame(ping, { jsonrpc: '2.0', id: 1, result: {} })
+  t.equal(list.error.code, -32600)
+})
+
+t.test('protocol errors: unknown method -32601, unknown tool -32602, batch -32600, bad envelope -32600', async (t) => {
+  const { session, call } = await initializedSession(testEngine())
+
+  const method = await call('nope/nothing')
+  const tool = await call('tools/call', { name: 'no_such_tool', arguments: {} })
+  const batch = JSON.parse((await session.handle([rpc(9, 'ping')]))!)
+  const envelope = JSON.parse((await session.handle({ id: 3, method: 'ping' }))!)
+  const badId = JSON.parse((await session.handle({ jsonrpc: '2.0', id: null, method: 'ping' }))!)
+
+  t.equal(method.error.code, -32601)
+  t.equal(tool.error.code, -32602)
+  t.match(tool.error.message, /no_such_tool/)
+  t.match(batch, { id: null, error: { code: -32600 } })
+  t.match(envelope, { id: null, error: { code: -32600 } })
+  t.match(badId, { id: null, error: { code: -32600 } })
+})
+
+t.test('notifications get no response', async (t) => {
+  const { session } = await initializedSession(testEngine())
+
+  t.equal(await session.handle({ jsonrpc: '2.0', method: 'notifications/whatever' }), undefined)
+})
+
+t.test('tools/list hides a tool whose service is not configured, and calling it is an unknown tool', async (t) => {
+  const engine = testEngine()
+  const { call } = await initializedSession(engine)
+
+  const list = await call('tools/list')
+  const res = await call('tools/call', { name: 'needs_search', arguments: {} })
+
+  t.notOk(list.result.tools.some((tool: { name: string }) => tool.name === 'needs_search'))
+  t.strictSame(engine.registry.unavailable, { needs_search: ['search'] })
+  t.equal(res.error.code, -32602)
+})
+
+t.test('injected parameters never appear in the schema and a client cannot supply them', async (t) => {
+  const { call } = await initializedSession(testEngine())
+
+  const list = await call('tools/list')
+  const echo = list.result.tools.find((tool: { name: string }) => tool.name === 'echo_text')
+  const res = await call('tools/call', { name: 'echo_text', arguments: { text: 'a', clock: { now: 1 } } })
+
+  t.notOk('clock' in echo.inputSchema.properties)
+  t.equal(echo.inputSchema.additionalProperties, false)
+  t.equal(res.result.isError, true)
+  t.match(res.result.content[0].text, /^ERROR UNKNOWN_ARGUMENT: clock: unknown argument; valid arguments: text, times, mode/)
+})
+
+t.test('invalid arguments are a tool result naming the field, the rule and the value received', async (t) => {
+  const { call } = await initializedSession(testEngine())
+
+  const tooBig = await call('tools/call', { name: 'echo_text', arguments: { text: 'a', times: 500 } })
+  const missing = await call('tools/call', { name: 'echo_text', arguments: {} })
+  const badEnum = await call('tools/call', { name: 'echo_text', arguments: { text: 'a', mode: 'loud' } })
+
+  t.equal(tooBig.result.isError, true)
+  t.match(tooBig.result.content[0].text, 'times: must be <= 3, received 500')
+  t.match(missing.result.content[0].text, 'text: is required')
+  t.match(badEnum.result.content[0].text, 'mode: must be one of "plain", "upper", received "loud"')
+})
+
+t.test('null for an optional parameter means absent, and defaults are applied before run', async (t) => {
+  const { call } = await initializedSession(testEngine())
+
+  const res = await call('tools/call', { name: 'echo_text', arguments: { text: 'ab', times: null, mode: null } })
+
+  t.notOk(res.result.isError)
+  t.strictSame(res.result.structuredContent, { length: 2, clockType: 'function' })
+})
+
+t.test('a tool error reaches the model verbatim; an unexpected exception is masked and logged with a ref', async (t) => {
+  const engine = testEngine()
+  const { call } = await initializedSession(engine)
+
+  const own = await call('tools/call', { name: 'fail_tool', arguments: { kind: 'tool' } })
+  const crash = await call('tools/call', { name: 'fail_tool', arguments: { kind: 'crash' } })
+
+  t.equal(own.result.content[0].text, "ERROR PATH_NOT_FOUND: No file 'x'. Hint: call list_directory.")
+  const text: string = crash.result.content[0].text
+  const ref = /^Tool 'fail_tool' failed \(ref ([0-9a-f]{8})\)$/.exec(text)?.[1]
+  t.ok(ref, text)
+  t.notMatch(text, /shadow|Error|at /)
+  t.ok(engine.lines.some(l => l.ref === ref && l.msg === 'tool failed'))
+})
+
+t.test('every call logs tool, durationMs and outcome', async (t) => {
+  const engine = testEngine()
+  const { call } = await initializedSession(engine)
+
+  await call('tools/call', { name: 'echo_text', arguments: { text: 'a' } })
+  await call('tools/call', { name: 'echo_text', arguments: {} })
+
+  const calls = engine.lines.filter(l => l.msg === 'tool call')
+  t.match(calls, [{ tool: 'echo_text', outcome: 'ok', durationMs: Number }, { tool: 'echo_text', outcome: 'invalid_arguments' }])
+})
+
+t.test('the per-tool deadline aborts the signal and returns a TIMEOUT tool error', async (t) => {
+  const { call } = await initializedSession(testEngine({}, { toolTimeoutMs: 100 }))
+
+  const res = await call('tools/call', { name: 'slow_tool', arguments: { ms: 60000 } })
+
+  t.equal(res.result.isError, true)
+  t.match(res.result.content[0].text, /^ERROR TIMEOUT: slow_tool did not finish within 100 ms/)
+})
+
+t.test('notifications/cancelled aborts the call and no response is sent', async (t) => {
+  const { session } = await initializedSession(testEngine())
+
+  const pending = session.handle(rpc('c1', 'tools/call', { name: 'slow_tool', arguments: { ms: 60000 } }))
+  await new Promise(resolve => setImmediate(resolve))
+  t.equal(session.inflightCount, 1)
+  await session.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'user' } })
+
+  t.equal(await pending, undefined)
+  t.equal(session.inflightCount, 0)
+})
+
+t.test('progress and log notifications go to the request channel, progress only for a token the client sent', async (t) => {
+  const { session } = await initializedSession(testEngine())
+  const related: Array<Record<string, unknown>> = []
+  const channel = { send: (m: string) => related.push(JSON.parse(m)) }
+
+  await session.handle(rpc(1, 'tools/call', { name: 'slow_tool', arguments: { ms: 1 }, _meta: { progressToken: 'p' } }), channel)
+  const withToken = related.splice(0)
+  await session.handle(rpc(2, 'tools/call', { name: 'slow_tool', arguments: { ms: 1 } }), channel)
+
+  t.match(withToken, [
+    { method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 2, message: 'started' } },
+    { method: 'notifications/message', params: { level: 'info', logger: 'slow_tool', data: { step: 'waiting' } } },
+    { method: 'notifications/progress', params: { progressToken: 'p', progress: 2 } }
+  ])
+  t.strictSame(related.map(m => m.method), ['notifications/message'])
+})
+
+t.test('logging/setLevel filters notifications and rejects unknown levels', async (t) => {
+  const { session, call } = await initializedSession(testEngine())
+  const related: string[] = []
+
+  const bad = await call('logging/setLevel', { level: 'loud' })
+  await call('logging/setLevel', { level: 'error' })
+  await session.handle(rpc(50, 'tools/call', { name: 'slow_tool', arguments: { ms: 1 } }), { send: m => related.push(m) })
+
+  t.equal(bad.error.code, -32602)
+  t.strictSame(related, [])
+})
+
+t.test('a tool can send sampling/createMessage and receives the client\'s answer', async (t) => {
+  const { session, sent } = await initializedSession(testEngine(), { sampling: {} })
+
+  const pending = session.handle(rpc(7, 'tools/call', { name: 'ask_client', arguments: {} }))
+  await new Promise(resolve => setImmediate(resolve))
+  const request = sent.find(m => m.method === 'sampling/createMessage')!
+  t.ok(request, 'request sent to the client')
+  await session.handle({ jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content: { type: 'text', text: 'yo' } } })
+  const res = JSON.parse((await pending)!)
+
+  t.match(res.result.content[0].text, /"text":"yo"/)
+})
+
+t.test('server→client requests are refused when the client lacks the capability', async (t) => {
+  const { call, sent } = await initializedSession(testEngine())
+
+  const res = await call('tools/call', { name: 'ask_client', arguments: {} })
+
+  t.match(res.result.content[0].text, /^ERROR CLIENT_CAPABILITY_MISSING: .*'sampling'/)
+  t.strictSame(sent.filter(m => m.method === 'sampling/createMessage'), [])
+})
+
+t.test('stateless sessions serve requests without initialize', async (t) => {
+  const session = testEngine().server.openSession({ stateless: true })
+
+  const res = JSON.parse((await session.handle(rpc(1, 'tools/list')))!)
+
+  t.ok(Array.isArray(res.result.tools))
+})
+
+t.test('unknown resources answer -32002 and prompts/get validates required arguments', async (t) => {
+  const { call } = await initializedSession(testEngine({
+    prompts: [{ name: 'p', arguments: [{ name: 'topic', required: true }], get: (a) => ({ messages: [{ role: 'user', content: { type: 'text', text: `about ${a.topic}` } }] }) }]
+  }))
+
+  const resource = await call('resources/read', { uri: 'file:///etc/passwd' })
+  const missing = await call('prompts/get', { name: 'p', arguments: {} })
+  const ok = await call('prompts/get', { name: 'p', arguments: { topic: 'x' } })
+
+  t.equal(resource.error.code, -32002)
+  t.equal(missing.error.code, -32602)
+  t.equal(ok.result.messages[0].content.text, 'about x')
+})
