@@ -1,0 +1,24 @@
+import t from 'tap'
+import { loadConfig, parseConfigFlags } from '../src/config.js'
+
+t.test('defaults: root is the current directory, loopback bind on 3000, stateful', async (t) => {
+  const config = loadConfig({}, {}, '/tmp')
+
+  t.match(config, { root: '/tmp', host: '127.0.0.1', port: 3000, mode: 'stateful', fixtures: 'none' })
+  t.ok(Object.isFrozen(config))
+})
+
+t.test('flags win over environment variables, which are coerced', async (t) => {
+  const config = loadConfig(parseConfigFlags(['--port', '4000', '--mode', 'stateless']), { WORKSPACE_MCP_PORT: '5000', WORKSPACE_MCP_TOOL_TIMEOUT_MS: '2000', WORKSPACE_MCP_ALLOWED_HOSTS: 'a.example, b.example' }, '/tmp')
+
+  t.equal(config.port, 4000)
+  t.equal(config.mode, 'stateless')
+  t.equal(config.toolTimeoutMs, 2000)
+  t.strictSame(config.allowedHosts, ['a.example', 'b.example'])
+})
+
+t.test('a bad value stops startup with a message naming the flag and the variable', async (t) => {
+  t.throws(() => loadConfig({}, { WORKSPACE_MCP_PORT: '99999' }), { code: 'APP_ERR_CONFIG_INVALID', message: /port \(--port \/ WORKSPACE_MCP_PORT\).*99999/ })
+  t.throws(() => loadConfig({ mode: 'sometimes' }, {}), { code: 'APP_ERR_CONFIG_INVALID', message: /mode/ })
+  t.throws(() => parseConfigFlags(['--colour', 'red']), { code: 'APP_ERR_CONFIG_INVALID', message: /colour/ })
+})
