@@ -1,0 +1,110 @@
+import t from 'tap'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+
+const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
+writeFileSync(join(root, 'hello.txt'), 'hello world\n')
+const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+
+t.test('the SDK Client connects over the spawned stdio bin and lists tools', async (t) => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe' })
+  const client = new Client({ name: 'test', version: '1.0.0' })
+  t.teardown(() => client.close())
+
+  await client.connect(transport)
+  const { tools } = await client.listTools()
+
+  t.ok(Array.isArray(tools))
+  t.equal(client.getServerVersion()?.name, 'workspace-mcp')
+})
+
+t.test('stdout carries only JSON-RPC messages, even at trace log level; logs go to stderr', async (t) => {
+  const proc = spawnStdio(t, ['--root', root, '--log-level', 'trace'])
+
+  proc.send(init)
+  proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+  proc.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } })
+  proc.send({ jsonrpc: '2.0', id: 4, method: 'no/such/method' })
+  proc.child.stdin.write('this is not json\n')
+  await proc.response(4)
+  proc.child.stdin.end()
+  await proc.exited
+
+  t.ok(proc.stdout.length >= 4)
+  for (const line of proc.stdout) {
+    const msg = JSON.parse(line)
+    t.equal(msg.jsonrpc, '2.0', line.slice(0, 80))
+  }
+  t.equal(proc.partial(), '', 'no unterminated output')
+  t.match(proc.stderr(), /stdio server ready/)
+})
+
+t.test('unparseable input answers -32700 with a null id and the session goes on', async (t) => {
+  const proc = spawnStdio(t, ['--root', root])
+
+  proc.child.stdin.write('{"jsonrpc":\n')
+  proc.send({ jsonrpc: '2.0', id: 'after', method: 'ping' })
+  const pong = await proc.response('after')
+
+  t.match(JSON.parse(proc.stdout[0]), { id: null, error: { code: -32700 } })
+  t.strictSame(pong.result, {})
+})
+
+t.test('exits 0 soon after stdin EOF', async (t) => {
+  const proc = spawnStdio(t, ['--root', root])
+  proc.send(init)
+  await proc.response(1)
+  const guard = setTimeout(() => proc.child.kill('SIGKILL'), 5000)
+
+  proc.child.stdin.end()
+  const { code, signal } = await proc.exited
+  clearTimeout(guard)
+
+  t.equal(signal, null, 'not killed by the guard')
+  t.equal(code, 0)
+})
+
+t.test('a closed stdout (EPIPE) ends the process cleanly without a crash trace', async (t) => {
+  const proc = spawnStdio(t, ['--root', root])
+  proc.send(init)
+  await proc.response(1)
+  const guard = setTimeout(() => proc.child.kill('SIGKILL'), 5000)
+
+  proc.child.stdout.destroy()
+  for (let i = 0; i < 50; i++) proc.send({ jsonrpc: '2.0', id: 100 + i, method: 'tools/list' })
+  const { code, signal } = await proc.exited
+  clearTimeout(guard)
+
+  t.equal(signal, null)
+  t.equal(code, 0)
+  t.notMatch(proc.stderr(), /Error: (write )?EPIPE|Unhandled|at .*\.js:\d+/)
+})
+
+t.test('SIGTERM exits promptly with code 0', async (t) => {
+  const proc = spawnStdio(t, ['--root', root])
+  proc.send(init)
+  await proc.response(1)
+  const guard = setTimeout(() => proc.child.kill('SIGKILL'), 5000)
+
+  proc.child.kill('SIGTERM')
+  const { code, signal } = await proc.exited
+  clearTimeout(guard)
+
+  t.equal(code, 0)
+  t.equal(signal, null)
+})
+
+t.test('a bad configuration value stops startup with a message naming it and exit code 2', async (t) => {
+  const proc = spawnStdio(t, ['--root', root], { WORKSPACE_MCP_TOOL_TIMEOUT_MS: 'soon' })
+
+  const { code } = await proc.exited
+
+  t.equal(code, 2)
+  t.match(proc.stderr(), /toolTimeoutMs \(--tool-timeout-ms \/ WORKSPACE_MCP_TOOL_TIMEOUT_MS\)/)
+  t.strictSame(proc.stdout, [])
+})
