@@ -39,11 +39,13 @@ async function run (argv: string[]): Promise<void> {
   }
   if (command === 'stdio') {
     // stdout belongs to JSON-RPC: anything a dependency prints goes to stderr.
+    /* eslint-disable no-console -- the one place console is touched: pointing it at stderr */
     const toStderr = (...args: unknown[]): void => { process.stderr.write(args.map(String).join(' ') + '\n') }
     console.log = toStderr
     console.info = toStderr
     console.debug = toStderr
     console.warn = toStderr
+    /* eslint-enable no-console */
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     const { commandHelp } = await import('./bin/help.js')

@@ -2,7 +2,7 @@ import type { Config } from './config.js'
 import type { Logger } from './logger.js'
 import { createServices, type Services } from './services/index.js'
 import { tools as productTools } from './tools/index.js'
-import type { ToolDefinition } from './tools/define-tool.js'
+import type { AnyTool } from './tools/define-tool.js'
 import { conformanceFixtures } from './fixtures/conformance.js'
 import { createRegistry, type Registry } from './mcp/registry.js'
 import { createMcpServer, type McpServer } from './mcp/server.js'
@@ -20,8 +20,7 @@ export interface Runtime {
 /** Optional replacements, for tests and benchmarks. */
 export interface RuntimeOverrides {
   services?: Services
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  tools?: Array<ToolDefinition<any>>
+  tools?: AnyTool[]
 }
 
 /** Builds services → registry → engine for a config; both bins and buildApp call this. */

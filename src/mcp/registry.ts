@@ -2,7 +2,7 @@ import type { TObject } from '@sinclair/typebox'
 import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE } from '../errors.js'
 import type { ServiceName, Services } from '../services/index.js'
 import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
-import type { ToolDefinition } from '../tools/define-tool.js'
+import type { AnyTool, ToolDefinition } from '../tools/define-tool.js'
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../tools/define-resource.js'
 import type { PromptDefinition } from '../tools/define-prompt.js'
 import { checkCompatibility, normaliseSchema, type JsonSchema } from './schema.js'
@@ -29,8 +29,7 @@ export interface RegisteredTool {
 
 /** Everything the registry is built from. */
 export interface RegistryOptions {
-  // Tools of any input shape; the registry only reads their schemas.
-  tools: Array<ToolDefinition<any>> // eslint-disable-line @typescript-eslint/no-explicit-any
+  tools: AnyTool[]
   services: Services
   resources?: ResourceDefinition[]
   resourceTemplates?: ResourceTemplateDefinition[]

@@ -89,6 +89,9 @@ export interface ToolDefinition<I extends TObject = TObject> {
   run(args: Static<I>, ctx: ToolContext): Promise<ToolResult> | ToolResult
 }
 
+/** A tool of any input shape, as lists and the registry hold it. */
+export type AnyTool = ToolDefinition<TObject>
+
 /** Defines a tool; the registry derives the wire schema, validator and requirements from it. */
 export function defineTool<I extends TObject> (definition: ToolDefinition<I>): ToolDefinition<I> {
   return definition

@@ -1,5 +1,4 @@
-import type { ToolDefinition } from './define-tool.js'
+import type { AnyTool } from './define-tool.js'
 
 /** The product's tools, in the order tools/list publishes them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const tools: Array<ToolDefinition<any>> = []
+export const tools: AnyTool[] = []
