@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 
 /** Absolute path of the built bin (tests run after `npm run build`). */
-export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+export const CLI = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url))
 
 /** Spawns `workspace-mcp stdio`, collecting stdout lines and stderr; killed on teardown. */
 export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
