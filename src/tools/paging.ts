@@ -1,0 +1,66 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+/** Pagination facts every listing or search returns (also its structuredContent shape). */
+export const PaginationOutput = Type.Object({
+  offset: Type.Integer({ description: 'Index of the first item on this page, e.g. 0' }),
+  page_size: Type.Integer({ description: 'Maximum items per page that was applied, e.g. 100' }),
+  returned: Type.Integer({ description: 'Items on this page, e.g. 100' }),
+  total: Type.Integer({ description: 'Items in the whole (sorted) result set, e.g. 312' }),
+  total_is_lower_bound: Type.Boolean({ description: 'True when the result set was capped, so total is only a lower bound, e.g. false' }),
+  has_more: Type.Boolean({ description: 'True when another page follows, e.g. true' }),
+  next_offset: Type.Integer({ description: 'Offset of the next page, or -1 when this is the last page, e.g. 100' })
+}, { description: 'Where this page sits in the sorted result set, e.g. {"offset":0,"total":312,"has_more":true,"next_offset":100}' })
+/** Pagination facts of one page. */
+export type Pagination = Static<typeof PaginationOutput>
+
+/** One page of an already sorted array. */
+export interface Page<T> {
+  items: T[]
+  pagination: Pagination
+}
+
+/** Compares strings by UTF-16 code units: stable across locales and machines (never localeCompare). */
+export function compareText (a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Slices one page out of a sorted array; an offset past the end yields an empty page. */
+export function paginate<T> (sorted: readonly T[], offset: number, pageSize: number, totalIsLowerBound = false): Page<T> {
+  const start = Math.max(0, Math.floor(offset))
+  const size = Math.max(1, Math.floor(pageSize))
+  const items = sorted.slice(start, start + size)
+  const end = start + items.length
+  const hasMore = end < sorted.length
+  return {
+    items,
+    pagination: {
+      offset: start,
+      page_size: size,
+      returned: items.length,
+      total: sorted.length,
+      total_is_lower_bound: totalIsLowerBound,
+      has_more: hasMore,
+      next_offset: hasMore ? end : -1
+    }
+  }
+}
+
+/** Renders a call the model can copy: `tool key=value …` with JSON values, absent values skipped. */
+export function formatCall (tool: string, args: Record<string, unknown>): string {
+  const parts = [tool]
+  for (const [key, value] of Object.entries(args)) {
+    if (value !== undefined) parts.push(`${key}=${JSON.stringify(value)}`)
+  }
+  return parts.join(' ')
+}
+
+/**
+ * The one-line pagination footer: `Results 101–200 of 312 | next: find_files … offset=200`.
+ * `nextArgs` are the call's own arguments (without offset); the footer adds `offset=next_offset`.
+ */
+export function pagingFooter (tool: string, p: Pagination, nextArgs: Record<string, unknown>, noun = 'Results'): string {
+  const total = `${p.total}${p.total_is_lower_bound ? '+' : ''}`
+  const range = p.returned === 0 ? `${noun} 0 of ${total}` : `${noun} ${p.offset + 1}–${p.offset + p.returned} of ${total}`
+  const next = p.has_more ? formatCall(tool, { ...nextArgs, offset: p.next_offset }) : 'none'
+  return `${range} | next: ${next}`
+}
