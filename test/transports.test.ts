@@ -1,0 +1,154 @@
+import t, { type Test } from 'tap'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { CLI, spawnStdio } from './helpers/spawn-stdio.js'
+import { spawnHttp } from './helpers/spawn-http.js'
+
+// The parity test: the same built bin over stdio and over Streamable HTTP must publish identical
+// bytes for initialize, every tools/list page, resources, prompts and a set of tool calls.
+
+const GOLDEN = new URL('./golden/tools-list.json', import.meta.url)
+
+const root = mkdtempSync(join(tmpdir(), 'wmcp-parity-'))
+mkdirSync(join(root, 'src'))
+writeFileSync(join(root, 'README.md'), '# Parity\n\nHello parity world.\n')
+writeFileSync(join(root, 'src', 'app.ts'), 'export function hello () {\n  return "hello"\n}\n')
+writeFileSync(join(root, 'src', 'util.ts'), '// util\nexport const answer = 42\n')
+writeFileSync(join(root, '.gitignore'), 'ignored.txt\n')
+writeFileSync(join(root, 'ignored.txt'), 'ignored\n')
+
+/** JSON with sorted keys, so equal objects give equal text. */
+function canonical (value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v
+    return Object.fromEntries(Object.keys(v).sort().map(k => [k, v[k]]))
+  })
+}
+
+/** Fields that legitimately differ between two runs (clock readings), masked before comparing. */
+function stable (value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value)
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
+    .replace(/"(generation_time_ms|duration_ms|elapsed_ms)":[\d.]+/g, '"$1":0')
+    .replace(/(generated in |took )[\d.]+ ?ms/g, '$1<n> ms'))
+}
+
+const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
+  { name: 'list_directory', arguments: {} },
+  { name: 'list_directory', arguments: { path: 'src', page_size: 1 } },
+  { name: 'find_files', arguments: { patterns: ['**/*.ts'] } },
+  { name: 'search_regex', arguments: { pattern: 'hello', context_lines: 1 } },
+  { name: 'search_regex', arguments: { pattern: '(unclosed' } },
+  { name: 'read_files', arguments: { files: [{ path: 'src/app.ts' }, { path: 'README.md', start_line: 2 }] } },
+  { name: 'read_files', arguments: { files: [{ path: '../outside.txt' }] } },
+  { name: 'get_file_info', arguments: { paths: ['src/app.ts', 'ignored.txt', 'missing.txt'] } },
+  { name: 'get_workspace_info', arguments: {} },
+  { name: 'get_tool_usage_guide', arguments: { tool_names: ['read_files', 'nonexistent'] } },
+  { name: 'list_directory', arguments: { depth: 99 } },
+  { name: 'list_directory', arguments: { workspace: '/' } }
+]
+
+async function connect (t: Test, transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
+  const client = new Client({ name: 'parity', version: '1.0.0' })
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  return client
+}
+
+async function allToolPages (client: Client): Promise<unknown[]> {
+  const pages: unknown[] = []
+  let cursor: string | undefined
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor })
+    pages.push(page)
+    cursor = page.nextCursor
+  } while (cursor !== undefined && pages.length < 50)
+  return pages
+}
+
+t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompts and tool results', async (t) => {
+  const http = await spawnHttp(t, ['--root', root])
+  const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
+  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe' }))
+
+  t.equal(canonical(overHttp.getServerVersion()), canonical(overStdio.getServerVersion()), 'serverInfo')
+  t.equal(canonical(overHttp.getServerCapabilities()), canonical(overStdio.getServerCapabilities()), 'capabilities')
+  t.equal(overHttp.getInstructions(), overStdio.getInstructions(), 'instructions')
+  t.ok((overHttp.getInstructions() ?? '').length > 0, 'instructions are not empty')
+
+  const httpPages = await allToolPages(overHttp)
+  const stdioPages = await allToolPages(overStdio)
+  t.equal(canonical(httpPages), canonical(stdioPages), 'every tools/list page')
+
+  const caps = overHttp.getServerCapabilities() ?? {}
+  if (caps.resources !== undefined) {
+    t.equal(canonical(await overHttp.listResources()), canonical(await overStdio.listResources()), 'resources/list')
+    t.equal(canonical(await overHttp.listResourceTemplates()), canonical(await overStdio.listResourceTemplates()), 'resources/templates/list')
+  }
+  if (caps.prompts !== undefined) {
+    t.equal(canonical(await overHttp.listPrompts()), canonical(await overStdio.listPrompts()), 'prompts/list')
+  }
+
+  const listed = new Set(httpPages.flatMap(p => (p as { tools: Array<{ name: string }> }).tools.map(tool => tool.name)))
+  for (const call of CALLS) {
+    t.ok(listed.has(call.name), `${call.name} is listed`)
+    const [a, b] = await Promise.all([overHttp.callTool(call), overStdio.callTool(call)])
+    t.equal(canonical(stable(a)), canonical(stable(b)), `tools/call ${call.name} ${JSON.stringify(call.arguments)}`)
+  }
+})
+
+t.test('unknown tools are the same JSON-RPC error (-32602) on both transports', async (t) => {
+  const http = await spawnHttp(t, ['--root', root])
+  const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
+  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe' }))
+
+  const [a, b] = await Promise.allSettled([
+    overHttp.callTool({ name: 'no_such_tool', arguments: {} }),
+    overStdio.callTool({ name: 'no_such_tool', arguments: {} })
+  ])
+
+  t.match(a, { status: 'rejected', reason: { code: -32602 } })
+  t.match(b, { status: 'rejected', reason: { code: -32602 } })
+  t.equal((a as PromiseRejectedResult).reason.message, (b as PromiseRejectedResult).reason.message)
+})
+
+/** Reads one JSON-RPC message from an HTTP response that is JSON or SSE. */
+async function rawBody (res: Response): Promise<string> {
+  const text = await res.text()
+  if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return text
+  const data = text.split('\n').filter(l => l.startsWith('data: ')).map(l => l.slice(6))
+  return data.find(d => d.includes('"result"') || d.includes('"error"')) ?? ''
+}
+
+t.test('the tools/list bytes are identical on the wire, and match the reviewed golden manifest', async (t) => {
+  const http = await spawnHttp(t, ['--root', root])
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  const init = await fetch(http.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) })
+  await rawBody(init)
+  const session = init.headers.get('mcp-session-id')
+  const sessionHeaders: Record<string, string> = session === null ? headers : { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+  await fetch(http.url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  const httpList = await rawBody(await fetch(http.url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) }))
+
+  const proc = spawnStdio(t, ['--root', root])
+  proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+  await proc.response(1)
+  proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+  await proc.response(2)
+  const stdioList = proc.stdout.find(line => line.startsWith('{"jsonrpc":"2.0","id":2,'))
+
+  t.ok(httpList.length > 100)
+  t.equal(httpList, stdioList, 'byte-identical tools/list response')
+
+  const manifest = JSON.stringify(JSON.parse(httpList).result, null, 2) + '\n'
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(new URL('./golden/', import.meta.url), { recursive: true })
+    writeFileSync(GOLDEN, manifest)
+  }
+  const golden = readFileSync(GOLDEN, 'utf8')
+  t.equal(manifest, golden, 'tools/list differs from test/golden/tools-list.json: review the schema change, then run UPDATE_GOLDEN=1 npx tap test/transports.test.ts')
+})
