@@ -55,15 +55,23 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
     const args = check.value
     for (const [param, service] of Object.entries(tool.injected)) args[param] = registry.services[service]
 
-    const deadline = AbortSignal.timeout(options.timeoutMs)
-    const signal = AbortSignal.any([options.signal, deadline])
+    // One controller and one timer per call: cheaper than AbortSignal.any/timeout on the hot path.
+    const controller = new AbortController()
+    const onParentAbort = (): void => controller.abort(options.signal.reason)
+    options.signal.addEventListener('abort', onParentAbort, { once: true })
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort(new Error(`deadline of ${options.timeoutMs} ms passed`))
+    }, options.timeoutMs)
+    const signal = controller.signal
     const context: ToolContext = { signal, log, progress: options.progress, notify: options.notify, client: options.client }
     try {
       const result = await raceSignal(Promise.resolve().then(() => tool.definition.run(args, context)), signal)
       if (result.isError === true) outcome = 'tool_error'
       return result
     } catch (err) {
-      if (deadline.aborted && !options.signal.aborted) {
+      if (timedOut && !options.signal.aborted) {
         outcome = 'timeout'
         return errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, 'narrow the request (a smaller path, fewer items or a smaller page_size) and call again').message)
       }
@@ -72,6 +80,9 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
         return errorResult(toolError('CANCELLED', `${name} was cancelled`).message)
       }
       throw err
+    } finally {
+      clearTimeout(timer)
+      options.signal.removeEventListener('abort', onParentAbort)
     }
   } catch (err) {
     if (isToolError(err)) {

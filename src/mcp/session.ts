@@ -80,6 +80,7 @@ export class Session {
     if (this.closed) return
     this.closed = true
     this.shutdown.abort(new Error('session closed'))
+    for (const controller of this.inflight.values()) controller.abort(new Error('session closed'))
     for (const p of this.pending.values()) p.reject(new Error('session closed'))
     this.pending.clear()
   }
@@ -136,8 +137,9 @@ export class Session {
     if (typeof name !== 'string') throw new APP_ERR_INVALID_PARAMS("'name' must be a string")
     if (this.inflight.has(id)) throw new APP_ERR_INVALID_REQUEST(`request id ${JSON.stringify(id)} is already in use`)
     const controller = new AbortController()
+    if (this.closed) controller.abort(new Error('session closed'))
     this.inflight.set(id, controller)
-    const signal = AbortSignal.any([controller.signal, this.shutdown.signal])
+    const signal = controller.signal
     const send = channel?.send ?? this.options.send
     const meta = params._meta as Params | undefined
     const progressToken = meta?.progressToken
