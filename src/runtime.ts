@@ -6,7 +6,13 @@ import type { AnyTool } from './tools/define-tool.js'
 import { conformanceFixtures } from './fixtures/conformance.js'
 import { createRegistry, type Registry } from './mcp/registry.js'
 import { createMcpServer, type McpServer } from './mcp/server.js'
-import { PACKAGE } from './package-info.js'
+import { PACKAGE, PACKAGE_ROOT } from './package-info.js'
+import { join, resolve } from 'node:path'
+import { createUsageGuide } from './guide/usage-guide.js'
+import { helpResource, helpTemplate } from './guide/help-resources.js'
+import { generateInstructions } from './guide/instructions.js'
+import { bootLint } from './guide/conventions.js'
+import { loadTemplatePrompts } from './guide/prompts.js'
 
 /** Everything a transport needs: the one engine and what it was built from. */
 export interface Runtime {
@@ -21,25 +27,34 @@ export interface Runtime {
 export interface RuntimeOverrides {
   services?: Services
   tools?: AnyTool[]
+  /** false skips the boot-time convention lint (the `check` command reports violations itself). */
+  lint?: boolean
 }
 
 /** Builds services → registry → engine for a config; both bins and buildApp call this. */
 export async function createRuntime (config: Config, log: Logger, overrides: RuntimeOverrides = {}): Promise<Runtime> {
-  const services = overrides.services ?? await createServices(config, log)
+  const baseServices = overrides.services ?? await createServices(config, log)
+  const docsFile = config.docsFile === '' ? join(PACKAGE_ROOT, 'docs', 'tools.yaml') : resolve(config.root, config.docsFile)
+  const services = { ...baseServices, guide: baseServices.guide ?? createUsageGuide({ docsFile, log }) }
+  const prompts = loadTemplatePrompts({ builtinDir: join(PACKAGE_ROOT, 'docs', 'templates'), userDir: resolve(config.root, config.templatesDir), log })
   const fixtures = config.fixtures === 'conformance' ? conformanceFixtures() : undefined
   const registry = createRegistry({
     tools: [...(overrides.tools ?? productTools), ...(fixtures?.tools ?? [])],
     services,
-    resources: [...(fixtures?.resources ?? [])],
-    resourceTemplates: [...(fixtures?.resourceTemplates ?? [])],
-    prompts: [...(fixtures?.prompts ?? [])],
-    pageSize: config.toolsPageSize
+    resources: [helpResource(), ...(fixtures?.resources ?? [])],
+    resourceTemplates: [helpTemplate(), ...(fixtures?.resourceTemplates ?? [])],
+    prompts: [...prompts, ...(fixtures?.prompts ?? [])],
+    pageSize: config.toolsPageSize,
+    lint: overrides.lint === false ? undefined : bootLint
   })
+  const catalog = registry.services.catalog
+  // Validates every example against its schema now, so a stale one is logged at startup, not first use.
+  if (catalog !== undefined) services.guide.docs(catalog)
   const server = createMcpServer({
     registry,
     log,
     info: { name: PACKAGE.name, version: PACKAGE.version, title: 'Workspace MCP' },
-    instructions: 'Read-only access to one workspace: navigate, search and read files.',
+    instructions: generateInstructions(catalog?.entries() ?? []),
     toolTimeoutMs: config.toolTimeoutMs,
     callLogLevel: config.callLogLevel
   })

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js'
 import type { Config } from '../config.js'
 import type { ToolCatalog } from './catalog.js'
+import type { UsageGuide } from '../guide/usage-guide.js'
 import { systemClock, type Clock } from './clock.js'
 import { createWorkspace, type WorkspaceService } from './workspace.js'
 import { createSearch, type SearchService } from './search.js'
@@ -14,6 +15,8 @@ export interface Services {
   clock?: Clock
   /** Filled in by the registry itself: the live tool list, for the guide tools. */
   catalog?: ToolCatalog
+  /** The usage-guide renderer over the YAML overlay (added by createRuntime when absent). */
+  guide?: UsageGuide
 }
 
 /** Name of an injectable service. */

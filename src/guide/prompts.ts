@@ -1,0 +1,115 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { parse } from 'yaml'
+import type { Logger } from '../logger.js'
+import { definePrompt, type PromptArgument, type PromptDefinition } from '../tools/define-prompt.js'
+
+/** A Markdown template bundle parsed from its file. */
+export interface TemplateBundle {
+  name: string
+  title?: string
+  description: string
+  arguments: Array<PromptArgument & { default?: string }>
+  body: string
+  file: string
+}
+
+const PLACEHOLDER = /\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/g
+const NAME = /^[a-z][a-z0-9_-]{0,63}$/
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * Parses one bundle: optional YAML front matter (name, title, description, arguments) then the
+ * Markdown body with `{{argument}}` placeholders. Placeholders not declared become optional arguments.
+ */
+export function parseBundle (file: string, source: string): TemplateBundle {
+  let meta: Record<string, unknown> = {}
+  let body = source
+  const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(source)
+  if (fm !== null) {
+    const parsed = parse(fm[1]) as unknown
+    if (parsed !== null && !isRecord(parsed)) throw new Error('front matter must be a mapping')
+    meta = parsed ?? {}
+    body = source.slice(fm[0].length)
+  }
+  const name = typeof meta.name === 'string' ? meta.name : basename(file, '.md')
+  if (!NAME.test(name)) throw new Error(`prompt name '${name}' must match ${NAME.source}`)
+  const heading = /^#\s+(.+)$/m.exec(body)?.[1]
+  const description = typeof meta.description === 'string' ? meta.description.trim() : heading ?? name
+  const args: TemplateBundle['arguments'] = []
+  for (const raw of Array.isArray(meta.arguments) ? meta.arguments : []) {
+    if (!isRecord(raw) || typeof raw.name !== 'string') throw new Error('each argument needs a name')
+    args.push({
+      name: raw.name,
+      description: typeof raw.description === 'string' ? raw.description : undefined,
+      required: raw.required === true,
+      ...(typeof raw.default === 'string' ? { default: raw.default } : {})
+    })
+  }
+  for (const m of body.matchAll(PLACEHOLDER)) {
+    if (!args.some(a => a.name === m[1])) args.push({ name: m[1], required: false })
+  }
+  return { name, title: typeof meta.title === 'string' ? meta.title : undefined, description, arguments: args, body, file }
+}
+
+/** Fills `{{argument}}` placeholders; absent optional arguments take their default or "(not given)". */
+export function fillBundle (bundle: TemplateBundle, args: Record<string, string>): string {
+  return bundle.body.replace(PLACEHOLDER, (_all, key: string) => {
+    if (key in args && args[key].trim() !== '') return args[key]
+    return bundle.arguments.find(a => a.name === key)?.default ?? '(not given)'
+  })
+}
+
+/** A bundle as an MCP prompt: prompts/list shows its arguments, prompts/get returns it filled in. */
+export function bundlePrompt (bundle: TemplateBundle): PromptDefinition {
+  return definePrompt({
+    name: bundle.name,
+    title: bundle.title,
+    description: bundle.description,
+    arguments: bundle.arguments.map(({ name, description, required }) => ({ name, ...(description === undefined ? {} : { description }), required })),
+    get: (args) => ({
+      description: bundle.description,
+      messages: [{ role: 'user', content: { type: 'text', text: fillBundle(bundle, args) } }]
+    })
+  })
+}
+
+function readFolder (dir: string, log?: Logger): TemplateBundle[] {
+  let names: string[]
+  try {
+    if (!statSync(dir).isDirectory()) return []
+    names = readdirSync(dir).filter(n => n.endsWith('.md')).sort()
+  } catch {
+    return []
+  }
+  const out: TemplateBundle[] = []
+  for (const n of names) {
+    const file = join(dir, n)
+    try {
+      out.push(parseBundle(file, readFileSync(file, 'utf8')))
+    } catch (err) {
+      log?.warn({ file, err }, 'template bundle skipped')
+    }
+  }
+  return out
+}
+
+/** Options for loadTemplatePrompts. */
+export interface TemplatePromptOptions {
+  /** Folder of the built-in bundles (docs/templates in the package). */
+  builtinDir: string
+  /** The workspace's own folder (config.templatesDir under the root); used if present. */
+  userDir?: string
+  log?: Logger
+}
+
+/** Loads the built-in bundles, then the workspace's; a workspace bundle replaces a built-in of the same name. */
+export function loadTemplatePrompts ({ builtinDir, userDir, log }: TemplatePromptOptions): PromptDefinition[] {
+  const byName = new Map<string, TemplateBundle>()
+  for (const bundle of readFolder(builtinDir, log)) byName.set(bundle.name, bundle)
+  for (const bundle of userDir === undefined ? [] : readFolder(userDir, log)) {
+    if (byName.has(bundle.name)) log?.info({ prompt: bundle.name, file: bundle.file }, 'workspace template replaces the built-in one')
+    byName.set(bundle.name, bundle)
+  }
+  return [...byName.values()].map(bundlePrompt)
+}
