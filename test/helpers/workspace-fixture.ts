@@ -154,3 +154,13 @@ export function createHostileWorkspace (t: { teardown(fn: () => void): void }, o
   }
   return { root, outside, canary, base, nonUtf8Name, hasFifo }
 }
+
+/** The stable code a tool error carries (`toolCode`), or 'ok' when the promise resolves. */
+export async function toolCodeOf (work: Promise<unknown>): Promise<string> {
+  try {
+    await work
+    return 'ok'
+  } catch (err) {
+    return (err as { toolCode?: string }).toolCode ?? `not a tool error: ${String(err)}`
+  }
+}
