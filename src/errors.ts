@@ -43,6 +43,10 @@ export const APP_ERR_SESSION_LIMIT = createError('APP_ERR_SESSION_LIMIT', 'Too m
 export const APP_ERR_PROTOCOL_VERSION = createError<[string]>('APP_ERR_PROTOCOL_VERSION', 'Bad Request: Unsupported protocol version: %s', 400)
 /** HTTP method not allowed on the MCP endpoint in this mode. */
 export const APP_ERR_METHOD_NOT_ALLOWED = createError<[string]>('APP_ERR_METHOD_NOT_ALLOWED', 'Method %s not allowed', 405)
+/** A second GET stream for a session that already has one open. */
+export const APP_ERR_STREAM_CONFLICT = createError('APP_ERR_STREAM_CONFLICT', 'Conflict: this session already has an open GET stream', 409)
+/** The server is draining for shutdown and takes no new requests. */
+export const APP_ERR_SHUTTING_DOWN = createError('APP_ERR_SHUTTING_DOWN', 'Server is shutting down; retry on another instance', 503)
 
 // Tool execution: reaches the model as `isError: true` text, verbatim.
 /** A tool failure whose message is written for the model. */
@@ -118,5 +122,7 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_SESSION_LIMIT,
   APP_ERR_PROTOCOL_VERSION,
   APP_ERR_METHOD_NOT_ALLOWED,
+  APP_ERR_STREAM_CONFLICT,
+  APP_ERR_SHUTTING_DOWN,
   APP_ERR_TOOL
 }
