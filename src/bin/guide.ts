@@ -1,5 +1,18 @@
-/** `workspace-mcp guide` (being built in issue #4). */
-export async function main (_argv: string[]): Promise<void> {
-  process.stderr.write('workspace-mcp guide: not implemented yet\n')
-  process.exitCode = 1
+import { commandRuntime, splitArgs } from './command-runtime.js'
+
+/** `workspace-mcp guide [--tool NAME…] [--category C] [--no-examples]`: the usage guide as Markdown. */
+export async function main (argv: string[]): Promise<void> {
+  const { own, rest } = splitArgs(argv, ['no-examples'], ['tool', 'category'])
+  const runtime = await commandRuntime(rest)
+  const { catalog, guide, clock } = runtime.registry.services
+  if (catalog === undefined || guide === undefined) throw new Error('the registry has no catalog or guide')
+  const out = guide.render(catalog, {
+    tool_names: own.tool,
+    category: own.category?.at(-1),
+    include_examples: own['no-examples'] === undefined
+  }, clock?.now() ?? Date.now())
+  process.stdout.write(out.text)
+  // Unknown names are warnings in the tool; on the command line they are a typo worth a non-zero exit.
+  for (const warning of out.warnings) process.stderr.write(`workspace-mcp guide: ${warning}\n`)
+  if (out.warnings.length > 0) process.exitCode = 1
 }

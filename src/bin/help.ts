@@ -9,9 +9,21 @@ const SERVER_KEYS: Record<string, string[]> = {
 }
 
 const EXTRA: Record<string, string> = {
-  tools: '  --json                      Print the manifest as JSON (default: a one-line-per-tool summary)\n',
-  guide: '  --tool NAME                 Only this tool (repeatable)\n',
-  check: ''
+  tools: '  --json                      Print the tools/list manifest exactly as served (default: one line per tool)\n',
+  guide: '  --tool NAME                 Only this tool (repeatable)\n' +
+    '  --category NAME             Only one category: navigation, search, read or guide\n' +
+    '  --no-examples               Leave out the worked examples\n',
+  check: '\nChecks the six tool conventions (one batch field; first sentence; get_* names its partner;\n' +
+    'parameter descriptions with examples; tools/list within 3,500 tokens; snake_case verb-first names,\n' +
+    'titles, annotations), validates every docs/tools.yaml example against its tool\'s input schema, and\n' +
+    'reports each tool\'s documentation state (SchemaOnly, Documented, Complete; all must be Complete).\n' +
+    'Prints one line per violation: tool: rule N (name): what to change.\n'
+}
+
+const EXIT: Record<string, string> = {
+  tools: 'Exit codes: 0 printed, 1 runtime error, 2 bad usage or configuration.',
+  guide: 'Exit codes: 0 printed, 1 some --tool names are unknown (the rest is printed) or runtime error, 2 bad usage or configuration.',
+  check: 'Exit codes: 0 every check passed, 1 violations found (or runtime error), 2 bad usage or configuration.'
 }
 
 /** Help text for one command, generated from the config schema. */
@@ -22,5 +34,5 @@ export function commandHelp (command: string): string {
     const def = schema.default === undefined ? '' : ` (default ${JSON.stringify(schema.default)})`
     lines.push(`  ${configFlagName(key).padEnd(26)}  ${configEnvName(key)}`, `      ${schema.description ?? ''}${def}`)
   }
-  return lines.join('\n') + '\n' + (EXTRA[command] ?? '') + '\nExit codes: 0 success, 1 failure, 2 bad usage or configuration.'
+  return lines.join('\n') + '\n' + (EXTRA[command] ?? '') + '\n' + (EXIT[command] ?? 'Exit codes: 0 success, 1 failure, 2 bad usage or configuration.')
 }

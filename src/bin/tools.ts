@@ -1,5 +1,18 @@
-/** `workspace-mcp tools` (being built in issue #4). */
-export async function main (_argv: string[]): Promise<void> {
-  process.stderr.write('workspace-mcp tools: not implemented yet\n')
-  process.exitCode = 1
+import { commandRuntime, splitArgs } from './command-runtime.js'
+
+/** `workspace-mcp tools [--json]`: the tools/list manifest exactly as served, or one line per tool. */
+export async function main (argv: string[]): Promise<void> {
+  const { own, rest } = splitArgs(argv, ['json'], [])
+  const runtime = await commandRuntime(rest)
+  const catalog = runtime.registry.services.catalog
+  if (catalog === undefined) throw new Error('the registry has no catalog')
+  if (own.json !== undefined) {
+    process.stdout.write(catalog.manifestJson() + '\n')
+    return
+  }
+  const entries = catalog.entries()
+  const width = Math.max(0, ...entries.map(e => e.name.length))
+  const lines = entries.map(e => `${e.name.padEnd(width)}  ${e.category.padEnd(10)}  ${e.title}`)
+  const hidden = Object.entries(runtime.registry.unavailable).map(([name, missing]) => `${name} (not listed: needs ${missing.join(', ')})`)
+  process.stdout.write([...lines, ...hidden].join('\n') + '\n')
 }

@@ -1,0 +1,44 @@
+import pino from 'pino'
+import { APP_ERR_CONFIG_INVALID } from '../errors.js'
+import { loadConfig, parseConfigFlags } from '../config.js'
+import { createLogger } from '../logger.js'
+import { createRuntime, type Runtime, type RuntimeOverrides } from '../runtime.js'
+
+/** A command's own flags, split from the config flags it passes on. */
+export interface SplitArgs {
+  /** Values of the command's own flags (repeatable flags collect every value). */
+  own: Record<string, string[]>
+  /** Everything else, for parseConfigFlags. */
+  rest: string[]
+}
+
+/**
+ * Takes the command's own flags out of argv: `booleans` take no value, `values` take one
+ * (`--tool NAME` or `--tool=NAME`, repeatable). A value flag without a value is bad usage.
+ */
+export function splitArgs (argv: string[], booleans: string[], values: string[]): SplitArgs {
+  const own: Record<string, string[]> = {}
+  const rest: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2)
+    const name = flag.replace(/^--/, '')
+    if (flag.startsWith('--') && booleans.includes(name) && inline === undefined) {
+      (own[name] ??= []).push('true')
+    } else if (flag.startsWith('--') && values.includes(name)) {
+      const value = inline ?? argv[++i]
+      if (value === undefined || value === '' || value.startsWith('--')) throw new APP_ERR_CONFIG_INVALID(`${flag} needs a value`)
+      ;(own[name] ??= []).push(value)
+    } else {
+      rest.push(argv[i])
+    }
+  }
+  return { own, rest }
+}
+
+/** Builds the runtime for an offline command: config from flags + env, warnings only, on stderr. */
+export async function commandRuntime (argv: string[], overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  const config = loadConfig(parseConfigFlags(argv))
+  // stdout carries only the command's output; logs go to stderr, warnings and worse.
+  const log = createLogger({ logLevel: 'warn' }, pino.destination({ fd: 2, sync: true }))
+  return await createRuntime(config, log, overrides)
+}

@@ -1,0 +1,56 @@
+import type { ToolCatalog } from '../services/catalog.js'
+import type { Tokenizer } from '../services/tokenizer.js'
+import { checkBudget, formatViolation, lintConventions, TOOLS_LIST_TOKEN_BUDGET, type Violation } from './conventions.js'
+import type { DocState } from './docs.js'
+import type { UsageGuide } from './usage-guide.js'
+
+/** Rule label for documentation problems (overlay and states), beside the six conventions. */
+export const DOCS_RULE = { id: 7, name: 'docs-complete' }
+
+/** Everything `workspace-mcp check` found. */
+export interface CheckReport {
+  /** Tool name → documentation state (fixture tools excluded). */
+  states: Record<string, DocState>
+  /** tools/list size in tokens, and the budget. */
+  tokens: number
+  budget: number
+  violations: Violation[]
+}
+
+/** Runs the six conventions, the token budget and the overlay checks; every shipped tool must be Complete. */
+export function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokenizer: Tokenizer): CheckReport {
+  const entries = catalog.entries()
+  const product = entries.filter(e => e.category !== 'fixture')
+  const violations = lintConventions(entries)
+  const budget = checkBudget(catalog.manifestJson(), tokenizer)
+  violations.push(...budget.violations)
+
+  const overlay = guide.overlay()
+  if (overlay.status !== 'ok') {
+    violations.push({ tool: '(overlay)', rule: DOCS_RULE, message: `${overlay.file} is ${overlay.status}; every tool needs an entry there` })
+  }
+  const docs = guide.docs(catalog)
+  for (const problem of docs.problems) violations.push({ tool: problem.tool, rule: DOCS_RULE, message: problem.message })
+  const states: Record<string, DocState> = {}
+  for (const entry of product) {
+    const state = docs.tools.get(entry.name)?.state ?? 'SchemaOnly'
+    states[entry.name] = state
+    if (state === 'SchemaOnly') violations.push({ tool: entry.name, rule: DOCS_RULE, message: `is SchemaOnly; add a description, examples and a returns note under tools.${entry.name} in ${overlay.file}` })
+    if (state === 'Documented') violations.push({ tool: entry.name, rule: DOCS_RULE, message: `is Documented; add examples and a returns note under tools.${entry.name} in ${overlay.file}` })
+  }
+  return { states, tokens: budget.tokens, budget: TOOLS_LIST_TOKEN_BUDGET, violations }
+}
+
+/** The report as lines of text: states, budget, then one line per violation and a verdict. */
+export function formatReport (report: CheckReport): string {
+  const names = Object.keys(report.states)
+  const width = Math.max(0, ...names.map(n => n.length))
+  const lines = ['Documentation states:', ...names.map(n => `  ${n.padEnd(width)}  ${report.states[n]}`)]
+  lines.push(`tools/list: ${report.tokens} tokens (budget ${report.budget})`)
+  if (report.violations.length === 0) {
+    lines.push(`check passed: ${names.length} tools, 6 conventions, every tool Complete`)
+  } else {
+    lines.push('', ...report.violations.map(formatViolation), '', `check failed: ${report.violations.length} violation${report.violations.length === 1 ? '' : 's'}`)
+  }
+  return lines.join('\n')
+}
