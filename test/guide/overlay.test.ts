@@ -1,0 +1,64 @@
+import t from 'tap'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createOverlaySource, parseOverlay } from '../../src/guide/overlay.js'
+import { captureLogger } from '../helpers/engine.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'wmcp-overlay-'))
+t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+
+t.test('parses entries with description, returns, errors, see_also and examples', async (t) => {
+  const parsed = parseOverlay('tools:\n  read_files:\n    description: Long text.\n    returns: Lines.\n    errors: [PATH_NOT_FOUND]\n    see_also: [get_file_info]\n    examples:\n      - comment: One file\n        arguments: { "files": [{ "path": "a.ts" }] }\n')
+
+  t.same(parsed.problems, [])
+  t.match(parsed.tools.read_files, {
+    description: 'Long text.',
+    returns: 'Lines.',
+    errors: ['PATH_NOT_FOUND'],
+    see_also: ['get_file_info'],
+    examples: [{ comment: 'One file', arguments: { files: [{ path: 'a.ts' }] } }]
+  })
+})
+
+t.test('shape problems are reported per field and the bad part is dropped', async (t) => {
+  const parsed = parseOverlay('read_files:\n  descripton: typo\n  errors: PATH_NOT_FOUND\n  examples:\n    - arguments: {}\n    - comment: No args\n      arguments: [1]\n')
+
+  t.equal(parsed.problems.length, 4)
+  t.match(parsed.problems.join('\n'), /read_files\.descripton: unknown key/)
+  t.match(parsed.problems.join('\n'), /read_files\.errors: must be a list/)
+  t.match(parsed.problems.join('\n'), /examples\[0\]: needs a 'comment'/)
+  t.match(parsed.problems.join('\n'), /examples\[1\]: 'arguments' must be a JSON object/)
+  t.same(parsed.tools.read_files.examples, [])
+})
+
+t.test('a missing, empty or corrupt file is a logged warning and no entries', async (t) => {
+  const { log, lines } = captureLogger()
+  const empty = join(dir, 'empty.yaml')
+  const corrupt = join(dir, 'corrupt.yaml')
+  writeFileSync(empty, '')
+  writeFileSync(corrupt, 'tools: [unclosed\n  : : :')
+
+  const missing = createOverlaySource({ file: join(dir, 'nope.yaml'), log }).current()
+  const blank = createOverlaySource({ file: empty, log }).current()
+  const broken = createOverlaySource({ file: corrupt, log }).current()
+
+  t.match([missing.status, blank.status, broken.status], ['missing', 'empty', 'corrupt'])
+  t.same([missing.tools, blank.tools, broken.tools], [{}, {}, {}])
+  t.equal(lines.filter(l => l.level === 40).length, 3, 'three warnings')
+})
+
+t.test('the file is re-read when it changes, without a restart', async (t) => {
+  const file = join(dir, 'live.yaml')
+  writeFileSync(file, 'a_tool:\n  description: first\n')
+  const source = createOverlaySource({ file })
+
+  const before = source.current()
+  const same = source.current()
+  writeFileSync(file, 'a_tool:\n  description: second version\n')
+  const after = source.current()
+
+  t.equal(same, before, 'unchanged file → the cached snapshot')
+  t.not(after.version, before.version)
+  t.equal(after.tools.a_tool.description, 'second version')
+})
