@@ -7,6 +7,8 @@ import type { Logger } from '../logger.js'
 import { createIgnoreRules } from './ignore-rules.js'
 import { byteString, displayName, fsPathOf, hasByteEscapes, unescapeBytes } from './path-names.js'
 import { suggestPaths } from './suggest.js'
+import { walkTree, type WalkOptions, type WalkResult } from './walk.js'
+import { countLines, readLineWindow, sniffFile, type FileSniff, type LineWindow, type WindowRequest } from './file-lines.js'
 
 /** A path argument after resolution: inside the root, symlinks resolved. */
 export interface ResolvedPath {
@@ -71,6 +73,16 @@ export interface WorkspaceService {
   linkTarget(fsPath: string | Buffer): Promise<LinkTarget>
   /** lstat of a path whose parent is resolved inside the root: the last component is not followed. */
   inspect(path: string, field?: string): Promise<InspectedPath>
+  /** stat of a resolved path (follows nothing further: it is already real); fs errors become tool errors. */
+  stat(path: ResolvedPath, field?: string): Promise<Stats>
+  /** Walks a directory (links shown, never followed; unreadable entries noted; bounded). */
+  walk(options: WalkOptions): Promise<WalkResult>
+  /** Binary check and text encoding from the first 8 KiB of an open file. */
+  sniff(handle: FileHandle): Promise<FileSniff>
+  /** A window of lines of an open file (whole read up to 10 MB, streamed beyond). */
+  readLines(handle: FileHandle, size: number, sniff: FileSniff, request: WindowRequest): Promise<LineWindow>
+  /** Lines in an open file, by a streaming scan. */
+  countLines(handle: FileHandle, size: number, signal?: AbortSignal): Promise<number>
   /** Maps an fs error to the tool error for `shown` (EACCES → PERMISSION_DENIED …); rethrows the unknown. */
   fsError(err: unknown, shown: string, field?: string): ToolError
 }
@@ -320,6 +332,18 @@ export async function createWorkspace (opts: { root: string, log: Logger }): Pro
         : { relative, fsPath: own, stats, kind }
     },
 
+    async stat (resolved, field = 'path') {
+      try {
+        return await lstat(resolved.fsPath)
+      } catch (err) {
+        throw fsError(err, resolved.requested, field)
+      }
+    },
+
+    walk: (options) => walkTree(service, options),
+    sniff: sniffFile,
+    readLines: readLineWindow,
+    countLines,
     fsError
   }
   return service

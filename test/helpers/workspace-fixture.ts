@@ -3,6 +3,11 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import pino from 'pino'
+import { systemClock, type Clock } from '../../src/services/clock.js'
+import { createTokenizer, type Tokenizer } from '../../src/services/tokenizer.js'
+import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
+import type { ToolContext, ToolResult } from '../../src/tools/define-tool.js'
 
 /** What createHostileWorkspace builds. */
 export interface HostileWorkspace {
@@ -163,4 +168,28 @@ export async function toolCodeOf (work: Promise<unknown>): Promise<string> {
   } catch (err) {
     return (err as { toolCode?: string }).toolCode ?? `not a tool error: ${String(err)}`
   }
+}
+
+/** A ToolContext for calling `tool.run(args, ctx)` directly in tests. */
+export function toolContext (signal: AbortSignal = new AbortController().signal): ToolContext {
+  return {
+    signal,
+    log: pino({ level: 'silent' }),
+    progress: async () => {},
+    notify: async () => {},
+    client: { capabilities: {}, request: async () => ({}) }
+  }
+}
+
+/** The hostile fixture plus real services over it (workspace, tokenizer, clock). */
+export async function hostileServices (t: { teardown(fn: () => void): void }, options: HostileWorkspaceOptions = {}): Promise<HostileWorkspace & { workspace: WorkspaceService, tokenizer: Tokenizer, clock: Clock }> {
+  const fx = createHostileWorkspace(t, options)
+  const workspace = await createWorkspace({ root: fx.root, log: pino({ level: 'silent' }) })
+  return { ...fx, workspace, tokenizer: createTokenizer(), clock: systemClock }
+}
+
+/** The text of a tool result's first content block. */
+export function textOf (result: ToolResult): string {
+  const first = result.content[0]
+  return first?.type === 'text' ? first.text : ''
 }

@@ -1,0 +1,134 @@
+import { lstat } from 'node:fs/promises'
+import type { DirEntry, LinkTarget, WorkspaceService } from './workspace.js'
+
+/** One entry found by a walk. */
+export interface WalkEntry extends DirEntry {
+  /** 1 for a direct child of the start directory. */
+  depth: number
+  /** Bytes (of the link itself for links); -1 when lstat failed. */
+  size: number
+  mtimeMs: number
+  /** A directory shown but not expanded because it is ignored. */
+  ignored?: boolean
+  /** Set for links when the walk resolves link targets. */
+  link?: LinkTarget
+  /** Entries in a directory left unexpanded at the depth limit (hidden/ignored not filtered). */
+  childCount?: number
+  /** Why a directory could not be listed (e.g. permission denied). */
+  unreadable?: string
+}
+
+/** What to walk and how. */
+export interface WalkOptions {
+  start: { relative: string, fsPath: string | Buffer }
+  /** 1 = only the start directory's children. */
+  maxDepth: number
+  includeHidden: boolean
+  respectGitignore: boolean
+  /** List ignored directories as one unexpanded entry (list_directory) instead of dropping them (find_files). */
+  showIgnoredDirs?: boolean
+  /** Count the children of directories at the depth limit. */
+  countAtLimit?: boolean
+  /** Tell where links point (costs a realpath per link). */
+  resolveLinks?: boolean
+  /** Stop after this many entries (the result is then marked truncated). */
+  maxEntries: number
+  /** Return false to neither list nor descend into a directory (exclude globs). */
+  keepDir?: (relative: string) => boolean
+  /** Return false to leave out a non-directory entry (only matching files are kept and counted). */
+  keepEntry?: (entry: DirEntry) => boolean
+  signal?: AbortSignal
+  /** Sorts siblings; the result is in pre-order, so this fixes the listing order. */
+  order?: (a: WalkEntry, b: WalkEntry) => number
+}
+
+/** A walk's entries plus what it skipped and why. */
+export interface WalkResult {
+  entries: WalkEntry[]
+  /** Per-path notes: unreadable directories, stops. */
+  notes: string[]
+  truncated: boolean
+  /** Entries left out because they are hidden / ignored. */
+  skippedHidden: number
+  skippedIgnored: number
+}
+
+/** Bounded lstat fan-out per directory: unbounded Promise.all over a big folder hits EMFILE. */
+const STAT_CONCURRENCY = 64
+
+async function statAll (entries: DirEntry[]): Promise<Array<{ size: number, mtimeMs: number }>> {
+  const out = new Array<{ size: number, mtimeMs: number }>(entries.length)
+  for (let i = 0; i < entries.length; i += STAT_CONCURRENCY) {
+    await Promise.all(entries.slice(i, i + STAT_CONCURRENCY).map(async (e, j) => {
+      const s = await lstat(e.fsPath).catch(() => undefined)
+      out[i + j] = s === undefined ? { size: -1, mtimeMs: 0 } : { size: s.size, mtimeMs: s.mtimeMs }
+    }))
+  }
+  return out
+}
+
+const errText = (err: unknown): string => {
+  const code = (err as NodeJS.ErrnoException)?.code
+  return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOENT' ? 'removed while listing' : `not readable (${code ?? 'error'})`
+}
+
+/**
+ * Walks a directory without following links (so link loops cannot trap it), skipping hidden and
+ * ignored entries as asked, noting unreadable directories instead of failing, within fixed bounds.
+ */
+export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promise<WalkResult> {
+  const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0 }
+
+  async function visit (dir: { relative: string, fsPath: string | Buffer }, depth: number, self?: WalkEntry): Promise<void> {
+    if (opts.signal?.aborted === true) {
+      if (!result.truncated) result.notes.push(`stopped early (${String(opts.signal.reason?.name ?? 'aborted')}); results are partial`)
+      result.truncated = true
+      return
+    }
+    let listed: DirEntry[]
+    try {
+      listed = await ws.readDirectory(dir)
+    } catch (err) {
+      const why = errText(err)
+      result.notes.push(`${dir.relative}/: ${why}; its entries are not listed`)
+      if (self !== undefined) self.unreadable = why
+      return
+    }
+    const kept: DirEntry[] = []
+    for (const entry of listed) {
+      if (!opts.includeHidden && entry.name.startsWith('.')) { result.skippedHidden++; continue }
+      if (entry.kind === 'dir' && opts.keepDir !== undefined && !opts.keepDir(entry.relative)) continue
+      if (entry.kind !== 'dir' && opts.keepEntry !== undefined && !opts.keepEntry(entry)) continue
+      kept.push(entry)
+    }
+    const stats = await statAll(kept)
+    const children: WalkEntry[] = []
+    for (let i = 0; i < kept.length; i++) {
+      const entry: WalkEntry = { ...kept[i], depth, ...stats[i] }
+      if (opts.respectGitignore && await ws.isIgnoredEntry(dir.relative, entry.name, entry.kind === 'dir')) {
+        if (entry.kind !== 'dir' || opts.showIgnoredDirs !== true) { result.skippedIgnored++; continue }
+        entry.ignored = true
+      }
+      if (entry.kind === 'symlink' && opts.resolveLinks === true) entry.link = await ws.linkTarget(entry.fsPath)
+      children.push(entry)
+    }
+    if (opts.order !== undefined) children.sort(opts.order)
+    for (const child of children) {
+      if (result.entries.length >= opts.maxEntries) {
+        if (!result.truncated) result.notes.push(`stopped after ${opts.maxEntries} entries; narrow path or patterns for the rest`)
+        result.truncated = true
+        return
+      }
+      result.entries.push(child)
+      if (child.kind !== 'dir' || child.ignored === true) continue
+      if (depth < opts.maxDepth) await visit(child, depth + 1, child)
+      else if (opts.countAtLimit === true) {
+        child.childCount = await ws.readDirectory(child).then(e => e.length, (err: unknown) => { child.unreadable = errText(err); return undefined })
+      }
+      if (result.truncated) return
+    }
+  }
+
+  await visit(opts.start, 1)
+  return result
+}

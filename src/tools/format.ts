@@ -1,0 +1,39 @@
+/** Longest line shown before it is cut with a marker. */
+export const MAX_LINE_CHARS = 2000
+
+/** Human size: `512 B`, `4.2 KB`, `1.3 MB` (1024-based). */
+export function formatBytes (bytes: number): string {
+  if (bytes < 0) return '? B'
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let value = bytes / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++ }
+  return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`
+}
+
+/** Cuts a line over `max` characters, saying how much was left out. */
+export function cutLine (line: string, max = MAX_LINE_CHARS): string {
+  return line.length <= max ? line : `${line.slice(0, max)}… [line cut: +${line.length - max} chars]`
+}
+
+// Extension groups → language; an array of pairs keeps the table short and readable.
+const LANGUAGE_GROUPS: Array<[string, string]> = [
+  ['ts mts cts', 'TypeScript'], ['tsx', 'TypeScript (TSX)'], ['js mjs cjs', 'JavaScript'], ['jsx', 'JavaScript (JSX)'],
+  ['json jsonc', 'JSON'], ['md', 'Markdown'], ['mdx', 'MDX'], ['yaml yml', 'YAML'], ['toml', 'TOML'], ['xml', 'XML'],
+  ['html htm', 'HTML'], ['css', 'CSS'], ['scss', 'SCSS'], ['py', 'Python'], ['rb', 'Ruby'], ['go', 'Go'], ['rs', 'Rust'],
+  ['java', 'Java'], ['kt', 'Kotlin'], ['swift', 'Swift'], ['c h', 'C'], ['cc cpp cxx hpp', 'C++'], ['cs', 'C#'], ['php', 'PHP'],
+  ['sh bash zsh', 'Shell'], ['sql', 'SQL'], ['lua', 'Lua'], ['r', 'R'], ['scala', 'Scala'], ['dart', 'Dart'], ['vue', 'Vue'],
+  ['svelte', 'Svelte'], ['txt', 'Text'], ['csv', 'CSV'], ['ini', 'INI'], ['dockerfile', 'Dockerfile'], ['makefile', 'Makefile'],
+  ['png', 'PNG image'], ['jpg jpeg', 'JPEG image'], ['gif', 'GIF image'], ['svg', 'SVG'], ['pdf', 'PDF'], ['zip', 'ZIP archive'],
+  ['gz tgz', 'gzip archive'], ['wasm', 'WebAssembly']
+]
+const LANGUAGES = new Map(LANGUAGE_GROUPS.flatMap(([exts, name]) => exts.split(' ').map(ext => [ext, name] as const)))
+
+/** Language (or format) guessed from the file name, or '' when unknown. */
+export function languageOf (name: string): string {
+  const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase()
+  if (base === 'dockerfile' || base === 'makefile') return LANGUAGES.get(base) ?? ''
+  const dot = base.lastIndexOf('.')
+  return dot > 0 ? LANGUAGES.get(base.slice(dot + 1)) ?? '' : ''
+}

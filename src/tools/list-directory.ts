@@ -1,0 +1,122 @@
+import { Type } from '@sinclair/typebox'
+import { toolError } from '../errors.js'
+import type { WalkEntry } from '../services/walk.js'
+import { defineTool, Inject, textResult } from './define-tool.js'
+import { formatBytes } from './format.js'
+import { compareText, paginate, pagingFooter, PaginationOutput } from './paging.js'
+
+/** Most entries one listing walks before it stops (the total is then a lower bound). */
+const MAX_WALK_ENTRIES = 50_000
+
+/** structuredContent of list_directory: locations and pagination only. */
+export const ListDirectoryOutput = Type.Object({
+  path: Type.String({ description: 'The listed directory, relative to the root, e.g. "src"' }),
+  entries: Type.Array(Type.Object({
+    path: Type.String({ description: 'Entry path relative to the root, e.g. "src/app.ts"' }),
+    type: Type.String({ description: 'file, dir, symlink, fifo, socket, device or other, e.g. "file"' }),
+    size: Type.Integer({ description: 'Size in bytes (of the link itself for links), -1 if unknown, e.g. 4096' })
+  }), { description: 'Entries on this page, in listing order' }),
+  pagination: PaginationOutput,
+  notices: Type.Array(Type.String(), { description: 'What was skipped or cut and how to see it, e.g. ["3 hidden entries not shown"]' })
+})
+
+function linkText (entry: WalkEntry): string {
+  const link = entry.link
+  if (link === undefined) return '[link]'
+  if (link.state === 'inside') return link.relative + (link.kind === 'dir' ? '/' : '')
+  return link.state === 'outside' ? '[link, outside workspace]' : `[link, ${link.state}]`
+}
+
+function entryLine (e: WalkEntry, showMtime: boolean): string {
+  const when = showMtime && e.mtimeMs > 0 ? `  ${new Date(e.mtimeMs).toISOString()}` : ''
+  switch (e.kind) {
+    case 'dir': {
+      const note = e.ignored === true
+        ? '  (ignored, not expanded)'
+        : e.unreadable !== undefined ? `  (unreadable: ${e.unreadable})` : e.childCount !== undefined ? `  (${e.childCount} ${e.childCount === 1 ? 'entry' : 'entries'})` : ''
+      return `${e.relative}/${note}${when}`
+    }
+    case 'file': return `${e.relative}  ${formatBytes(e.size)}${when}`
+    case 'symlink': return `${e.relative} -> ${linkText(e)}`
+    default: return `${e.relative}  [${e.kind}]`
+  }
+}
+
+/** Directory listing: depth-limited, ignore-aware, links shown but never followed. */
+export const listDirectory = defineTool({
+  name: 'list_directory',
+  title: 'List Directory',
+  category: 'navigation',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  description: 'List the entries of a workspace folder with sizes, up to 5 levels deep, skipping hidden and gitignored entries by default.\n\n' +
+    'Use find_files to find files by name pattern anywhere, read_files to read a file. Symbolic links are shown with their target and never followed. Paginated: directories first, then by sort key.',
+  input: Type.Object({
+    path: Type.Optional(Type.String({ default: '.', description: 'Folder relative to the workspace root, e.g. "src"; "." is the root' })),
+    depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'Levels to descend, 1–5, e.g. 2 lists children and grandchildren' })),
+    include_hidden: Type.Optional(Type.Boolean({ default: false, description: 'Also list dot-files and dot-folders such as .github' })),
+    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip entries matched by .gitignore/.ignore (ignored folders show once, not expanded)' })),
+    sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('mtime'), Type.Literal('size')], { default: 'name', description: 'Order within each folder after directories: name, mtime (newest first) or size (largest first)' })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Entries per page, 1–1000, e.g. 200' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Entries to skip, from the previous page\'s next_offset, e.g. 200' })),
+    workspace: Inject('workspace')
+  }),
+  output: ListDirectoryOutput,
+  examples: [
+    { comment: 'The top level of the workspace', arguments: {} },
+    { comment: 'Two levels of src, newest first', arguments: { path: 'src', depth: 2, sort: 'mtime' } },
+    { comment: 'Everything, including dot-files and ignored entries', arguments: { path: '.', include_hidden: true, respect_gitignore: false } }
+  ],
+  async run (args, { signal }) {
+    const { path = '.', depth = 1, include_hidden: includeHidden = false, respect_gitignore: respectGitignore = true, sort = 'name', page_size: pageSize = 200, offset = 0, workspace } = args
+    const dir = await workspace.resolve(path, { field: 'path' })
+    const stats = await workspace.stat(dir)
+    if (!stats.isDirectory()) {
+      throw toolError('NOT_A_DIRECTORY', `path: "${dir.requested}" is a file, not a directory`, `read it with read_files files=[{"path":"${dir.requested}"}], or get_file_info paths=["${dir.requested}"]`)
+    }
+    const order = (a: WalkEntry, b: WalkEntry): number => {
+      const dirs = Number(b.kind === 'dir') - Number(a.kind === 'dir')
+      if (dirs !== 0) return dirs
+      if (sort === 'mtime' && a.mtimeMs !== b.mtimeMs) return b.mtimeMs - a.mtimeMs
+      if (sort === 'size' && a.size !== b.size) return b.size - a.size
+      return compareText(a.name, b.name)
+    }
+    const walked = await workspace.walk({
+      start: dir,
+      maxDepth: depth,
+      includeHidden,
+      respectGitignore,
+      showIgnoredDirs: true,
+      countAtLimit: true,
+      resolveLinks: true,
+      maxEntries: MAX_WALK_ENTRIES,
+      order,
+      signal
+    })
+    const page = paginate(walked.entries, offset, pageSize, walked.truncated)
+    const notices = [...walked.notes]
+    if (walked.skippedHidden > 0) notices.push(`${walked.skippedHidden} hidden entries not shown (include_hidden=true shows them)`)
+    if (walked.skippedIgnored > 0) notices.push(`${walked.skippedIgnored} gitignored entries not shown (respect_gitignore=false shows them)`)
+    if (page.items.length === 0 && walked.entries.length > 0) notices.push(`offset ${offset} is past the end (${walked.entries.length} entries); use offset=0`)
+
+    const shown = dir.requested === dir.relative ? dir.relative : `${dir.requested} (-> ${dir.relative})`
+    const lines = [`# ${shown} — ${walked.entries.length}${walked.truncated ? '+' : ''} entries (depth ${depth}, by ${sort}, directories first)`]
+    for (const notice of notices) lines.push(`Note: ${notice}`)
+    if (walked.entries.length === 0) lines.push('(empty)')
+    for (const entry of page.items) lines.push(entryLine(entry, sort === 'mtime'))
+    const nextArgs = {
+      path: dir.requested,
+      depth: depth !== 1 ? depth : undefined,
+      include_hidden: includeHidden ? true : undefined,
+      respect_gitignore: respectGitignore ? undefined : false,
+      sort: sort !== 'name' ? sort : undefined,
+      page_size: pageSize !== 200 ? pageSize : undefined
+    }
+    lines.push(pagingFooter('list_directory', page.pagination, nextArgs, 'Entries'))
+    return textResult(lines.join('\n'), {
+      path: dir.requested,
+      entries: page.items.map(e => ({ path: e.relative, type: e.kind, size: e.size })),
+      pagination: page.pagination,
+      notices
+    })
+  }
+})
