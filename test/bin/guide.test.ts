@@ -1,0 +1,48 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30000 })
+
+t.test('`guide` prints the whole guide as Markdown on stdout', async (t) => {
+  const out = run(['guide'])
+
+  t.equal(out.status, 0, out.stderr)
+  t.match(out.stdout, /^# Tool usage guide\n\nGenerated \S+ · (\d+) of \1 tools · filter: none\n/)
+  t.match(out.stdout, /### get_tool_usage_guide — Tool Usage Guide/)
+})
+
+t.test('`guide --tool NAME` prints only that tool; unknown names warn on stderr and exit 1', async (t) => {
+  const one = run(['guide', '--tool', 'get_tool_usage_guide', '--no-examples'])
+  const typo = run(['guide', '--tool=get_tool_usage_guide', '--tool', 'nonexistent'])
+
+  t.equal(one.status, 0)
+  t.match(one.stdout, /filter: tool_names=get_tool_usage_guide include_examples=false/)
+  t.notMatch(one.stdout, /\*\*Examples\*\*/)
+  t.equal(typo.status, 1)
+  t.match(typo.stdout, /### get_tool_usage_guide/, 'the rest is still printed')
+  t.match(typo.stderr, /Tool 'nonexistent' not found\. Available: /)
+})
+
+t.test('`guide --docs-file` with a corrupt overlay still prints the registry text, with a warning on stderr', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmcp-guide-bin-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'tools.yaml'), 'tools: [unclosed\n')
+
+  const out = run(['guide', '--docs-file', join(dir, 'tools.yaml'), '--tool', 'get_tool_usage_guide'])
+
+  t.equal(out.status, 0)
+  t.match(out.stdout, /\[Description pending\]/)
+  t.match(out.stderr, /overlay is corrupt/)
+})
+
+t.test('`guide --tool` without a name is bad usage (exit 2)', async (t) => {
+  const out = run(['guide', '--tool'])
+
+  t.equal(out.status, 2)
+  t.equal(out.stdout, '')
+})

@@ -1,0 +1,49 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+const run = (args: string[], input?: string) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30000, input })
+
+t.test('`tools --json` prints the manifest byte for byte as tools/list serves it over stdio', async (t) => {
+  const printed = run(['tools', '--json'])
+  const rpc = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' }
+  ].map(m => JSON.stringify(m)).join('\n') + '\n'
+  const served = run(['stdio'], rpc)
+  const listLine = served.stdout.split('\n').find(l => l.startsWith('{"jsonrpc":"2.0","id":2,')) ?? ''
+
+  t.equal(printed.status, 0, printed.stderr)
+  const manifest = printed.stdout.replace(/\n$/, '')
+  t.ok(manifest.startsWith('[{"name":'))
+  t.ok(listLine.includes(`"tools":${manifest}`), 'the same bytes appear in the tools/list response')
+  t.same(JSON.parse(manifest), JSON.parse(listLine).result.tools)
+})
+
+t.test('`tools` prints one line per tool and nothing else on stdout', async (t) => {
+  const out = run(['tools'])
+
+  t.equal(out.status, 0)
+  t.match(out.stdout, /^get_tool_usage_guide\s+guide\s+Tool Usage Guide$/m)
+  t.notMatch(out.stdout, /"level"/, 'no log lines on stdout')
+})
+
+t.test('`--help` on every command prints usage and documented exit codes, exit 0', async (t) => {
+  for (const command of ['tools', 'guide', 'check']) {
+    const out = run([command, '--help'])
+
+    t.equal(out.status, 0, command)
+    t.match(out.stdout, new RegExp(`^Usage: workspace-mcp ${command}`), command)
+    t.match(out.stdout, /Exit codes: 0 .*, 1 .*, 2 bad usage or configuration/, command)
+  }
+})
+
+t.test('an unknown flag is bad usage: exit 2, nothing on stdout', async (t) => {
+  const out = run(['tools', '--bogus'])
+
+  t.equal(out.status, 2)
+  t.equal(out.stdout, '')
+  t.match(out.stderr, /Unknown option '--bogus'/)
+})
