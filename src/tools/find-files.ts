@@ -1,0 +1,131 @@
+import { Type } from '@sinclair/typebox'
+import picomatch from 'picomatch'
+import { toolError } from '../errors.js'
+import type { DirEntry } from '../services/workspace.js'
+import type { WalkEntry } from '../services/walk.js'
+import { defineTool, Inject, textResult } from './define-tool.js'
+import { formatBytes } from './format.js'
+import { compareText, paginate, pagingFooter, PaginationOutput } from './paging.js'
+
+/** Most globs per list, and most entries one search walks before it stops (total becomes a lower bound). */
+const MAX_GLOBS = 20
+const MAX_WALK_ENTRIES = 200_000
+// eslint-disable-next-line no-control-regex -- rejecting control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+/** structuredContent of find_files: locations and pagination only. */
+export const FindFilesOutput = Type.Object({
+  path: Type.String({ description: 'The folder searched, relative to the root, e.g. "src"' }),
+  files: Type.Array(Type.Object({
+    path: Type.String({ description: 'Matching path relative to the root, e.g. "src/app.test.ts"' }),
+    size: Type.Integer({ description: 'Size in bytes (of the link itself for links), -1 if unknown, e.g. 812' })
+  }), { description: 'Matches on this page, in sort order' }),
+  pagination: PaginationOutput,
+  notices: Type.Array(Type.String(), { description: 'What was skipped and how to include it, e.g. ["stopped after 200000 entries"]' })
+})
+
+type Matcher = (path: string) => boolean
+
+/** Compiles globs (picomatch); a glob without `/` matches the base name at any depth. */
+function compileGlobs (globs: string[], field: string): Matcher {
+  if (globs.length > MAX_GLOBS) {
+    throw toolError('TOO_MANY_ITEMS', `${field}: ${globs.length} globs given, at most ${MAX_GLOBS} per call`, 'split them over two calls')
+  }
+  const matchers = globs.map((glob, i) => {
+    const problem = glob.trim() === ''
+      ? 'is empty'
+      : CONTROL.test(glob)
+        ? 'contains a control character'
+        : glob.startsWith('/') || /(^|\/)\.\.(\/|$)/.test(glob) ? 'must be relative to path, without ".." or a leading "/"' : undefined
+    if (problem !== undefined) throw toolError('INVALID_GLOB', `${field}[${i}] ${JSON.stringify(glob)} ${problem}`, 'use a relative glob such as "**/*.ts" or "*.test.ts"')
+    try {
+      return picomatch(glob, { dot: true, strictBrackets: true, basename: !glob.includes('/') })
+    } catch (err) {
+      throw toolError('INVALID_GLOB', `${field}[${i}] ${JSON.stringify(glob)}: ${(err as Error).message}`, 'escape literal brackets or braces with a backslash, e.g. "\\\\[id\\\\].ts"')
+    }
+  })
+  return (path) => matchers.some(m => m(path))
+}
+
+/** Glob search over file paths: names only, never contents. */
+export const findFiles = defineTool({
+  name: 'find_files',
+  title: 'Find Files by Name',
+  category: 'navigation',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  description: 'Find files whose path matches glob patterns (names only, not contents) — pass several globs in `patterns` to find them in one call.\n\n' +
+    'Use search_regex to search inside files, list_directory to browse a folder. A glob without "/" matches the file name at any depth. Skips hidden and gitignored files by default; links are listed, not followed.',
+  input: Type.Object({
+    patterns: Type.Array(Type.String({ minLength: 1, description: 'A glob, e.g. "**/*.test.ts"' }), { minItems: 1, description: 'Globs (picomatch syntax, 1–20) matched against paths relative to path, e.g. ["*.ts", "src/**/index.*"]' }),
+    path: Type.Optional(Type.String({ default: '.', description: 'Folder to search, relative to the workspace root, e.g. "src"' })),
+    exclude: Type.Optional(Type.Array(Type.String({ minLength: 1, description: 'A glob, e.g. "**/dist/**"' }), { default: [], description: 'Globs to leave out (matching folders are not entered), e.g. ["**/fixtures/**"]' })),
+    include_hidden: Type.Optional(Type.Boolean({ default: false, description: 'Also search dot-files and dot-folders such as .github' })),
+    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip files matched by .gitignore/.ignore' })),
+    sort: Type.Optional(Type.Union([Type.Literal('path'), Type.Literal('mtime')], { default: 'path', description: 'Order: path, or mtime (newest first)' })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Matches per page, 1–1000, e.g. 100' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Matches to skip, from the previous page\'s next_offset, e.g. 100' })),
+    workspace: Inject('workspace')
+  }),
+  output: FindFilesOutput,
+  examples: [
+    { comment: 'Every test file', arguments: { patterns: ['**/*.test.ts', '**/*.spec.ts'] } },
+    { comment: 'Config files under src, without fixtures', arguments: { patterns: ['*.config.*', 'tsconfig*.json'], path: 'src', exclude: ['**/fixtures/**'] } },
+    { comment: 'Recently changed Markdown files', arguments: { patterns: ['*.md'], sort: 'mtime', page_size: 20 } }
+  ],
+  async run (args, { signal }) {
+    const { patterns, path = '.', exclude = [], include_hidden: includeHidden = false, respect_gitignore: respectGitignore = true, sort = 'path', page_size: pageSize = 100, offset = 0, workspace } = args
+    const matches = compileGlobs(patterns, 'patterns')
+    const excluded = exclude.length > 0 ? compileGlobs(exclude, 'exclude') : () => false
+    const dir = await workspace.resolve(path, { field: 'path' })
+    if (!(await workspace.stat(dir)).isDirectory()) {
+      throw toolError('NOT_A_DIRECTORY', `path: "${dir.requested}" is a file, not a folder`, 'pass the folder that contains it, e.g. path="." ')
+    }
+    const prefix = dir.relative === '.' ? '' : `${dir.relative}/`
+    const local = (relative: string): string => relative.startsWith(prefix) ? relative.slice(prefix.length) : relative
+    const either = (m: Matcher, relative: string): boolean => m(local(relative)) || m(relative)
+
+    const walked = await workspace.walk({
+      start: dir,
+      maxDepth: Number.POSITIVE_INFINITY,
+      includeHidden,
+      respectGitignore,
+      maxEntries: MAX_WALK_ENTRIES,
+      keepDir: (relative) => !either(excluded, relative),
+      keepEntry: (entry: DirEntry) => either(matches, entry.relative) && !either(excluded, entry.relative),
+      signal
+    })
+    const files = walked.entries.filter(e => e.kind !== 'dir')
+    const order = sort === 'mtime'
+      ? (a: WalkEntry, b: WalkEntry) => b.mtimeMs - a.mtimeMs || compareText(a.relative, b.relative)
+      : (a: WalkEntry, b: WalkEntry) => compareText(a.relative, b.relative)
+    files.sort(order)
+    const page = paginate(files, offset, pageSize, walked.truncated)
+    const notices = [...walked.notes]
+    if (files.length === 0) {
+      notices.push(`no match; ${includeHidden ? '' : 'hidden files (include_hidden=true) and '}${respectGitignore ? 'gitignored files (respect_gitignore=false) are skipped' : 'check the globs'}`)
+    } else if (page.items.length === 0) notices.push(`offset ${offset} is past the end (${files.length} matches); use offset=0`)
+
+    const lines = [`# ${files.length}${walked.truncated ? '+' : ''} files match ${JSON.stringify(patterns)} under ${dir.requested} (by ${sort})`]
+    for (const notice of notices) lines.push(`Note: ${notice}`)
+    for (const f of page.items) {
+      const when = sort === 'mtime' && f.mtimeMs > 0 ? `  ${new Date(f.mtimeMs).toISOString()}` : ''
+      lines.push(f.kind === 'file' ? `${f.relative}  ${formatBytes(f.size)}${when}` : `${f.relative}  [${f.kind}]${when}`)
+    }
+    const nextArgs = {
+      patterns,
+      path: dir.requested,
+      exclude: exclude.length > 0 ? exclude : undefined,
+      include_hidden: includeHidden ? true : undefined,
+      respect_gitignore: respectGitignore ? undefined : false,
+      sort: sort !== 'path' ? sort : undefined,
+      page_size: pageSize !== 100 ? pageSize : undefined
+    }
+    lines.push(pagingFooter('find_files', page.pagination, nextArgs))
+    return textResult(lines.join('\n'), {
+      path: dir.requested,
+      files: page.items.map(f => ({ path: f.relative, size: f.size })),
+      pagination: page.pagination,
+      notices
+    })
+  }
+})
