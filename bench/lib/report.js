@@ -1,0 +1,51 @@
+// The results table (Markdown) and the header that says where and how it was measured.
+import { execFileSync } from 'node:child_process'
+import { cpus, loadavg, release, totalmem, type } from 'node:os'
+
+/** One line per fact about the machine and the run. */
+export function environment (params) {
+  let commit = 'unknown'
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {}
+  const cpu = cpus()
+  return [
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${type()} ${release()}`,
+    `- Node ${process.version}; commit ${commit}`,
+    `- Load average at start: ${loadavg().map(n => n.toFixed(2)).join(' ')} (the load generator and the server share these cores)`,
+    `- Parameters: ${params}`
+  ]
+}
+
+const ratioText = (r) => r === undefined || !Number.isFinite(r) ? '—' : `${r.toFixed(2)}×`
+const passText = (p) => p === undefined ? '—' : p ? '✅ yes' : '❌ no'
+
+/** The Markdown table: name, measured, baseline, ratio, goal, pass?, note. */
+export function table (rows) {
+  const lines = [
+    '| Benchmark | Measured | Baseline (floor / peer) | Ratio | Goal | Pass? | Note |',
+    '|---|---|---|---|---|---|---|'
+  ]
+  for (const row of rows) {
+    lines.push(`| ${row.name} | ${row.measured} | ${row.baseline} | ${ratioText(row.ratio)} | ${row.goal} | ${passText(row.pass)} | ${row.note ?? ''} |`)
+  }
+  return lines.join('\n')
+}
+
+/** The whole results document. */
+export function document ({ rows, params, failures, extra, command }) {
+  const parts = [
+    '# Benchmark results',
+    '',
+    `Command: \`${command}\``,
+    '',
+    ...environment(params),
+    '',
+    table(rows)
+  ]
+  if (failures.length > 0) parts.push('', '## Sections that failed', '', ...failures.map(f => `- ${f}`))
+  for (const block of extra) parts.push('', block)
+  parts.push('', 'Ratios are measured side by side in one run; absolute numbers depend on the machine and its load.', '')
+  return parts.join('\n')
+}

@@ -1,0 +1,108 @@
+// stdio scenarios: pipelined tools/call throughput (ours, a bare newline JSON-RPC loop, the SDK's
+// StdioServerTransport + Server) and cold start (spawn → initialize response) of the shipped bin.
+import { readFileSync } from 'node:fs'
+import { coldStart, fmt, mean, median, stdioThroughput } from './measure.js'
+import { ECHO_ARGS } from './synthetic-tools.js'
+
+const ROOT = new URL('../../', import.meta.url).pathname
+const SERVERS = new URL('../servers/', import.meta.url)
+const script = (name) => new URL(name, SERVERS).pathname
+const node = process.execPath
+
+const callRequest = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":${JSON.stringify(ECHO_ARGS)}}}`
+const pingRequest = (id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`
+
+/** Pipelined throughput rows: ours and the SDK against the bare loop, plus ping through the shipped bin. */
+export async function runStdioBench (options, log) {
+  const { count, warmup, window, rounds } = options
+  const contenders = {
+    bare: { args: [script('bare-stdio.js')], makeRequest: callRequest },
+    ours: { args: [script('ours-stdio.js')], makeRequest: callRequest },
+    sdk: { args: [script('sdk-stdio.js')], makeRequest: callRequest },
+    barePing: { args: [script('bare-stdio.js')], makeRequest: pingRequest },
+    binPing: { args: [`${ROOT}dist/bin/cli.js`, 'stdio'], makeRequest: pingRequest }
+  }
+  const rates = Object.fromEntries(Object.keys(contenders).map(k => [k, []]))
+  for (let round = 0; round < rounds; round++) {
+    const order = Object.keys(contenders)
+    if (round % 2 === 1) order.reverse()
+    for (const name of order) {
+      const { args, makeRequest } = contenders[name]
+      const rate = await stdioThroughput({ command: node, args, cwd: ROOT, makeRequest, count, warmup, window })
+      rates[name].push(rate)
+      log(`  stdio ${name.padEnd(8)} round ${round + 1}: ${fmt(rate)} msg/s`)
+    }
+  }
+  const m = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, mean(v)]))
+  const shape = `${fmt(count)} requests, ${window} in flight`
+  return [
+    {
+      name: 'stdio `tools/call` echo, pipelined',
+      measured: `ours ${fmt(m.ours)} msg/s`,
+      baseline: `bare loop ${fmt(m.bare)} msg/s`,
+      ratio: m.ours / m.bare,
+      goal: '≥ 0.5×',
+      pass: m.ours / m.bare >= 0.5,
+      note: shape
+    },
+    {
+      name: 'stdio `tools/call` echo, pipelined — SDK v1 peer',
+      measured: `SDK ${fmt(m.sdk)} msg/s`,
+      baseline: `bare loop ${fmt(m.bare)} msg/s`,
+      ratio: m.sdk / m.bare,
+      goal: 'info (issue: 0.08×)',
+      pass: undefined,
+      note: `ours is ${(m.ours / m.sdk).toFixed(1)}× the SDK`
+    },
+    {
+      name: 'stdio `ping`, pipelined, shipped bin (dist/bin/cli.js)',
+      measured: `bin ${fmt(m.binPing)} msg/s`,
+      baseline: `bare loop ${fmt(m.barePing)} msg/s`,
+      ratio: m.binPing / m.barePing,
+      goal: 'info',
+      pass: undefined,
+      note: 'product tools, default config'
+    }
+  ]
+}
+
+/** Cold start rows: spawn → initialize response, medians of alternating runs. */
+export async function runColdBench (options, log) {
+  const { runs } = options
+  const bareSource = readFileSync(script('bare-stdio.js'), 'utf8')
+  const contenders = {
+    bare: [node, '-e', bareSource],
+    bundle: [node, `${ROOT}dist/bin/cli.js`, 'stdio'],
+    tsc: [node, `${ROOT}dist/src/cli.js`, 'stdio']
+  }
+  const times = { bare: [], bundle: [], tsc: [] }
+  // One unmeasured start each warms the page cache.
+  for (const [command, ...args] of Object.values(contenders)) await coldStart({ command, args, cwd: ROOT })
+  for (let i = 0; i < runs; i++) {
+    for (const [name, [command, ...args]] of Object.entries(contenders)) {
+      times[name].push(await coldStart({ command, args, cwd: ROOT }))
+    }
+  }
+  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]))
+  log(`  cold start medians (ms): bare ${m.bare.toFixed(1)}, bundle ${m.bundle.toFixed(1)}, tsc output ${m.tsc.toFixed(1)}`)
+  return [
+    {
+      name: 'stdio cold start, spawn → initialize (shipped bin, dist/bin/cli.js)',
+      measured: `ours ${m.bundle.toFixed(0)} ms`,
+      baseline: `bare \`node -e\` ${m.bare.toFixed(0)} ms`,
+      ratio: m.bundle / m.bare,
+      goal: '≤ 2×',
+      pass: m.bundle / m.bare <= 2,
+      note: `median of ${runs} alternating runs`
+    },
+    {
+      name: 'stdio cold start, unbundled tsc output (dist/src/cli.js)',
+      measured: `ours ${m.tsc.toFixed(0)} ms`,
+      baseline: `bare \`node -e\` ${m.bare.toFixed(0)} ms`,
+      ratio: m.tsc / m.bare,
+      goal: 'info',
+      pass: undefined,
+      note: `median of ${runs} alternating runs`
+    }
+  ]
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
+// ratios. Sections: http, stdio, cold, guide, search (the last only with --search or BENCH_SEARCH=1).
+// Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--duration 5] [--rounds 2]
+//        [--count 20000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict]
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { document, table } from './lib/report.js'
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    search: { type: 'boolean', default: process.env.BENCH_SEARCH === '1' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    rounds: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    count: { type: 'string' },
+    window: { type: 'string', default: '64' },
+    runs: { type: 'string' },
+    out: { type: 'string', default: fileURLToPath(new URL('results/latest.md', import.meta.url)) },
+    'no-write': { type: 'boolean', default: false },
+    strict: { type: 'boolean', default: false }
+  }
+})
+
+const quick = values.quick
+const int = (value, fallback) => value === undefined ? fallback : Number.parseInt(value, 10)
+const options = {
+  quick,
+  connections: int(values.connections, 10),
+  duration: int(values.duration, quick ? 2 : 5),
+  warmup: int(values.warmup, 1),
+  rounds: int(values.rounds, quick ? 1 : 2),
+  count: int(values.count, quick ? 5000 : 20000),
+  window: int(values.window, 64),
+  runs: int(values.runs, quick ? 10 : 15)
+}
+options.warmupCount = Math.max(500, Math.round(options.count / 10))
+
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'stdio', 'cold', 'guide', ...(values.search ? ['search'] : [])]
+const log = (line) => process.stderr.write(line + '\n')
+
+const searchModule = new URL('search.js', import.meta.url)
+const runners = {
+  http: async () => (await import('./lib/http-bench.js')).runHttpBench(options, log),
+  stdio: async () => (await import('./lib/stdio-bench.js')).runStdioBench({ ...options, warmup: options.warmupCount }, log),
+  cold: async () => (await import('./lib/stdio-bench.js')).runColdBench(options, log),
+  guide: async () => (await import('./lib/guide-bench.js')).runGuideBench({ runs: options.runs }, log),
+  search: async () => {
+    if (!existsSync(searchModule)) throw new Error('bench/search.js is not there yet')
+    const { runSearchBench } = await import(searchModule.href)
+    return runSearchBench({ quick, log })
+  }
+}
+
+const rows = []
+const extra = []
+const failures = []
+for (const section of sections) {
+  const runner = runners[section]
+  if (runner === undefined) {
+    failures.push(`${section}: unknown section (known: ${Object.keys(runners).join(', ')})`)
+    continue
+  }
+  log(`== ${section}`)
+  try {
+    const out = await runner()
+    // Sections return table rows; the search bench may also return { rows, markdown } or Markdown text.
+    if (typeof out === 'string') extra.push(out)
+    else if (Array.isArray(out)) rows.push(...out)
+    else if (out !== undefined) {
+      if (Array.isArray(out.rows)) rows.push(...out.rows)
+      if (typeof out.markdown === 'string') extra.push(out.markdown)
+    }
+  } catch (err) {
+    failures.push(`${section}: ${err.message.split('\n')[0]}`)
+    log(`   ${section} failed: ${err.stack}`)
+  }
+}
+
+const params = `HTTP ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per contender × ${options.rounds} round(s); ` +
+  `stdio ${options.count} requests (${options.warmupCount} warm-up), window ${options.window}, ${options.rounds} round(s); cold start median of ${options.runs}`
+const command = `npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}`
+process.stdout.write('\n' + table(rows) + '\n')
+if (failures.length > 0) process.stdout.write('\nFailed sections:\n' + failures.map(f => `- ${f}`).join('\n') + '\n')
+for (const block of extra) process.stdout.write('\n' + block + '\n')
+
+if (!values['no-write']) {
+  mkdirSync(dirname(values.out), { recursive: true })
+  writeFileSync(values.out, document({ rows, params, failures, extra, command }))
+  log(`\nwrote ${values.out}`)
+}
+const goalMissed = rows.some(r => r.pass === false)
+process.exitCode = failures.length > 0 || (values.strict && goalMissed) ? 1 : 0

@@ -1,0 +1,21 @@
+// Ours over HTTP: the built runtime and Fastify app (dist/src/app.js) in stateless mode with the
+// default log level (one info line per tool call, to stdout → /dev/null). argv[2]: `call` registers
+// the echo tool, `list` the 200 tools on a single tools/list page.
+import { fileURLToPath } from 'node:url'
+import pino from 'pino'
+import { buildApp } from '../../dist/src/app.js'
+import { loadConfig } from '../../dist/src/config.js'
+import { createLogger } from '../../dist/src/logger.js'
+import { createRuntime } from '../../dist/src/runtime.js'
+import { oursTools } from '../lib/synthetic-tools.js'
+
+const list = process.argv[2] === 'list'
+const mode = process.argv[3] ?? 'stateless'
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const config = loadConfig({ root, host: '127.0.0.1', port: '0', mode, toolsPageSize: '1000' }, {})
+const log = createLogger(config, pino.destination({ fd: 1, sync: false }))
+const runtime = await createRuntime(config, log, { tools: oursTools({ list }), lint: false })
+const app = await buildApp({ runtime })
+await app.listen({ host: config.host, port: 0 })
+process.send({ port: app.server.address().port })
+process.once('SIGTERM', () => { app.close().then(() => process.exit(0)) })
