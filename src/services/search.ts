@@ -1,13 +1,421 @@
+import { execFile } from 'node:child_process'
+import { stat } from 'node:fs/promises'
+import { promisify } from 'node:util'
+import { toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { WorkspaceService } from './workspace.js'
+import { createResultCache } from './result-cache.js'
+import { displayPath, parseCountRecord, parseRgJson, type SearchLine } from './search-parse.js'
+import { classifyRgError, runRg, type RgRun } from './search-rg.js'
 
-/** ripgrep-backed search (placeholder: being built in issue #3). */
-export interface SearchService {
-  /** ripgrep version string. */
-  version: string
+export { MAX_LINE_CHARS, type SearchLine } from './search-parse.js'
+
+/** What a search returns: matching lines, matching files, or per-file counts. */
+export type SearchMode = 'content' | 'files' | 'count'
+
+/** One search, as the tool asks for it (paths unresolved: the service resolves them). */
+export interface SearchRequest {
+  pattern: string
+  literal?: boolean
+  ignoreCase?: boolean
+  /** File or folder relative to the root; default the root. */
+  path?: string
+  /** Globs a file must match (ripgrep `-g`). */
+  include?: string[]
+  /** Globs that exclude files (ripgrep `-g !glob`). */
+  exclude?: string[]
+  /** Lines of context around each match (content mode). */
+  contextLines?: number
+  mode?: SearchMode
 }
 
-/** Locates ripgrep. */
-export async function createSearch (_opts: { workspace: WorkspaceService, log: Logger }): Promise<SearchService> {
-  return { version: 'unknown' }
+/** One matching line on a page, with its context lines. */
+export interface ContentItem {
+  path: string
+  /** The matching line. */
+  hit: SearchLine
+  /** Context lines around it (within context_lines), in line order, matches included. */
+  context: SearchLine[]
+}
+
+/** One file on a files/count page. */
+export interface FileItem {
+  path: string
+  /** Matching lines in the file (count mode; -1 in files mode). */
+  count: number
+}
+
+/** One page of a (cached) sorted result set. */
+export interface SearchPage {
+  mode: SearchMode
+  /** Content items (content mode), sorted by (path, line). */
+  content: ContentItem[]
+  /** File items (files/count mode), sorted by path. */
+  files: FileItem[]
+  /** Items in the whole result set: matching lines (content) or files (files/count). */
+  total: number
+  /** True when the set was cut short (deadline or cap): total is then a lower bound. */
+  totalIsLowerBound: boolean
+  /** Files with at least one match (a lower bound when totalIsLowerBound). */
+  fileCount: number
+  /** Sum of matching lines over all files (count mode; equals total in content mode). */
+  lineCount: number
+  /** Things the caller should tell the model: partial results, unreadable paths, caps. */
+  notices: string[]
+  /** True when the page came from the cache (no new ripgrep scan). */
+  cached: boolean
+  /** The resolved search path, relative to the root ('.' for the root). */
+  path: string
+}
+
+/** Limits the search service enforces (shown by get_workspace_info). */
+export interface SearchLimits {
+  /** Wall-clock limit of one search before partial results are returned, ms. */
+  timeoutMs: number
+  /** Matching lines streamed before switching to the count-then-fetch strategy. */
+  maxCollected: number
+  /** Files kept in files/count mode before the set is cut (total becomes a lower bound). */
+  maxFiles: number
+  /** Largest file searched while walking a folder (a file named in `path` may be up to 100 MB). */
+  maxFileSize: string
+  /** How long a result set stays cached for pagination, ms. */
+  cacheTtlMs: number
+}
+
+/** ripgrep-backed search: agent regexes only ever run inside ripgrep (linear time), never in V8. */
+export interface SearchService {
+  /** ripgrep version, e.g. `15.0.0`. */
+  readonly version: string
+  /** Where the binary came from: `@vscode/ripgrep` or `PATH`. */
+  readonly source: string
+  /** Whether this ripgrep build has PCRE2 (not used: look-around stays unsupported, see search_regex). */
+  readonly pcre2Available: boolean
+  readonly limits: SearchLimits
+  /** Runs (or reuses from the cache) a search and slices one page; throws tool errors for bad input. */
+  search(request: SearchRequest, page: { offset: number, pageSize: number, signal?: AbortSignal }): Promise<SearchPage>
+  /** PIDs of ripgrep processes running now (tests check cancellation kills them). */
+  activePids(): number[]
+  /** Kills running searches and drops the cache. */
+  close(): void
+}
+
+/** Options of createSearch (tests shrink the limits). */
+export interface CreateSearchOptions {
+  workspace: WorkspaceService
+  log: Logger
+  rgPath?: string
+  timeoutMs?: number
+  maxCollected?: number
+  maxFiles?: number
+  cacheTtlMs?: number
+}
+
+interface FileEntry {
+  path: string
+  count: number
+  /** Every line ripgrep printed for the file (matches and context), in order; absent until fetched. */
+  lines?: SearchLine[]
+}
+
+interface ResultSet {
+  mode: SearchMode
+  files: FileEntry[]
+  /** prefix[i] = matching lines in files[0..i) (content mode). */
+  prefix: number[]
+  total: number
+  lowerBound: boolean
+  notices: string[]
+  lineCount: number
+  /** Fetches the lines of some files on demand (count-then-fetch strategy). */
+  fetch?: (entries: FileEntry[], signal?: AbortSignal) => Promise<void>
+}
+
+const execFileAsync = promisify(execFile)
+const MAX_FILE_SIZE = '10M'
+const MAX_NAMED_FILE_SIZE = '100M'
+const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
+const byPath = (a: { path: string }, b: { path: string }): number => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
+const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
+
+async function locateRg (explicit?: string): Promise<{ rgPath: string, source: string, version: string, pcre2: boolean }> {
+  const candidates: Array<{ rgPath: string, source: string }> = []
+  if (explicit !== undefined) candidates.push({ rgPath: explicit, source: 'option' })
+  else {
+    try {
+      const mod = await import('@vscode/ripgrep') as { rgPath: string }
+      candidates.push({ rgPath: mod.rgPath, source: '@vscode/ripgrep' })
+    } catch {}
+    candidates.push({ rgPath: 'rg', source: 'PATH' })
+  }
+  for (const c of candidates) {
+    try {
+      const { stdout } = await execFileAsync(c.rgPath, ['--version'], { timeout: 10_000 })
+      const version = /ripgrep (\S+)/.exec(stdout)?.[1] ?? 'unknown'
+      return { ...c, version, pcre2: /\+pcre2|PCRE2 [\d.]+ is available/.test(stdout) }
+    } catch {}
+  }
+  throw new Error('ripgrep not found: install @vscode/ripgrep or put rg on PATH')
+}
+
+/** Locates ripgrep (bundled first, then PATH) and returns the search service. */
+export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
+  const { workspace, log } = opts
+  const rg = await locateRg(opts.rgPath)
+  const limits: SearchLimits = {
+    timeoutMs: opts.timeoutMs ?? 15_000,
+    maxCollected: opts.maxCollected ?? 5000,
+    maxFiles: opts.maxFiles ?? 100_000,
+    maxFileSize: MAX_FILE_SIZE,
+    cacheTtlMs: opts.cacheTtlMs ?? 60_000
+  }
+  const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
+  const live = new Set<number>()
+  const root = workspace.root
+  const run = (args: string[], separator: number, onRecord: (r: Buffer) => boolean | undefined, deadline: number, signal?: AbortSignal): Promise<RgRun> =>
+    runRg({ rgPath: rg.rgPath, args, cwd: root, signal, deadline, separator, onRecord, live })
+
+  function baseArgs (req: Required<SearchRequest>, named: boolean): string[] {
+    const args = ['--no-config', '--no-require-git', '--no-ignore-global', '--max-filesize', named ? MAX_NAMED_FILE_SIZE : MAX_FILE_SIZE]
+    if (req.literal) args.push('--fixed-strings')
+    if (req.ignoreCase) args.push('--ignore-case')
+    for (const g of req.include) args.push('--glob', g)
+    for (const g of req.exclude) args.push('--glob', `!${g.replace(/^!/, '')}`)
+    args.push('--regexp', req.pattern)
+    return args
+  }
+
+  /** Checks a finished run: regex/glob errors throw; per-path problems become notices; a cut run marks the set partial. */
+  function inspect (r: RgRun, req: Required<SearchRequest>, notices: string[], signal?: AbortSignal): boolean {
+    if (r.end === 'aborted') throw signal?.reason ?? toolError('CANCELLED', 'the search was cancelled')
+    if (r.code === 2) {
+      const err = classifyRgError(r.stderr, req.pattern)
+      if (err !== undefined) throw err
+      const lines = r.stderr.split('\n').filter(l => l.trim() !== '')
+      if (lines.length > 0 && !lines.every(l => PER_PATH_PROBLEM.test(l))) {
+        throw toolError('SEARCH_FAILED', `ripgrep failed: ${lines.slice(0, 3).join('; ').slice(0, 500)}`, 'check include/exclude and path, then call again')
+      }
+      notices.push(`${lines.length} path(s) could not be searched: ${lines.slice(0, 3).map(l => l.replace(/^rg: /, '')).join('; ')}`)
+    }
+    if (r.end === 'deadline') {
+      notices.push(`search stopped after ${Math.round(limits.timeoutMs / 1000)} s; results are partial — narrow path or include`)
+      return true
+    }
+    return false
+  }
+
+  async function searchContent (req: Required<SearchRequest>, target: string, named: boolean, signal?: AbortSignal): Promise<ResultSet> {
+    const deadline = Date.now() + limits.timeoutMs
+    const notices: string[] = []
+    const json = [...baseArgs(req, named), '--json']
+    if (req.contextLines > 0) json.push('--context', String(req.contextLines))
+    const jsonArgs = (paths: string[]): string[] => [...json, '--', ...paths]
+    const byFile = new Map<string, FileEntry & { done: boolean }>()
+    let matches = 0
+    let held = 0
+    const collect = (map: Map<string, FileEntry & { done: boolean }>, limit: number) => (record: Buffer): boolean => {
+      let ev: ReturnType<typeof parseRgJson>
+      try {
+        ev = parseRgJson(record)
+      } catch {
+        // Not ripgrep's JSON (a cut line after a kill is never passed here); skip it rather than fail the search.
+        return true
+      }
+      if (ev.type === 'other') return true
+      let entry = map.get(ev.path)
+      if (entry === undefined) {
+        entry = { path: ev.path, count: 0, lines: [], done: false }
+        map.set(ev.path, entry)
+      }
+      if (ev.type === 'end') {
+        entry.done = true
+        return true
+      }
+      entry.lines!.push(ev.line)
+      held += ev.line.text.length
+      if (ev.line.match) {
+        entry.count++
+        matches++
+      }
+      return matches <= limit && held <= MAX_COLLECTED_BYTES
+    }
+
+    const first = await run(jsonArgs([target]), 10, collect(byFile, limits.maxCollected), deadline, signal)
+    const partial = inspect(first, req, notices, signal)
+    if (first.end !== 'stopped') {
+      const files = [...byFile.values()].filter(f => f.count > 0).sort(byPath)
+      return finishContent(files, partial, notices)
+    }
+
+    // Too many matches to hold: count every file (small output, exact total), then fetch lines per page.
+    const counts: FileEntry[] = []
+    const second = await run([...baseArgs(req, named), '--count', '--null', '--with-filename', '--', target], 10, record => {
+      const c = parseCountRecord(record)
+      if (c !== undefined) counts.push({ path: c.path, count: c.count })
+      return counts.length < limits.maxFiles
+    }, deadline, signal)
+    const countPartial = inspect(second, req, notices, signal)
+    if (countPartial || second.end === 'stopped') {
+      if (second.end === 'stopped') notices.push(`more than ${limits.maxFiles} files match; total is a lower bound — narrow path or include`)
+      if (counts.length === 0) {
+        const files = [...byFile.values()].filter(f => f.done && f.count > 0).sort(byPath)
+        return finishContent(files, true, notices)
+      }
+    }
+    counts.sort(byPath)
+    for (const entry of counts) {
+      const seen = byFile.get(entry.path)
+      if (seen?.done === true && seen.count === entry.count) entry.lines = seen.lines
+    }
+    const set = finishContent(counts, countPartial || second.end === 'stopped', notices)
+    set.fetch = async (entries, fetchSignal) => {
+      // Names that are not valid UTF-8 cannot be passed as arguments; they stay empty (shown as a notice).
+      const wanted = entries.filter(e => !e.path.includes('\\x'))
+      const got = new Map<string, FileEntry & { done: boolean }>()
+      if (wanted.length > 0) {
+        const r = await run(jsonArgs(wanted.map(e => e.path)), 10, collect(got, Number.POSITIVE_INFINITY), Date.now() + limits.timeoutMs, fetchSignal)
+        inspect(r, req, [], fetchSignal)
+      }
+      for (const e of entries) e.lines = got.get(e.path)?.lines ?? []
+    }
+    return set
+  }
+
+  function finishContent (files: FileEntry[], lowerBound: boolean, notices: string[]): ResultSet {
+    const prefix = [0]
+    for (const f of files) prefix.push(prefix[prefix.length - 1] + f.count)
+    const total = prefix[prefix.length - 1]
+    return { mode: 'content', files, prefix, total, lowerBound, notices, lineCount: total }
+  }
+
+  async function searchFiles (req: Required<SearchRequest>, target: string, named: boolean, signal?: AbortSignal): Promise<ResultSet> {
+    const notices: string[] = []
+    const files: FileEntry[] = []
+    const count = req.mode === 'count'
+    const args = [...baseArgs(req, named), count ? '--count' : '--files-with-matches', '--null', '--with-filename', '--', target]
+    const r = await run(args, count ? 10 : 0, record => {
+      if (count) {
+        const c = parseCountRecord(record)
+        if (c !== undefined) files.push({ path: c.path, count: c.count })
+      } else if (record.length > 0) {
+        files.push({ path: displayPath(record), count: -1 })
+      }
+      return files.length < limits.maxFiles
+    }, Date.now() + limits.timeoutMs, signal)
+    let lowerBound = inspect(r, req, notices, signal)
+    if (r.end === 'stopped') {
+      lowerBound = true
+      notices.push(`stopped at ${limits.maxFiles} files; total is a lower bound — narrow path or include`)
+    }
+    files.sort(byPath)
+    const lineCount = count ? files.reduce((n, f) => n + f.count, 0) : 0
+    return { mode: req.mode, files, prefix: [], total: files.length, lowerBound, notices, lineCount }
+  }
+
+  async function contentPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<ContentItem[]> {
+    if (offset >= set.total) return []
+    // Binary search for the file holding item `offset`.
+    let lo = 0
+    let hi = set.files.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (set.prefix[mid] <= offset) lo = mid
+      else hi = mid - 1
+    }
+    const span: FileEntry[] = []
+    for (let i = lo; i < set.files.length && set.prefix[i] < offset + pageSize; i++) span.push(set.files[i])
+    const missing = span.filter(f => f.lines === undefined)
+    if (missing.length > 0 && set.fetch !== undefined) await set.fetch(missing, signal)
+    const items: ContentItem[] = []
+    for (const file of span) {
+      const lines = file.lines ?? []
+      let index = set.prefix[set.files.indexOf(file, lo)]
+      for (let i = 0; i < lines.length && items.length < pageSize; i++) {
+        if (!lines[i].match) continue
+        if (index++ < offset) continue
+        const hit = lines[i]
+        const context: SearchLine[] = []
+        if (contextLines > 0) {
+          for (let j = i - 1; j >= 0 && lines[j].line >= hit.line - contextLines; j--) context.unshift(lines[j])
+          for (let j = i + 1; j < lines.length && lines[j].line <= hit.line + contextLines; j++) context.push(lines[j])
+        }
+        items.push({ path: file.path, hit, context })
+      }
+    }
+    return items
+  }
+
+  function weightOf (set: ResultSet): number {
+    let w = 1024
+    for (const f of set.files) {
+      w += f.path.length * 2 + 64
+      if (f.lines !== undefined) for (const l of f.lines) w += l.text.length * 2 + 64
+    }
+    return w
+  }
+
+  return {
+    version: rg.version,
+    source: rg.source,
+    pcre2Available: rg.pcre2,
+    limits,
+
+    async search (request, { offset, pageSize, signal }) {
+      const resolved = await workspace.resolve(request.path ?? '.', { field: 'path' })
+      if (Buffer.isBuffer(resolved.fsPath)) {
+        throw toolError('INVALID_PATH', `path: "${resolved.relative}" has a name that is not valid UTF-8 and cannot be passed to ripgrep`, 'search its parent folder instead')
+      }
+      const info = await stat(resolved.fsPath).catch((err: unknown) => { throw workspace.fsError(err, resolved.requested) })
+      if (!info.isFile() && !info.isDirectory()) {
+        throw toolError('NOT_A_REGULAR_FILE', `path: "${resolved.requested}" is not a regular file or folder`, 'search a folder or a regular file')
+      }
+      const req: Required<SearchRequest> = {
+        pattern: request.pattern,
+        literal: request.literal ?? false,
+        ignoreCase: request.ignoreCase ?? false,
+        path: resolved.relative,
+        include: request.include ?? [],
+        exclude: request.exclude ?? [],
+        contextLines: request.mode === undefined || request.mode === 'content' ? Math.max(0, Math.min(10, request.contextLines ?? 0)) : 0,
+        mode: request.mode ?? 'content'
+      }
+      // Context is part of the key: the stored lines differ. Offset and page size are not.
+      const key = JSON.stringify(req)
+      let set = cache.get(key)
+      const cached = set !== undefined
+      if (set === undefined) {
+        const started = Date.now()
+        const named = info.isFile()
+        set = req.mode === 'content'
+          ? await searchContent(req, req.path, named, signal)
+          : await searchFiles(req, req.path, named, signal)
+        cache.set(key, set, weightOf(set))
+        log.debug({ mode: req.mode, total: set.total, ms: Date.now() - started }, 'search finished')
+      }
+      const start = Math.max(0, Math.floor(offset))
+      const size = Math.max(1, Math.floor(pageSize))
+      const content = set.mode === 'content' ? await contentPage(set, start, size, req.contextLines, signal) : []
+      const files = set.mode === 'content' ? [] : set.files.slice(start, start + size)
+      return {
+        mode: set.mode,
+        content,
+        files,
+        total: set.total,
+        totalIsLowerBound: set.lowerBound,
+        fileCount: set.files.length,
+        lineCount: set.lineCount,
+        notices: [...set.notices],
+        cached,
+        path: req.path
+      }
+    },
+
+    activePids: () => [...live],
+
+    close () {
+      for (const pid of live) {
+        try { process.kill(pid, 'SIGKILL') } catch {}
+      }
+      cache.clear()
+    }
+  }
 }

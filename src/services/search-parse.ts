@@ -1,0 +1,86 @@
+import { displayName } from './path-names.js'
+
+/** Longest line kept from ripgrep, in characters; the rest is cut and counted. */
+export const MAX_LINE_CHARS = 2000
+
+/** One line of a search result (a match or a context line), possibly cut. */
+export interface SearchLine {
+  /** 1-based line number. */
+  line: number
+  /** The kept text (no line terminator); at most MAX_LINE_CHARS characters. */
+  text: string
+  /** Character offset of `text` in the full line (non-zero when the start was cut to show the match). */
+  start: number
+  /** Length of the full line in characters. */
+  length: number
+  /** True for a matching line, false for a context line. */
+  match: boolean
+}
+
+/** A decoded ripgrep JSON event we care about. */
+export type RgEvent =
+  | { type: 'line', path: string, line: SearchLine }
+  | { type: 'end', path: string }
+  | { type: 'other' }
+
+interface RgText { text?: string, bytes?: string }
+
+/** Turns a ripgrep path (`./x` when the search root was `.`) into a display path relative to the root. */
+export function displayPath (raw: RgText | Buffer): string {
+  let p: string
+  if (Buffer.isBuffer(raw)) p = displayName(raw)
+  else if (raw.text !== undefined) p = raw.text
+  else p = displayName(Buffer.from(raw.bytes ?? '', 'base64'))
+  return p.startsWith('./') ? p.slice(2) : p
+}
+
+function lineText (raw: RgText): string {
+  const text = raw.text ?? Buffer.from(raw.bytes ?? '', 'base64').toString('utf8')
+  if (text.endsWith('\r\n')) return text.slice(0, -2)
+  if (text.endsWith('\n')) return text.slice(0, -1)
+  return text
+}
+
+/** Cuts a long line to MAX_LINE_CHARS, keeping a window around the first match (byte offset `at`). */
+export function cutLine (full: string, at: number | undefined): { text: string, start: number } {
+  if (full.length <= MAX_LINE_CHARS) return { text: full, start: 0 }
+  let matchChar = 0
+  if (at !== undefined && at > 0) matchChar = Buffer.from(full).subarray(0, at).toString('utf8').length
+  const start = matchChar < MAX_LINE_CHARS - 200 ? 0 : Math.min(matchChar - 200, full.length - MAX_LINE_CHARS)
+  return { text: full.slice(start, start + MAX_LINE_CHARS), start }
+}
+
+const MATCH = Buffer.from('{"type":"match"')
+const CONTEXT = Buffer.from('{"type":"context"')
+const END = Buffer.from('{"type":"end"')
+
+/** Parses one `rg --json` line; begin/summary events are skipped without parsing. */
+export function parseRgJson (record: Buffer): RgEvent {
+  const isMatch = record.subarray(0, MATCH.length).equals(MATCH)
+  const isContext = !isMatch && record.subarray(0, CONTEXT.length).equals(CONTEXT)
+  if (!isMatch && !isContext) {
+    if (!record.subarray(0, END.length).equals(END)) return { type: 'other' }
+    const end = JSON.parse(record.toString('utf8')) as { data: { path: RgText } }
+    return { type: 'end', path: displayPath(end.data.path) }
+  }
+  const event = JSON.parse(record.toString('utf8')) as {
+    data: { path: RgText, lines: RgText, line_number: number | null, submatches?: Array<{ start: number }> }
+  }
+  const d = event.data
+  const full = lineText(d.lines)
+  const { text, start } = cutLine(full, d.submatches?.[0]?.start)
+  return {
+    type: 'line',
+    path: displayPath(d.path),
+    line: { line: d.line_number ?? 0, text, start, length: full.length, match: isMatch }
+  }
+}
+
+/** Splits a `--null` record of `rg --count` (`path\0count`) into its parts. */
+export function parseCountRecord (record: Buffer): { path: string, count: number } | undefined {
+  const nul = record.lastIndexOf(0)
+  if (nul === -1) return undefined
+  const count = Number(record.subarray(nul + 1).toString('ascii'))
+  if (!Number.isFinite(count)) return undefined
+  return { path: displayPath(record.subarray(0, nul)), count }
+}
