@@ -1,0 +1,107 @@
+import t from 'tap'
+import { readFiles } from '../../src/tools/read-files.js'
+import { BIG_LINES, bigLine, hostileServices, textOf, toolContext } from '../helpers/workspace-fixture.js'
+
+type Files = { files: Array<Record<string, unknown>> }
+const filesOf = (sc: unknown) => (sc as Files).files
+
+t.test('reads whole files with numbered lines, several per call', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+
+  const result = await readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files: [{ path: 'src/app.ts' }, { path: 'crlf.txt' }, { path: 'no-newline.txt' }, { path: 'empty.txt' }] }, toolContext())
+  const text = textOf(result)
+
+  t.notOk(result.isError)
+  t.match(text, /^### src\/app\.ts — lines 1–3 of 3 \(\d+ B\)\n1\texport function app \(\) \{\n2\t {2}return 42\n3\t\}/)
+  t.match(text, /### crlf\.txt — lines 1–3 of 3 .*\n1\talpha\n2\tbeta\n3\tgamma/)
+  t.match(text, /### no-newline\.txt — lines 1–3 of 3 .*\n1\tone\n2\ttwo\n3\tthree/)
+  t.match(text, /### empty\.txt — empty file/)
+  t.notMatch(text, /\r/)
+  t.match(filesOf(result.structuredContent)[0], { path: 'src/app.ts', start_line: 1, end_line: 3, total_lines: 3, cut_by_budget: false })
+  t.notOk('next_start_line' in filesOf(result.structuredContent)[0])
+})
+
+t.test('ranges: start/end, negative start from the end, past the end', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const read = async (file: Record<string, unknown>, extra = {}) => readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files: [file as never], ...extra }, toolContext())
+
+  t.match(textOf(await read({ path: 'docs/guide.md', start_line: 2, end_line: 3 })), /lines 2–3 of 4 [^\n]*\n2\t\n3\tline three$/)
+  const tail = await read({ path: 'docs/guide.md', start_line: -2 })
+  t.match(textOf(tail), /lines 3–4 of 4 .*\n3\tline three\n4\tline four$/)
+  t.match(textOf(await read({ path: 'docs/guide.md', start_line: 99 })), /no lines from 99 \(the file has 4 lines/)
+  const capped = await read({ path: 'docs/guide.md' }, { max_lines_per_file: 2 })
+  t.match(textOf(capped), /lines 1–2 of 4[^]*… 2 more lines — next: read_files files=\[\{"path":"docs\/guide\.md","start_line":3\}\]$/)
+  t.match(filesOf(capped.structuredContent)[0], { next_start_line: 3 })
+})
+
+t.test('long lines are cut with a marker; links inside the root are read, outside ones refused', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+
+  const result = await readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files: [{ path: 'long-line.txt' }, { path: 'link-inside' }, { path: 'link-to-secret' }, { path: 'link-to-outside-dir/secret.txt' }, { path: '../outside/secret.txt' }, { path: fx.outside + '/secret.txt' }, { path: '../root-evil/secret.txt' }] }, toolContext())
+  const text = textOf(result)
+
+  t.notOk(result.isError, 'some items succeeded')
+  t.match(text, /\n2\ty{2000}… \[line cut: \+3000 chars\]\n/)
+  t.match(text, /### link-inside — lines 1–3 of 3/)
+  t.match(text, /### link-to-secret\nERROR SYMLINK_ESCAPES_ROOT/)
+  t.match(text, /### link-to-outside-dir\/secret\.txt\nERROR SYMLINK_ESCAPES_ROOT/)
+  t.match(text, /### \.\.\/outside\/secret\.txt\nERROR PATH_OUTSIDE_ROOT/)
+  t.match(text, /### \.\.\/root-evil\/secret\.txt\nERROR PATH_OUTSIDE_ROOT/)
+  t.notMatch(text, fx.canary)
+  t.same(filesOf(result.structuredContent).map(f => (f.error as { code?: string } | undefined)?.code ?? 'ok'),
+    ['ok', 'ok', 'SYMLINK_ESCAPES_ROOT', 'SYMLINK_ESCAPES_ROOT', 'PATH_OUTSIDE_ROOT', 'PATH_OUTSIDE_ROOT', 'PATH_OUTSIDE_ROOT'])
+})
+
+t.test('every item failing is isError; each failure has its own code', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const files = [{ path: 'binary.bin' }, { path: 'src' }, { path: 'nope.txt' }, { path: 'loop-a' }, { path: 'a\u0000b' }]
+  if (fx.hasFifo) files.push({ path: 'fifo' })
+
+  const result = await readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files }, toolContext())
+
+  t.equal(result.isError, true)
+  const codes = filesOf(result.structuredContent).map(f => (f.error as { code: string }).code)
+  t.same(codes, ['BINARY_FILE', 'IS_A_DIRECTORY', 'PATH_NOT_FOUND', 'INVALID_PATH', 'INVALID_PATH', ...(fx.hasFifo ? ['NOT_A_REGULAR_FILE'] : [])])
+})
+
+t.test('more than 20 files is TOO_MANY_ITEMS', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const files = Array.from({ length: 21 }, () => ({ path: 'README.md' }))
+
+  await t.rejects(Promise.resolve().then(() => readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files }, toolContext())), { message: /^ERROR TOO_MANY_ITEMS/ })
+})
+
+t.test('a 20 MB file: unranged is FILE_TOO_LARGE, ranged windows stream from anywhere', async (t) => {
+  const fx = await hostileServices(t)
+  const read = async (file: Record<string, unknown>) => readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files: [file as never] }, toolContext())
+
+  const whole = await read({ path: 'big.txt' })
+  t.equal(whole.isError, true)
+  t.match(textOf(whole), /ERROR FILE_TOO_LARGE: "big\.txt" is 19\.1 MB/)
+
+  const middle = await read({ path: 'big.txt', start_line: 150_000, end_line: 150_002 })
+  t.match(textOf(middle), new RegExp(`lines 150000–150002 of ${BIG_LINES} [^\\n]*\\n150000\\t${bigLine(150_000)}\\n150001\\t${bigLine(150_001)}\\n150002\\t${bigLine(150_002)}$`))
+
+  const tail = await read({ path: 'big.txt', start_line: -1 })
+  t.match(textOf(tail), new RegExp(`lines ${BIG_LINES}–${BIG_LINES} of ${BIG_LINES}[^\\n]*\\n${BIG_LINES}\\t${bigLine(BIG_LINES)}$`))
+})
+
+t.test('the token budget is shared, cut windows say how to continue', async (t) => {
+  const fx = await hostileServices(t)
+  const counted: number[] = []
+  const tokenizer = { count: (text: string) => { counted.push(text.length); return Math.ceil(text.length / 4) } }
+
+  const small = await readFiles.run({ workspace: fx.workspace, tokenizer, files: [{ path: 'src/app.ts' }] }, toolContext())
+  t.equal(counted.length, 0, 'a small response never reaches the tokenizer')
+  t.notOk(filesOf(small.structuredContent)[0].cut_by_budget)
+
+  const result = await readFiles.run({ workspace: fx.workspace, tokenizer, max_response_tokens: 1000, files: [{ path: 'src/app.ts' }, { path: 'big.txt', start_line: 1, end_line: 2000 }] }, toolContext())
+  const text = textOf(result)
+
+  t.ok(tokenizer.count(text) <= 1000, `response within budget (${tokenizer.count(text)})`)
+  t.match(text, /### src\/app\.ts — lines 1–3 of 3/)
+  const big = filesOf(result.structuredContent)[1]
+  t.match(big, { cut_by_budget: true, start_line: 1 })
+  t.ok((big.next_start_line as number) > 1)
+  t.match(text, new RegExp(`cut to fit max_response_tokens=1000\\) — next: read_files files=\\[\\{"path":"big\\.txt","start_line":${String(big.next_start_line)},"end_line":2000\\}\\]`))
+})
