@@ -7,12 +7,16 @@ import { fileURLToPath } from 'node:url'
 import { Type, type TObject } from '@sinclair/typebox'
 import { createRegistry } from '../src/mcp/registry.js'
 import { defineTool, textResult, type AnyTool, type ToolDefinition } from '../src/tools/define-tool.js'
-import { bootLint, firstSentence, lintConventions, RULES, TOOLS_LIST_TOKEN_BUDGET, type Violation } from '../src/guide/conventions.js'
+import { bootLint, checkBudget, firstSentence, lintConventions, RULES, TOOLS_LIST_TOKEN_BUDGET, type Violation } from '../src/guide/conventions.js'
+import pino from 'pino'
 import { createTokenizer } from '../src/services/tokenizer.js'
+import { createRuntime } from '../src/runtime.js'
+import { loadConfig } from '../src/config.js'
 import { tools as productTools } from '../src/tools/index.js'
 
 // The conventions are enforced by code: each rule gets a tool that breaks it (and only it).
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url))
 
 const good = {
@@ -150,8 +154,13 @@ t.test('rule 5: a tools/list over 3,500 tokens is a violation', async (t) => {
   const catalog = registry.services.catalog
   if (catalog === undefined) throw new Error('no catalog')
 
-  const found = lintConventions(catalog.entries(), { tokenizer: createTokenizer(), manifestJson: catalog.manifestJson() })
+  const tokenizer = createTokenizer()
+  t.teardown(() => tokenizer.close())
 
+  const { tokens, violations: found } = await checkBudget(catalog.manifestJson(), tokenizer)
+
+  t.ok(tokens > TOOLS_LIST_TOKEN_BUDGET)
+  t.same(lintConventions(catalog.entries()), [], 'only rule 5 is broken')
   t.same(rulesOf(found), [RULES.budget.id])
   t.match(found[0], { tool: 'tools/list', message: new RegExp(`over the ${TOOLS_LIST_TOKEN_BUDGET}-token budget`) })
 })
@@ -187,13 +196,19 @@ t.test('first sentences end at . ! ? followed by space, never inside e.g.', asyn
 })
 
 t.test('the shipped tools pass every convention, including the token budget', async (t) => {
-  const registry = createRegistry({ tools: productTools, services: {} })
-  const catalog = registry.services.catalog
+  const runtime = await createRuntime(loadConfig({ root: ROOT }), pino({ level: 'silent' }), { lint: false })
+  const catalog = runtime.registry.services.catalog
   if (catalog === undefined) throw new Error('no catalog')
+  const tokenizer = runtime.services.tokenizer ?? createTokenizer()
+  t.teardown(() => tokenizer.close())
+  t.same(Object.keys(runtime.registry.unavailable), [], 'every product tool is listed')
+  t.equal(catalog.entries().length, productTools.length)
 
-  const found = lintConventions(catalog.entries(), { tokenizer: createTokenizer(), manifestJson: catalog.manifestJson() })
+  const budget = await checkBudget(catalog.manifestJson(), tokenizer)
+  const found = [...lintConventions(catalog.entries()), ...budget.violations]
 
   t.same(found.map(v => `${v.tool}: rule ${v.rule.id}: ${v.message}`), [])
+  t.comment(`tools/list: ${budget.tokens} tokens (${TOOLS_LIST_TOKEN_BUDGET} budget)`)
 })
 
 t.test('`workspace-mcp check` passes on the shipped tools and docs', async (t) => {

@@ -9,7 +9,9 @@ export async function main (argv: string[]): Promise<void> {
   const runtime = await commandRuntime(rest, { lint: false })
   const { catalog, guide, tokenizer } = runtime.registry.services
   if (catalog === undefined || guide === undefined) throw new Error('the registry has no catalog or guide')
-  const report = runChecks(catalog, guide, tokenizer ?? createTokenizer())
+  const counter = tokenizer ?? createTokenizer()
+  const report = await runChecks(catalog, guide, counter)
+  await counter.close()
   process.stdout.write(formatReport(report) + '\n')
   if (report.violations.length > 0) process.exitCode = 1
 }

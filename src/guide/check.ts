@@ -18,11 +18,11 @@ export interface CheckReport {
 }
 
 /** Runs the six conventions, the token budget and the overlay checks; every shipped tool must be Complete. */
-export function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokenizer: Tokenizer): CheckReport {
+export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokenizer: Tokenizer): Promise<CheckReport> {
   const entries = catalog.entries()
   const product = entries.filter(e => e.category !== 'fixture')
   const violations = lintConventions(entries)
-  const budget = checkBudget(catalog.manifestJson(), tokenizer)
+  const budget = await checkBudget(catalog.manifestJson(), tokenizer)
   violations.push(...budget.violations)
 
   const overlay = guide.overlay()

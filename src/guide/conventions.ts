@@ -165,36 +165,20 @@ function ruleNaming (entry: CatalogEntry, out: Violation[]): void {
   else if (typeof entry.annotations.readOnlyHint !== 'boolean') v('annotations must state readOnlyHint')
 }
 
-/** The manifest JSON the registry publishes for these entries (same shape and key order as tools/list). */
-export function manifestOf (entries: CatalogEntry[]): string {
-  return JSON.stringify(entries.map(e => {
-    const wire: Schema = { name: e.name, title: e.title, description: e.description, inputSchema: e.inputSchema }
-    if (e.outputSchema !== undefined) wire.outputSchema = e.outputSchema
-    wire.annotations = e.annotations
-    return wire
-  }))
-}
-
-/** Rule 5: the whole tools/list measured with the tokenizer against the budget. */
-export function checkBudget (manifestJson: string, tokenizer: Tokenizer, budget = TOOLS_LIST_TOKEN_BUDGET): { tokens: number, violations: Violation[] } {
-  const tokens = tokenizer.count(manifestJson)
+/** Rule 5: the whole tools/list, counted exactly by the tokenizer service's BPE, against the budget. */
+export async function checkBudget (manifestJson: string, tokenizer: Tokenizer, budget = TOOLS_LIST_TOKEN_BUDGET): Promise<{ tokens: number, violations: Violation[] }> {
+  const tokens = await tokenizer.countExact(manifestJson)
   const violations: Violation[] = tokens <= budget
     ? []
     : [{ tool: 'tools/list', rule: RULES.budget, message: `is ${tokens} tokens, over the ${budget}-token budget; shorten descriptions (second paragraphs first) or move detail to docs/tools.yaml` }]
   return { tokens, violations }
 }
 
-/** Options for lintConventions. */
-export interface LintOptions {
-  /** Measures rule 5 when given (the check command and tests); boot skips it to keep startup cheap. */
-  tokenizer?: Tokenizer
-  /** The exact tools/list JSON; defaults to one rebuilt from the entries. */
-  manifestJson?: string
-  budget?: number
-}
-
-/** Runs the convention rules over published tools; fixture tools (the conformance suite's) are exempt. */
-export function lintConventions (entries: CatalogEntry[], options: LintOptions = {}): Violation[] {
+/**
+ * Runs rules 1–4 and 6 over published tools; fixture tools (the conformance suite's) are exempt.
+ * Rule 5 is checkBudget: it needs the BPE worker, so it runs in `check` and tests, not at boot.
+ */
+export function lintConventions (entries: CatalogEntry[]): Violation[] {
   const tools = entries.filter(e => e.category !== 'fixture')
   const out: Violation[] = []
   for (const entry of tools) {
@@ -204,9 +188,6 @@ export function lintConventions (entries: CatalogEntry[], options: LintOptions =
     ruleParams(entry, out)
     ruleNaming(entry, out)
   }
-  if (options.tokenizer !== undefined) {
-    out.push(...checkBudget(options.manifestJson ?? manifestOf(tools), options.tokenizer, options.budget).violations)
-  }
   return out
 }
 
@@ -215,7 +196,7 @@ export function formatViolation (v: Violation): string {
   return `${v.tool}: rule ${v.rule.id} (${v.rule.name}): ${v.message}`
 }
 
-/** The registry's boot-time lint: rules 1–4 and 6 (rule 5 needs the tokenizer and runs in `check`). */
+/** The registry's boot-time lint: rules 1–4 and 6 as boot errors. */
 export function bootLint (entries: CatalogEntry[]): string[] {
   return lintConventions(entries).map(formatViolation)
 }
