@@ -113,13 +113,16 @@ function render (item: Item, budget: number): string {
   return out.join('\n')
 }
 
-/** Shares the token budget fairly: small files whole, the rest split what is left (water-filling). */
-function fitBudget (items: Item[], budget: number, tokenizer: Tokenizer): void {
-  const render0 = (item: Item): string => render(item, budget)
-  const full = items.map(render0).join('\n\n')
-  // A BPE token is at least one byte, so a response within `budget` bytes cannot exceed it: no tokenizer call.
-  if (Buffer.byteLength(full) <= budget || tokenizer.count(full) <= budget) return
-  const sized = items.map(item => ({ item, tokens: tokenizer.count(render0(item)) + 2 })).sort((a, b) => a.tokens - b.tokens)
+/**
+ * Shares the token budget fairly: small files whole, the rest split what is left (water-filling).
+ * Responses within the byte bound skip the tokenizer; otherwise exact counts run on its worker thread.
+ */
+async function fitBudget (items: Item[], budget: number, tokenizer: Tokenizer): Promise<void> {
+  const draw = (item: Item): string => render(item, budget)
+  const full = items.map(draw).join('\n\n')
+  if (tokenizer.count(full) <= budget || await tokenizer.countExact(full) <= budget) return
+  const counts = await Promise.all(items.map(item => tokenizer.countExact(draw(item))))
+  const sized = items.map((item, i) => ({ item, tokens: counts[i] + 2 })).sort((a, b) => a.tokens - b.tokens)
   let remaining = budget
   for (let i = 0; i < sized.length; i++) {
     const { item, tokens } = sized[i]
@@ -129,15 +132,18 @@ function fitBudget (items: Item[], budget: number, tokenizer: Tokenizer): void {
       continue
     }
     item.cutByBudget = true
-    const body = item.lines.join('\n')
-    const perChar = tokens / Math.max(1, body.length)
+    const perChar = tokens / Math.max(1, draw(item).length)
+    const reserve = 80 + item.shown.length
     let keep = 0
     let chars = 0
-    const reserve = 80 + item.shown.length
     while (keep < item.lines.length && (chars + item.lines[keep].length + 8) * perChar <= share - reserve) chars += item.lines[keep++].length + 8
     item.keep = keep
-    for (let round = 0; round < 6 && item.keep > 0 && tokenizer.count(render0(item)) > share; round++) item.keep = Math.floor(item.keep * 0.8)
-    remaining -= tokenizer.count(render0(item))
+    let used = await tokenizer.countExact(draw(item))
+    for (let round = 0; round < 8 && item.keep > 0 && used > share; round++) {
+      item.keep = Math.floor(item.keep * 0.8)
+      used = await tokenizer.countExact(draw(item))
+    }
+    remaining -= used + 2
   }
 }
 
@@ -174,7 +180,7 @@ export const readFiles = defineTool({
     const items: Item[] = []
     // One at a time: up to 20 whole reads of 10 MB at once would hold 200 MB.
     for (let i = 0; i < files.length; i++) items.push(await readOne(workspace, files[i], i, maxLines, signal))
-    fitBudget(items, budget, tokenizer)
+    await fitBudget(items, budget, tokenizer)
 
     const text = items.map(item => render(item, budget)).join('\n\n')
     const structured = {

@@ -160,10 +160,10 @@ export function createHostileWorkspace (t: { teardown(fn: () => void): void }, o
   return { root, outside, canary, base, nonUtf8Name, hasFifo }
 }
 
-/** The stable code a tool error carries (`toolCode`), or 'ok' when the promise resolves. */
-export async function toolCodeOf (work: Promise<unknown>): Promise<string> {
+/** The stable code a tool error carries (`toolCode`), or 'ok' when the work succeeds; takes a promise, a value or a thunk. */
+export async function toolCodeOf (work: unknown): Promise<string> {
   try {
-    await work
+    await (typeof work === 'function' ? work() : work)
     return 'ok'
   } catch (err) {
     return (err as { toolCode?: string }).toolCode ?? `not a tool error: ${String(err)}`
