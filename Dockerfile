@@ -1,0 +1,36 @@
+# workspace-mcp: Streamable HTTP MCP server for a read-only workspace.
+#   docker build -t workspace-mcp .
+#   docker run --rm -p 127.0.0.1:3000:3000 -v "$PWD:/workspace:ro" workspace-mcp
+# Without a mount it serves its own docs/ (copied to /workspace). Configuration: WORKSPACE_MCP_*
+# variables (README). Behind a proxy, set WORKSPACE_MCP_ALLOWED_HOSTS to the names clients use.
+
+# ---- build: full dependencies, tsc + esbuild bundle, then drop devDependencies
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY plugins ./plugins
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# ---- runtime: production node_modules, the built bin, docs; runs as the image's `node` user
+FROM node:22-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    WORKSPACE_MCP_HOST=0.0.0.0 \
+    WORKSPACE_MCP_PORT=3000 \
+    WORKSPACE_MCP_ROOT=/workspace \
+    WORKSPACE_MCP_ALLOWED_HOSTS=localhost,127.0.0.1
+WORKDIR /app
+# Everything below stays owned by root: the server process can read it, never change it.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY docs ./docs
+COPY docs /workspace
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node is PID 1 here; the bin handles SIGTERM (drains, exits 0) so `docker stop` is prompt.
+CMD ["node", "dist/bin/cli.js", "serve"]
