@@ -177,7 +177,7 @@ t.test('context lines come with each match', async (t) => {
 function fakeRg (dir: string, lines: number): string {
   const file = path.join(dir, 'fake-rg.sh')
   const match = JSON.stringify({ type: 'match', data: { path: { text: './a.txt' }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
-  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\n` +
+  fs.writeFileSync(file, '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\n' +
     `i=0; while [ $i -lt ${lines} ]; do printf '%s\\n' '${match}'; i=$((i+1)); done\nexec sleep 30\n`, { mode: 0o755 })
   return file
 }

@@ -1,0 +1,60 @@
+import type { Tokenizer } from '../services/tokenizer.js'
+
+/** Response budget limits shared by the search and read tools. */
+export const MIN_RESPONSE_TOKENS = 1000
+/** Largest budget a caller may ask for (a margin under Claude Code's 25k cap). */
+export const MAX_RESPONSE_TOKENS = 20000
+
+/** Result of measuring a text against a budget. */
+export interface Measured {
+  fits: boolean
+  /** Tokens: exact when `exact`, else the cheap bound or estimate used to decide. */
+  tokens: number
+  exact: boolean
+}
+
+/** Above this many estimated tokens per budget token, a text is judged too big without tokenizing it. */
+const CLEARLY_OVER = 1.6
+
+/**
+ * Measures `text` against `budget` tokens: the UTF-8 byte length is a hard upper bound (every BPE token
+ * covers at least one byte), so small texts are never tokenized; clearly oversized ones are not either.
+ */
+export async function measure (text: string, budget: number, tokenizer: Tokenizer): Promise<Measured> {
+  const upper = tokenizer.count(text)
+  if (upper <= budget) return { fits: true, tokens: upper, exact: false }
+  const estimate = tokenizer.estimate(text)
+  if (estimate > budget * CLEARLY_OVER) return { fits: false, tokens: estimate, exact: false }
+  const exact = await tokenizer.countExact(text)
+  return { fits: exact <= budget, tokens: exact, exact: true }
+}
+
+/** A rendering at one rung of a degradation ladder. */
+export interface Rung<T> {
+  /** The text to send. */
+  text: string
+  /** What the caller needs to know about this rung (kept items, cut lines …). */
+  info: T
+}
+
+/**
+ * Walks a degradation ladder (full → smaller …) and returns the first rung that fits the budget, with its
+ * measurement; the last rung is returned even if it does not fit (it should be a one-line summary).
+ */
+export async function fitLadder<T> (rungs: Iterable<() => Rung<T>>, budget: number, tokenizer: Tokenizer): Promise<Rung<T> & { measured: Measured, rung: number }> {
+  let last: (Rung<T> & { measured: Measured, rung: number }) | undefined
+  let index = 0
+  for (const make of rungs) {
+    const rung = make()
+    // Rungs that render the same text (nothing left to cut at that level) are not measured twice.
+    if (last !== undefined && rung.text === last.text) {
+      index++
+      continue
+    }
+    const measured = await measure(rung.text, budget, tokenizer)
+    last = { ...rung, measured, rung: index++ }
+    if (measured.fits) return last
+  }
+  if (last === undefined) throw new Error('fitLadder needs at least one rung')
+  return last
+}

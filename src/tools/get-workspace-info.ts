@@ -1,0 +1,102 @@
+import path from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { defineTool, Inject, textResult } from './define-tool.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
+
+/** structuredContent of get_workspace_info. */
+export const GetWorkspaceInfoOutput = Type.Object({
+  roots: Type.Array(Type.Object({
+    name: Type.String({ description: 'Display name of the root (its folder name, never an absolute path), e.g. "my-app"' }),
+    path: Type.String({ description: 'How tools address this root: paths are relative to it, e.g. "."' })
+  }, { description: 'One workspace root, e.g. {"name":"my-app","path":"."}' }), { description: 'Workspace roots served (one today), e.g. [{"name":"my-app","path":"."}]' }),
+  ripgrep: Type.Object({
+    version: Type.String({ description: 'ripgrep version used for search_regex, e.g. "15.0.0"' }),
+    source: Type.String({ description: 'Where the binary comes from, e.g. "@vscode/ripgrep"' }),
+    pcre2_available: Type.Boolean({ description: 'Whether the binary was built with PCRE2, e.g. true' }),
+    pcre2_enabled: Type.Boolean({ description: 'Whether search_regex uses PCRE2 (look-around, backreferences); always false: linear-time engine only, e.g. false' })
+  }, { description: 'The search engine, e.g. {"version":"15.0.0","pcre2_enabled":false}' }),
+  limits: Type.Object({
+    search_timeout_ms: Type.Integer({ description: 'Wall-clock limit of one search before partial results are returned, e.g. 15000' }),
+    search_max_file_size: Type.String({ description: 'Largest file searched while walking a folder, e.g. "10M"' }),
+    search_cache_ttl_ms: Type.Integer({ description: 'How long a search result set stays cached for its next pages, e.g. 60000' }),
+    max_line_chars: Type.Integer({ description: 'Longer lines are cut with a marker, e.g. 2000' }),
+    min_response_tokens: Type.Integer({ description: 'Smallest max_response_tokens accepted, e.g. 1000' }),
+    max_response_tokens: Type.Integer({ description: 'Largest max_response_tokens accepted, e.g. 20000' })
+  }, { description: 'Limits in force, e.g. {"search_timeout_ms":15000}' }),
+  capabilities: Type.Object({
+    gitignore: Type.Boolean({ description: 'Whether .gitignore and .ignore rules are honoured, e.g. true' }),
+    hidden_files: Type.String({ description: 'How hidden files are treated, e.g. "opt-in"' }),
+    symlinks: Type.String({ description: 'How symbolic links are treated, e.g. "never followed out of the workspace"' }),
+    tokenizer: Type.String({ description: 'BPE encoding used to measure answers, e.g. "cl100k_base"' }),
+    semantic_search: Type.Boolean({ description: 'Whether search by meaning is available, e.g. false' }),
+    tools: Type.Array(Type.String({ description: 'A tool name, e.g. "search_regex"' }), { description: 'Tools this server lists, e.g. ["list_directory","search_regex"]' })
+  }, { description: 'What works here, e.g. {"gitignore":true,"semantic_search":false}' })
+}, { description: 'Roots, limits, engine and capabilities of this workspace server' })
+
+/** Roots, limits in force, ripgrep version and capabilities, in one call. */
+export const getWorkspaceInfo = defineTool({
+  name: 'get_workspace_info',
+  title: 'Workspace Info',
+  category: 'guide',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  description: 'Get the workspace root, the limits in force, the search engine version and what this server can do, in one call with no arguments.\n\n' +
+    'Use it first when unsure what paths, budgets or regex features are available; list_directory shows the files themselves and get_tool_usage_guide documents each tool.',
+  input: Type.Object({
+    workspace: Inject('workspace'),
+    search: Inject('search'),
+    tokenizer: Inject('tokenizer'),
+    catalog: Inject('catalog')
+  }),
+  output: GetWorkspaceInfoOutput,
+  examples: [
+    { comment: 'Check roots, limits and regex support before searching', arguments: {} },
+    { comment: 'The call takes no arguments; an empty object is all it needs', arguments: {} }
+  ],
+  run ({ workspace, search, tokenizer, catalog }) {
+    // The absolute root is never shown: only its folder name.
+    const name = path.basename(workspace.root) || '/'
+    const limits = search.limits
+    const tools = catalog.entries().map(e => e.name)
+    const info = {
+      roots: [{ name, path: '.' }],
+      ripgrep: { version: search.version, source: search.source, pcre2_available: search.pcre2Available, pcre2_enabled: false },
+      limits: {
+        search_timeout_ms: limits.timeoutMs,
+        search_max_file_size: limits.maxFileSize,
+        search_cache_ttl_ms: limits.cacheTtlMs,
+        max_line_chars: 2000,
+        min_response_tokens: MIN_RESPONSE_TOKENS,
+        max_response_tokens: MAX_RESPONSE_TOKENS
+      },
+      capabilities: {
+        gitignore: true,
+        hidden_files: 'opt-in',
+        symlinks: 'never followed out of the workspace',
+        tokenizer: tokenizer.encoding,
+        semantic_search: false,
+        tools
+      }
+    }
+    const text = [
+      '# Workspace',
+      '',
+      `Root: \`${name}\` — every path is relative to it (e.g. "src/app.ts"); "." is the root.`,
+      '',
+      '## Search engine',
+      `- ripgrep ${search.version} (${search.source}); regex syntax is Rust's (linear time): no look-around or backreferences${search.pcre2Available ? ' (PCRE2 is built in but not enabled)' : ''}`,
+      `- a search stops after ${limits.timeoutMs / 1000} s with partial results; files over ${limits.maxFileSize}B are skipped unless named in \`path\``,
+      `- result sets are cached ${limits.cacheTtlMs / 1000} s, so the next page is a slice, not a new scan`,
+      '',
+      '## Limits',
+      `- answers are measured with a real BPE tokenizer (${tokenizer.encoding}); max_response_tokens ${MIN_RESPONSE_TOKENS}–${MAX_RESPONSE_TOKENS}; over budget, answers are shortened with a note, never refused`,
+      '- lines longer than 2,000 characters are cut with a marker',
+      '',
+      '## Capabilities',
+      '- .gitignore and .ignore rules are honoured; hidden files are opt-in (name them in `path`)',
+      '- symbolic links are never followed out of the workspace',
+      '- semantic search: not configured',
+      `- tools: ${tools.join(', ')}`
+    ].join('\n')
+    return textResult(text, info)
+  }
+})

@@ -1,0 +1,113 @@
+import type { ContentItem, FileItem, SearchLine, SearchPage } from '../services/search.js'
+import { pagingFooter, type Pagination } from './paging.js'
+
+/** One rung of the search output's degradation ladder. */
+export interface RenderLevel {
+  /** Longest line shown, in characters. */
+  maxLine: number
+  /** Whether context lines are shown. */
+  context: boolean
+  /** Items of the page kept (a prefix of the page). */
+  keep: number
+  /** Show only per-file counts of the kept items instead of lines. */
+  countsOnly: boolean
+}
+
+/** What the renderer needs besides the page. */
+export interface RenderInput {
+  page: SearchPage
+  pattern: string
+  literal: boolean
+  offset: number
+  pageSize: number
+  /** The call's own arguments (minus offset), for the footer's exact next call. */
+  callArgs: Record<string, unknown>
+  /** Notices added by the tool (budget, clamps). */
+  notices: string[]
+}
+
+const fmt = (n: number): string => n.toLocaleString('en-US')
+
+/** Shows a line cut to `maxLine` characters with a marker saying how much is missing. */
+export function showLine (l: SearchLine, maxLine: number): string {
+  const text = l.text.length > maxLine ? l.text.slice(0, maxLine) : l.text
+  const shown = text.length
+  if (shown === l.length) return text
+  return `${l.start > 0 ? '…' : ''}${text} … [line cut: ${fmt(shown)} of ${fmt(l.length)} chars shown]`
+}
+
+/** Pagination facts for the kept prefix of a page. */
+export function keptPagination (page: SearchPage, offset: number, pageSize: number, kept: number): Pagination {
+  const hasMore = offset + kept < page.total
+  return {
+    offset,
+    page_size: pageSize,
+    returned: kept,
+    total: page.total,
+    total_is_lower_bound: page.totalIsLowerBound,
+    has_more: hasMore,
+    next_offset: hasMore ? offset + kept : -1
+  }
+}
+
+function header (input: RenderInput): string {
+  const { page, pattern, literal } = input
+  const shownPattern = literal ? JSON.stringify(pattern) : `/${pattern}/`
+  const where = page.path === '.' ? '' : ` under ${page.path}`
+  const plus = page.totalIsLowerBound ? '+' : ''
+  if (page.mode === 'content') {
+    return `${fmt(page.total)}${plus} matching lines in ${fmt(page.fileCount)}${plus} files for ${shownPattern}${where}`
+  }
+  if (page.mode === 'count') {
+    return `${fmt(page.total)}${plus} files with ${fmt(page.lineCount)}${plus} matching lines for ${shownPattern}${where}`
+  }
+  return `${fmt(page.total)}${plus} files match ${shownPattern}${where}`
+}
+
+function contentBody (items: ContentItem[], level: RenderLevel): string[] {
+  const out: string[] = []
+  let i = 0
+  while (i < items.length) {
+    const path = items[i].path
+    const lines = new Map<number, SearchLine>()
+    let j = i
+    for (; j < items.length && items[j].path === path; j++) {
+      lines.set(items[j].hit.line, items[j].hit)
+      if (level.context) for (const c of items[j].context) if (!lines.has(c.line)) lines.set(c.line, c)
+    }
+    out.push(`## ${path}`)
+    if (level.countsOnly) {
+      out.push(`${j - i} matching line${j - i === 1 ? '' : 's'} on this page`)
+    } else {
+      const hits = new Set(items.slice(i, j).map(it => it.hit.line))
+      let previous = -1
+      for (const n of [...lines.keys()].sort((a, b) => a - b)) {
+        if (level.context && previous !== -1 && n > previous + 1) out.push('--')
+        const l = lines.get(n)!
+        out.push(`${n}${hits.has(n) || (l.match && level.context) ? ':' : '-'} ${showLine(l, level.maxLine)}`)
+        previous = n
+      }
+    }
+    i = j
+  }
+  return out
+}
+
+function fileBody (items: FileItem[], mode: SearchPage['mode']): string[] {
+  return items.map(f => mode === 'count' ? `${f.path}: ${fmt(f.count)}` : f.path)
+}
+
+/** Renders one page at one level of detail: header, notices, results grouped by file, footer. */
+export function renderSearch (input: RenderInput, level: RenderLevel): string {
+  const { page } = input
+  const items = page.mode === 'content' ? page.content.length : page.files.length
+  const kept = Math.min(level.keep, items)
+  const lines = [header(input)]
+  for (const n of [...page.notices, ...input.notices]) lines.push(`> note: ${n}`)
+  lines.push('')
+  if (page.mode === 'content') lines.push(...contentBody(page.content.slice(0, kept), level))
+  else lines.push(...fileBody(page.files.slice(0, kept), page.mode))
+  if (items === 0) lines.push(page.total === 0 ? 'No matches.' : 'No results on this page (offset is past the end).')
+  lines.push('', pagingFooter('search_regex', keptPagination(page, input.offset, input.pageSize, kept), input.callArgs))
+  return lines.join('\n')
+}

@@ -1,0 +1,30 @@
+import t from 'tap'
+import pino from 'pino'
+import { createSearch } from '../../src/services/search.js'
+import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
+import { searchRegex } from '../../src/tools/search-regex.js'
+import { createRegistry } from '../../src/mcp/registry.js'
+import { hostileServices, textOf, toolContext } from '../helpers/workspace-fixture.js'
+
+t.test('reports the root by name only, limits, ripgrep version and capabilities', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const search = await createSearch({ workspace: fx.workspace, log: pino({ level: 'silent' }) })
+  const registry = createRegistry({ tools: [searchRegex, getWorkspaceInfo], services: { workspace: fx.workspace, search, tokenizer: fx.tokenizer } })
+  const catalog = registry.services.catalog!
+
+  const result = await getWorkspaceInfo.run({ workspace: fx.workspace, search, tokenizer: fx.tokenizer, catalog }, toolContext())
+  const text = textOf(result)
+
+  t.notOk(result.isError)
+  t.match(text, /Root: `root`/)
+  t.match(text, /ripgrep 15\./)
+  t.notMatch(JSON.stringify(result), fx.base, 'no absolute path anywhere')
+  t.match(result.structuredContent, {
+    roots: [{ name: 'root', path: '.' }],
+    ripgrep: { version: /^15\./, pcre2_enabled: false },
+    limits: { search_timeout_ms: 15000, max_line_chars: 2000, min_response_tokens: 1000, max_response_tokens: 20000 },
+    capabilities: { gitignore: true, tokenizer: 'cl100k_base', tools: ['search_regex', 'get_workspace_info'] }
+  })
+  const wire = registry.tool('get_workspace_info')!
+  t.strictSame(Object.keys((wire as unknown as { wire: { inputSchema: { properties: object } } }).wire?.inputSchema?.properties ?? {}), [])
+})

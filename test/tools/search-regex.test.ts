@@ -1,0 +1,121 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import pino from 'pino'
+import { createSearch } from '../../src/services/search.js'
+import { searchRegex } from '../../src/tools/search-regex.js'
+import { createRegistry } from '../../src/mcp/registry.js'
+import { createMcpServer } from '../../src/mcp/server.js'
+import { hostileServices, textOf, toolCodeOf, toolContext } from '../helpers/workspace-fixture.js'
+
+const log = pino({ level: 'silent' })
+
+async function fixture (t: { teardown(fn: () => void): void }) {
+  const fx = await hostileServices(t, { big: false })
+  const search = await createSearch({ workspace: fx.workspace, log })
+  t.teardown(() => {
+    search.close()
+    fx.tokenizer.close().catch(() => {})
+  })
+  return { ...fx, search }
+}
+
+t.test('content mode: Markdown grouped by file with line numbers, structured locations and a footer', async (t) => {
+  const fx = await fixture(t)
+
+  const result = await searchRegex.run({ pattern: 'helper', search: fx.search, tokenizer: fx.tokenizer, page_size: 2 }, toolContext())
+  const text = textOf(result)
+
+  t.notOk(result.isError)
+  t.match(text, /^5 matching lines in 3 files for \/helper\//)
+  t.match(text, /\n## src\/index\.ts\n1: import \{ helper \}.*\n3: export const main = \(\) => helper\(1\)\n/)
+  t.match(text, /Results 1–2 of 5 \| next: search_regex pattern="helper" page_size=2 offset=2$/)
+  t.match(result.structuredContent, {
+    mode: 'content',
+    path: '.',
+    matches: [{ path: 'src/index.ts', line: 1 }, { path: 'src/index.ts', line: 3 }],
+    files: [],
+    total_files: 3,
+    pagination: { offset: 0, page_size: 2, returned: 2, total: 5, has_more: true, next_offset: 2 },
+    truncated: false,
+    cached: false
+  })
+
+  const next = await searchRegex.run({ pattern: 'helper', search: fx.search, tokenizer: fx.tokenizer, page_size: 2, offset: 2 }, toolContext())
+  t.match(next.structuredContent, { cached: true, matches: [{ path: 'src/util/helpers.test.ts', line: 1 }, { path: 'src/util/helpers.test.ts', line: 2 }] })
+})
+
+t.test('files and count modes, context lines with separators', async (t) => {
+  const fx = await fixture(t)
+  const run = (args: Record<string, unknown>) => searchRegex.run({ pattern: 'helper', search: fx.search, tokenizer: fx.tokenizer, ...args }, toolContext())
+
+  const files = await run({ output_mode: 'files' })
+  const count = await run({ output_mode: 'count', context_lines: 2 })
+  const context = await run({ pattern: 'line (three|four)|Guide', path: 'docs', context_lines: 1 })
+
+  t.match(textOf(files), /\nsrc\/index\.ts\nsrc\/util\/helpers\.test\.ts\nsrc\/util\/helpers\.ts\n/)
+  t.match(files.structuredContent, { files: [{ path: 'src/index.ts', count: -1 }] })
+  t.match(textOf(count), /\nsrc\/index\.ts: 2\n/)
+  t.match(textOf(count), /note: context_lines ignored/)
+  t.match(textOf(context), /## docs\/guide\.md\n1: # Guide\n2- \n3: line three\n4: line four\n/)
+})
+
+t.test('over budget the answer degrades (shorter lines, fewer results) and says so, never fails', async (t) => {
+  const fx = await fixture(t)
+  const words = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ')
+  fs.writeFileSync(path.join(fx.root, 'wide.txt'), Array.from({ length: 60 }, (_, i) => `needle ${i} ${words}`).join('\n'))
+
+  const result = await searchRegex.run({ pattern: 'needle', search: fx.search, tokenizer: fx.tokenizer, page_size: 50, max_response_tokens: 1000 }, toolContext())
+  const text = textOf(result)
+
+  t.notOk(result.isError)
+  t.ok(await fx.tokenizer.countExact(text) <= 1000, 'fits the budget')
+  t.match(text, /note: response budget of 1000 tokens/)
+  t.match(result.structuredContent, { truncated: true, pagination: { total: 60, has_more: true } })
+  const p = (result.structuredContent as { pagination: { returned: number, next_offset: number } }).pagination
+  t.equal(p.next_offset, p.returned, 'the next call continues where this answer stopped')
+  t.match(text, new RegExp(`offset=${p.next_offset}$`))
+
+  const roomy = await searchRegex.run({ pattern: 'needle', search: fx.search, tokenizer: fx.tokenizer, page_size: 5, max_response_tokens: 20000 }, toolContext())
+  t.match(roomy.structuredContent, { truncated: false, pagination: { returned: 5 } })
+})
+
+t.test('errors: invalid regex, look-around, outside path; the canary never appears', async (t) => {
+  const fx = await fixture(t)
+  const run = (args: Record<string, unknown>) => searchRegex.run({ pattern: 'x', search: fx.search, tokenizer: fx.tokenizer, ...args }, toolContext())
+
+  t.equal(await toolCodeOf(run({ pattern: 'foo(' })), 'INVALID_REGEX')
+  t.equal(await toolCodeOf(run({ pattern: 'a(?=b)' })), 'UNSUPPORTED_REGEX_FEATURE')
+  t.equal(await toolCodeOf(run({ path: '../outside' })), 'PATH_OUTSIDE_ROOT')
+  t.equal(await toolCodeOf(run({ path: 'link-to-outside-dir' })), 'SYMLINK_ESCAPES_ROOT')
+  for (const pattern of ['CANARY', 'secret']) {
+    const result = await run({ pattern, output_mode: 'content', page_size: 100 })
+    t.notMatch(JSON.stringify(result), fx.canary)
+    t.notMatch(JSON.stringify(result), fx.base)
+  }
+})
+
+t.test('through the engine: listed with a flat schema, output validates, errors are isError results', async (t) => {
+  const fx = await fixture(t)
+  const registry = createRegistry({ tools: [searchRegex], services: { workspace: fx.workspace, search: fx.search, tokenizer: fx.tokenizer } })
+  const server = createMcpServer({ registry, log, info: { name: 'test', version: '0.0.0' }, toolTimeoutMs: 10000 })
+  const session = server.openSession({ send: () => {} })
+  let id = 0
+  const call = async (method: string, params?: Record<string, unknown>) => JSON.parse((await session.handle({ jsonrpc: '2.0', id: ++id, method, params }))!)
+  await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } })
+  await session.handle({ jsonrpc: '2.0', method: 'notifications/initialized' })
+
+  const list = await call('tools/list')
+  const ok = await call('tools/call', { name: 'search_regex', arguments: { pattern: 'helper', output_mode: 'count' } })
+  const bad = await call('tools/call', { name: 'search_regex', arguments: { pattern: '[' } })
+
+  const tool = list.result.tools[0]
+  t.equal(tool.name, 'search_regex')
+  t.notOk('search' in tool.inputSchema.properties, 'injected services are not published')
+  t.strictSame(tool.inputSchema.required, ['pattern'])
+  t.match(tool.annotations, { readOnlyHint: true, idempotentHint: true, openWorldHint: false })
+  t.notOk(ok.result.isError)
+  t.match(ok.result.structuredContent, { mode: 'count', files: [{ path: 'src/index.ts', count: 2 }] })
+  t.equal(bad.result.isError, true)
+  t.match(bad.result.content[0].text, /^ERROR INVALID_REGEX: /)
+})
