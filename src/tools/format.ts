@@ -37,3 +37,8 @@ export function languageOf (name: string): string {
   const dot = base.lastIndexOf('.')
   return dot > 0 ? LANGUAGES.get(base.slice(dot + 1)) ?? '' : ''
 }
+
+/** How a failed path argument is echoed: as given when relative, never an absolute path (it may lie outside). */
+export function shownInput (input: string, field: string): string {
+  return input.startsWith('/') || input.startsWith('file:') || /^[A-Za-z]:[\\/]/.test(input) ? `${field} (absolute path)` : input
+}

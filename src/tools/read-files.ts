@@ -3,7 +3,7 @@ import { isToolError, toolError } from '../errors.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import type { Tokenizer } from '../services/tokenizer.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { cutLine, formatBytes, languageOf } from './format.js'
+import { cutLine, formatBytes, languageOf, shownInput } from './format.js'
 import { formatCall } from './paging.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
@@ -45,7 +45,7 @@ interface Item {
 
 async function readOne (workspace: WorkspaceService, request: Request, index: number, maxLines: number, signal: AbortSignal): Promise<Item> {
   const field = `files[${index}].path`
-  const item: Item = { request, shown: request.path }
+  const item: Item = { request, shown: shownInput(request.path, `files[${index}]`) }
   try {
     const resolved = await workspace.resolve(request.path, { field })
     item.shown = resolved.requested
