@@ -1,6 +1,6 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +10,7 @@ import { defineTool, textResult, type AnyTool, type ToolDefinition } from '../sr
 import { bootLint, checkBudget, firstSentence, lintConventions, RULES, TOOLS_LIST_TOKEN_BUDGET, type Violation } from '../src/guide/conventions.js'
 import pino from 'pino'
 import { createTokenizer } from '../src/services/tokenizer.js'
+import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
 import { tools as productTools } from '../src/tools/index.js'
@@ -209,6 +210,18 @@ t.test('the shipped tools pass every convention, including the token budget', as
 
   t.same(found.map(v => `${v.tool}: rule ${v.rule.id}: ${v.message}`), [])
   t.comment(`tools/list: ${budget.tokens} tokens (${TOOLS_LIST_TOKEN_BUDGET} budget)`)
+})
+
+t.test('docs/tools.yaml and the tool list agree both ways: every entry and see-also names a shipped tool', async (t) => {
+  const overlay = parseOverlay(readFileSync(join(ROOT, 'docs', 'tools.yaml'), 'utf8'))
+  const shipped = new Set(productTools.map(tool => tool.name))
+
+  t.same(overlay.problems, [])
+  t.same(Object.keys(overlay.tools).filter(name => !shipped.has(name)), [], 'no entry for an unknown tool')
+  t.same([...shipped].filter(name => overlay.tools[name] === undefined), [], 'no shipped tool without an entry')
+  for (const [name, entry] of Object.entries(overlay.tools)) {
+    t.same((entry.see_also ?? []).filter(other => !shipped.has(other)), [], `${name} see_also`)
+  }
 })
 
 t.test('`workspace-mcp check` passes on the shipped tools and docs', async (t) => {

@@ -11,6 +11,8 @@ export const DOCS_RULE = { id: 7, name: 'docs-complete' }
 export interface CheckReport {
   /** Tool name → documentation state (fixture tools excluded). */
   states: Record<string, DocState>
+  /** Tokens of each tool's tools/list entry (where the budget goes). */
+  toolTokens: Record<string, number>
   /** tools/list size in tokens, and the budget. */
   tokens: number
   budget: number
@@ -24,6 +26,10 @@ export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokeni
   const violations = lintConventions(entries)
   const budget = await checkBudget(catalog.manifestJson(), tokenizer)
   violations.push(...budget.violations)
+  const toolTokens: Record<string, number> = {}
+  for (const wire of JSON.parse(catalog.manifestJson()) as Array<{ name: string }>) {
+    toolTokens[wire.name] = await tokenizer.countExact(JSON.stringify(wire))
+  }
 
   const overlay = guide.overlay()
   if (overlay.status !== 'ok') {
@@ -38,14 +44,14 @@ export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokeni
     if (state === 'SchemaOnly') violations.push({ tool: entry.name, rule: DOCS_RULE, message: `is SchemaOnly; add a description, examples and a returns note under tools.${entry.name} in ${overlay.file}` })
     if (state === 'Documented') violations.push({ tool: entry.name, rule: DOCS_RULE, message: `is Documented; add examples and a returns note under tools.${entry.name} in ${overlay.file}` })
   }
-  return { states, tokens: budget.tokens, budget: TOOLS_LIST_TOKEN_BUDGET, violations }
+  return { states, toolTokens, tokens: budget.tokens, budget: TOOLS_LIST_TOKEN_BUDGET, violations }
 }
 
 /** The report as lines of text: states, budget, then one line per violation and a verdict. */
 export function formatReport (report: CheckReport): string {
   const names = Object.keys(report.states)
   const width = Math.max(0, ...names.map(n => n.length))
-  const lines = ['Documentation states:', ...names.map(n => `  ${n.padEnd(width)}  ${report.states[n]}`)]
+  const lines = ['Documentation states (and tools/list tokens per tool):', ...names.map(n => `  ${n.padEnd(width)}  ${report.states[n].padEnd(10)}  ${report.toolTokens[n] ?? 0} tokens`)]
   lines.push(`tools/list: ${report.tokens} tokens (budget ${report.budget})`)
   if (report.violations.length === 0) {
     lines.push(`check passed: ${names.length} tools, 6 conventions, every tool Complete`)

@@ -101,11 +101,8 @@ export function resolveDocs (entries: CatalogEntry[], overlay: Overlay): Resolve
       problems.push({ tool: entry.name, message: `error code '${code}' is not in TOOL_ERROR_CODES (src/errors.ts)` })
       return false
     })
-    const seeAlso = (o.see_also ?? []).filter(other => {
-      if (names.has(other)) return true
-      problems.push({ tool: entry.name, message: `see_also names '${other}', which is not a registered tool` })
-      return false
-    })
+    // A see-also target may be unlisted in this deployment (its service is not configured): left out, not a problem.
+    const seeAlso = (o.see_also ?? []).filter(other => names.has(other))
     for (const other of mentionedTools(`${entry.description}\n${o.description ?? ''}`, names, entry.name)) {
       if (!seeAlso.includes(other)) seeAlso.push(other)
     }
