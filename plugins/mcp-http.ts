@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
+import fp from 'fastify-plugin'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND,
+  APP_ERR_SESSION_REQUIRED, APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
+} from '../src/errors.js'
+import type { Logger } from '../src/logger.js'
+import { isRequestId, SUPPORTED_PROTOCOL_VERSIONS, type RpcMessage } from '../src/mcp/rpc.js'
+import type { McpServer } from '../src/mcp/server.js'
+import type { RequestChannel, Send, Session } from '../src/mcp/session.js'
+import { acceptsEventStream, endStream, openEventStream, writeComment, writeEvent } from './sse.js'
+
+/** Options for the Streamable HTTP endpoint (spec 2025-11-25 basic/transports). */
+export interface McpHttpOptions {
+  /** The engine; every session is opened on it (stdio serves the same one). */
+  server: McpServer
+  /** `stateful`: sessions, SSE GET stream, DELETE. `stateless`: a fresh session per POST; GET/DELETE → 405. */
+  mode: 'stateful' | 'stateless'
+  /** Endpoint path. Default `'/mcp'`. */
+  path?: string
+  /** Stateful only: most concurrent sessions; beyond it initialize gets 503 + Retry-After. Default 1000. */
+  maxSessions?: number
+  /** Stateful only: a session without requests for this long expires (later use → 404). Default 30 min. */
+  sessionIdleMs?: number
+}
+
+/** One stateful session as the HTTP layer keeps it. */
+interface HttpSession {
+  id: string
+  session: Session
+  lastSeen: number
+  /** The GET SSE stream, while one is open. */
+  stream: ServerResponse | undefined
+  /** Writes to the GET stream; messages with nowhere to go are dropped (nothing waits for them). */
+  send: Send
+}
+
+const SUPPORTED = new Set(SUPPORTED_PROTOCOL_VERSIONS)
+const KIND_REQUEST = 0
+const KIND_OTHER = 1 // notification or response: 202 when accepted
+const KIND_INVALID = 2 // batch, non-object, bad id: 400 with the engine's -32600
+
+function kindOf (body: unknown): number {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return KIND_INVALID
+  const msg = body as RpcMessage
+  if (typeof msg.method !== 'string') return KIND_OTHER
+  if (msg.id === undefined) return KIND_OTHER
+  return isRequestId(msg.id) ? KIND_REQUEST : KIND_INVALID
+}
+
+function checkProtocolVersion (request: FastifyRequest): void {
+  const version = request.headers['mcp-protocol-version']
+  // spec basic/transports: absent → assume the negotiated (or 2025-03-26) version; unsupported → 400.
+  if (version !== undefined && !SUPPORTED.has(version as string)) throw new APP_ERR_PROTOCOL_VERSION(String(version).slice(0, 40))
+}
+
+/**
+ * Messages related to one POSTed request (progress, logging, server→client requests). The reply stays
+ * plain JSON until the first such message; then, if the client accepts SSE, it becomes an SSE stream
+ * that ends with the response. Otherwise they go to the session's GET stream, if any.
+ */
+class PostChannel implements RequestChannel {
+  streaming = false
+  readonly send: Send
+
+  constructor (reply: FastifyReply, fallback: Send | undefined) {
+    this.send = (message) => {
+      if (!this.streaming) {
+        if (reply.raw.destroyed || !acceptsEventStream(reply.request.headers.accept)) {
+          fallback?.(message)
+          return
+        }
+        reply.hijack()
+        openEventStream(reply.raw)
+        this.streaming = true
+      }
+      writeEvent(reply.raw, message)
+    }
+  }
+}
+
+/** Streamable HTTP on one path: POST for messages, GET for the session stream, DELETE to end a session. */
+const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
+  const { server, mode, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000 } = options
+  const stateless = mode === 'stateless'
+  const log = app.log as Logger
+  const sessions = new Map<string, HttpSession>()
+  let reserved = 0
+  let closing = false
+  // Answers malformed envelopes where no session applies (the engine does not touch state for them).
+  const probe = server.openSession({ stateless: true, log })
+
+  const sendJson = (reply: FastifyReply, status: number, body: string): FastifyReply =>
+    reply.code(status).type('application/json').send(body)
+
+  async function answer (session: Session, body: unknown, kind: number, reply: FastifyReply, fallback?: Send): Promise<FastifyReply | undefined> {
+    if (kind !== KIND_REQUEST) {
+      const out = await session.handle(body)
+      // spec basic/transports: an accepted notification or response → 202 with no body.
+      return out === undefined ? reply.code(202).send() : sendJson(reply, 400, out)
+    }
+    const channel = new PostChannel(reply, fallback)
+    const out = await session.handle(body, channel)
+    if (channel.streaming) {
+      if (out !== undefined) writeEvent(reply.raw, out)
+      endStream(reply.raw)
+      return undefined
+    }
+    // A cancelled request has no response (spec utilities/cancellation); end the POST cleanly.
+    if (out === undefined) return reply.code(202).send()
+    return sendJson(reply, 200, out)
+  }
+
+  const retryAfterSeconds = (): string => {
+    // The earliest a current session can expire; clients should not hammer a full server.
+    let oldest = Infinity
+    for (const s of sessions.values()) if (s.session.inflightCount === 0 && s.lastSeen < oldest) oldest = s.lastSeen
+    const ms = oldest === Infinity ? sessionIdleMs : oldest + sessionIdleMs - Date.now()
+    return String(Math.min(3600, Math.max(1, Math.ceil(ms / 1000))))
+  }
+
+  function terminate (entry: HttpSession, reason: string): void {
+    sessions.delete(entry.id)
+    entry.session.close()
+    if (entry.stream !== undefined) endStream(entry.stream)
+    entry.stream = undefined
+    log.debug({ session: entry.id.slice(0, 8), reason }, 'session ended')
+  }
+
+  function lookup (request: FastifyRequest): HttpSession {
+    const id = request.headers['mcp-session-id']
+    if (id === undefined) throw new APP_ERR_SESSION_REQUIRED()
+    const entry = sessions.get(id as string)
+    if (entry === undefined) throw new APP_ERR_SESSION_NOT_FOUND()
+    return entry
+  }
+
+  async function initialize (body: unknown, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if (sessions.size + reserved >= maxSessions) {
+      throw Object.assign(new APP_ERR_SESSION_LIMIT(), { headers: { 'retry-after': retryAfterSeconds() } })
+    }
+    const entry = { id: randomUUID(), lastSeen: Date.now(), stream: undefined } as HttpSession
+    entry.send = (message) => { if (entry.stream !== undefined) writeEvent(entry.stream, message) }
+    entry.session = server.openSession({ send: entry.send, stateless: false, log: log.child({ session: entry.id.slice(0, 8) }) })
+    reserved++
+    let out: string | undefined
+    try {
+      out = await entry.session.handle(body)
+    } finally {
+      reserved--
+    }
+    if (!entry.session.initialized || out === undefined) return sendJson(reply, 200, out ?? '')
+    sessions.set(entry.id, entry)
+    // spec basic/transports Session Management: the id goes on the response carrying InitializeResult.
+    reply.header('mcp-session-id', entry.id)
+    return sendJson(reply, 200, out)
+  }
+
+  const closingError = (): Error => Object.assign(new APP_ERR_SHUTTING_DOWN(), { headers: { 'retry-after': '1', connection: 'close' } })
+
+  app.post(path, async (request, reply) => {
+    checkProtocolVersion(request)
+    const body = request.body
+    const kind = kindOf(body)
+    // While draining, notifications and responses still reach their session (a cancellation, an elicitation answer).
+    if (closing && kind === KIND_REQUEST) throw closingError()
+    if (kind === KIND_INVALID) return sendJson(reply, 400, (await probe.handle(body)) as string)
+    if (stateless) return answer(server.openSession({ stateless: true, log }), body, kind, reply)
+    if (request.headers['mcp-session-id'] === undefined && kind === KIND_REQUEST && (body as RpcMessage).method === 'initialize') {
+      return initialize(body, reply)
+    }
+    const entry = lookup(request)
+    entry.lastSeen = Date.now()
+    try {
+      return await answer(entry.session, body, kind, reply, entry.send)
+    } finally {
+      entry.lastSeen = Date.now()
+    }
+  })
+
+  const notAllowed = (allow: string) => (request: FastifyRequest, reply: FastifyReply): never => {
+    reply.header('allow', allow)
+    throw new APP_ERR_METHOD_NOT_ALLOWED(request.method)
+  }
+
+  if (stateless) {
+    app.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'], url: path, exposeHeadRoute: false, handler: notAllowed('POST') })
+  } else {
+    app.get(path, { exposeHeadRoute: false }, async (request, reply) => {
+      if (closing) throw closingError()
+      checkProtocolVersion(request)
+      const entry = lookup(request)
+      // spec basic/transports Multiple Connections: each message goes to one stream, so one GET stream per session.
+      if (entry.stream !== undefined && !entry.stream.destroyed) throw new APP_ERR_STREAM_CONFLICT()
+      entry.lastSeen = Date.now()
+      reply.hijack()
+      const raw = reply.raw
+      openEventStream(raw, true)
+      entry.stream = raw
+      raw.once('close', () => { if (entry.stream === raw) entry.stream = undefined })
+    })
+    app.delete(path, async (request, reply) => {
+      checkProtocolVersion(request)
+      terminate(lookup(request), 'deleted')
+      return reply.code(200).send()
+    })
+    app.route({ method: ['PUT', 'PATCH', 'HEAD', 'OPTIONS'], url: path, handler: notAllowed('GET, POST, DELETE') })
+
+    const sweep = (): void => {
+      const now = Date.now()
+      for (const entry of sessions.values()) {
+        if (now - entry.lastSeen > sessionIdleMs && entry.session.inflightCount === 0) terminate(entry, 'idle')
+        // Keeps proxies (nginx's 60 s read timeout) from cutting an idle GET stream.
+        else if (entry.stream !== undefined) writeComment(entry.stream, 'ping')
+      }
+    }
+    const sweeper = setInterval(sweep, Math.max(50, Math.min(15_000, Math.floor(sessionIdleMs / 2))))
+    sweeper.unref()
+    app.addHook('onClose', async () => { clearInterval(sweeper) })
+  }
+
+  app.addHook('preClose', async () => {
+    closing = true
+    // Open GET streams would hold server.close() forever; POSTs in flight are left to finish (drain).
+    for (const entry of sessions.values()) {
+      if (entry.stream !== undefined) endStream(entry.stream)
+      entry.stream = undefined
+    }
+  })
+  app.addHook('onClose', async () => {
+    for (const entry of [...sessions.values()]) terminate(entry, 'shutdown')
+    probe.close()
+  })
+}
+
+export default fp(mcpHttp, { name: 'mcp-http', fastify: '5.x', dependencies: ['rpc-errors', 'origin-guard'] })

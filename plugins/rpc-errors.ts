@@ -1,0 +1,55 @@
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyPluginAsync } from 'fastify'
+import { RPC_ERROR, toRpcError } from '../src/mcp/rpc.js'
+
+/** JSON-RPC code for transport errors that have no JSON-RPC meaning (the SDK's convention). */
+export const RPC_TRANSPORT_ERROR = -32000
+/** JSON-RPC code the SDK uses for an unknown or expired session. */
+export const RPC_SESSION_NOT_FOUND = -32001
+
+/** Serializes the body every HTTP error carries: a JSON-RPC error with `id: null` (spec basic/transports). */
+export function rpcErrorBody (code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null })
+}
+
+// Fastify's own request errors, mapped to JSON-RPC numbers; everything else 4xx is a transport error.
+const FASTIFY_CODES: Record<string, number> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: RPC_ERROR.ParseError,
+  FST_ERR_CTP_EMPTY_JSON_BODY: RPC_ERROR.ParseError,
+  FST_ERR_CTP_BODY_TOO_LARGE: RPC_ERROR.InvalidRequest,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: RPC_ERROR.InvalidRequest,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: RPC_ERROR.InvalidRequest,
+  APP_ERR_SESSION_NOT_FOUND: RPC_SESSION_NOT_FOUND
+}
+
+const PARSE_MESSAGE = 'Parse error: the body is not valid JSON, or holds a forbidden __proto__/constructor.prototype key'
+
+/** Maps any error thrown during a request to its HTTP status and JSON-RPC error. */
+export function toHttpError (err: FastifyError): { status: number, code: number, message: string } {
+  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
+  const known = FASTIFY_CODES[err.code]
+  if (known === RPC_ERROR.ParseError) return { status, code: known, message: PARSE_MESSAGE }
+  if (known !== undefined) return { status, code: known, message: err.message }
+  const rpc = toRpcError(err)
+  if (rpc.code !== RPC_ERROR.InternalError) return { status, ...rpc }
+  if (status >= 500 && status !== 503) return { status, code: RPC_ERROR.InternalError, message: 'Internal error' }
+  return { status, code: RPC_TRANSPORT_ERROR, message: err.message }
+}
+
+/** Error and 404 handlers that give every HTTP error a JSON-RPC-shaped body, Fastify's own included. */
+const rpcErrors: FastifyPluginAsync = async (app) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const { status, code, message } = toHttpError(err)
+    if (status >= 500 && status !== 503) request.log.error({ err }, 'request failed')
+    else request.log.debug({ code: err.code, status }, 'request rejected')
+    const headers = (err as { headers?: Record<string, string> }).headers
+    if (headers !== undefined) reply.headers(headers)
+    return reply.code(status).type('application/json').send(rpcErrorBody(code, message))
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    return reply.code(404).type('application/json').send(rpcErrorBody(RPC_TRANSPORT_ERROR, `Not Found: ${request.method} ${request.url.slice(0, 200)}`))
+  })
+}
+
+export default fp(rpcErrors, { name: 'rpc-errors', fastify: '5.x' })

@@ -1,0 +1,41 @@
+import type { App } from '../../src/app.js'
+
+/** Headers a spec-following client sends on POST. */
+export const CLIENT_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+let nextId = 1
+
+/** POSTs one JSON-RPC request to /mcp and returns the parsed JSON body (throws on a non-JSON answer). */
+export async function rpcOverHttp (app: App, message: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Record<string, any>> {
+  const res = await postMcp(app, { jsonrpc: '2.0', id: nextId++, ...message }, headers)
+  return res.json()
+}
+
+/** POSTs any body to /mcp (an object is JSON-encoded) and returns the raw inject response. */
+export function postMcp (app: App, body: unknown, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...CLIENT_HEADERS, ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body)
+  })
+}
+
+/** Runs initialize + notifications/initialized and returns the session id (stateful mode). */
+export async function openSession (app: App, capabilities: Record<string, unknown> = {}): Promise<string> {
+  const res = await postMcp(app, {
+    jsonrpc: '2.0',
+    id: nextId++,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'test', version: '1.0.0' } }
+  })
+  const id = res.headers['mcp-session-id']
+  if (res.statusCode !== 200 || typeof id !== 'string') throw new Error(`initialize failed: ${res.statusCode} ${res.body}`)
+  await postMcp(app, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id })
+  return id
+}
+
+/** Parses an SSE body into the JSON messages of its `data:` lines. */
+export function sseMessages (body: string): Array<Record<string, any>> {
+  return body.split('\n').filter(line => line.startsWith('data: ')).map(line => JSON.parse(line.slice(6)))
+}

@@ -1,0 +1,245 @@
+import t from 'tap'
+import { Agent, request } from 'undici'
+import { buildTestApp } from '../helpers/build-app.js'
+import { openSession, postMcp, rpcOverHttp, sseMessages } from '../helpers/rpc.js'
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+const RPC_SHAPE = { jsonrpc: '2.0', id: null, error: { code: Number, message: String } }
+
+t.test('initialize issues a random session id that later requests use', async (t) => {
+  const { app } = await buildTestApp(t)
+
+  const a = await postMcp(app, INIT)
+  const b = await postMcp(app, INIT)
+
+  t.equal(a.statusCode, 200)
+  t.match(a.headers['content-type'], /^application\/json/)
+  t.match(a.json(), { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25' } })
+  t.match(a.headers['mcp-session-id'], /^[0-9a-f-]{36}$/)
+  t.not(a.headers['mcp-session-id'], b.headers['mcp-session-id'])
+  const list = await rpcOverHttp(app, { method: 'tools/list' }, { 'mcp-session-id': a.headers['mcp-session-id'] as string })
+  t.ok(list.result.tools.some((tool: { name: string }) => tool.name === 'echo_text'))
+})
+
+t.test('a request without Mcp-Session-Id after initialize answers 400', async (t) => {
+  const { app } = await buildTestApp(t)
+  await openSession(app)
+
+  const res = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'tools/list' })
+
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), RPC_SHAPE)
+})
+
+t.test('an unknown session id answers 404 with a JSON-RPC body', async (t) => {
+  const { app } = await buildTestApp(t)
+
+  const res = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'nope' })
+
+  t.equal(res.statusCode, 404)
+  t.match(res.json(), { jsonrpc: '2.0', id: null, error: { code: -32001 } })
+})
+
+t.test('DELETE ends the session and later use answers 404', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  const del = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': sid } })
+  const after = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': sid })
+  const again = await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': sid } })
+
+  t.equal(del.statusCode, 200)
+  t.equal(after.statusCode, 404)
+  t.equal(again.statusCode, 404)
+})
+
+t.test('an unsupported MCP-Protocol-Version answers 400; a supported or absent one is accepted', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  const bad = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '1999-01-01' })
+  const good = await postMcp(app, { jsonrpc: '2.0', id: 3, method: 'ping' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' })
+  const badGet = await app.inject({ method: 'GET', url: '/mcp', headers: { 'mcp-session-id': sid, 'mcp-protocol-version': 'x' } })
+
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json(), RPC_SHAPE)
+  t.equal(good.statusCode, 200)
+  t.equal(badGet.statusCode, 400)
+})
+
+t.test('notifications and responses answer 202 with no body', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  const note = await postMcp(app, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, { 'mcp-session-id': sid })
+  const response = await postMcp(app, { jsonrpc: '2.0', id: 42, result: {} }, { 'mcp-session-id': sid })
+
+  t.equal(note.statusCode, 202)
+  t.equal(note.body, '')
+  t.equal(response.statusCode, 202)
+  t.equal(response.body, '')
+})
+
+t.test('a JSON-RPC batch answers 400 with the engine\'s -32600', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  const res = await postMcp(app, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-session-id': sid })
+  const noSession = await postMcp(app, [INIT])
+
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { jsonrpc: '2.0', id: null, error: { code: -32600 } })
+  t.equal(noSession.statusCode, 400)
+  t.match(noSession.json(), { error: { code: -32600 } })
+})
+
+t.test('protocol errors on a valid request stay HTTP 200 with the JSON-RPC error', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  const res = await rpcOverHttp(app, { method: 'tools/call', params: { name: 'nope', arguments: {} } }, { 'mcp-session-id': sid })
+
+  t.match(res, { error: { code: -32602 } })
+})
+
+t.test('a tool that reports progress answers with SSE: the progress notification, then the result', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  const res = await postMcp(app, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 1 }, _meta: { progressToken: 'p1' } } }, { 'mcp-session-id': sid })
+
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], /^text\/event-stream/)
+  const messages = sseMessages(res.body)
+  t.match(messages[0], { method: 'notifications/progress', params: { progressToken: 'p1', progress: 1 } })
+  t.match(messages.at(-1), { id: 7, result: { content: [{ text: 'finished' }] } })
+  t.ok(messages.findIndex(m => m.method === 'notifications/progress') < messages.findIndex(m => m.id === 7))
+})
+
+t.test('a client that accepts only JSON gets a plain JSON response even when the tool reports progress', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  const res = await postMcp(app, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 1 }, _meta: { progressToken: 'p' } } }, { 'mcp-session-id': sid, accept: 'application/json' })
+
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], /^application\/json/)
+  t.match(res.json(), { id: 8, result: { content: [{ text: 'finished' }] } })
+})
+
+t.test('a missing or wildcard Accept is accepted (lenient)', async (t) => {
+  const { app } = await buildTestApp(t)
+
+  const none = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(INIT) })
+  const star = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: '*/*' }, payload: JSON.stringify(INIT) })
+
+  t.equal(none.statusCode, 200)
+  t.equal(star.statusCode, 200)
+})
+
+t.test('the session cap answers initialize with 503 and Retry-After', async (t) => {
+  const { app } = await buildTestApp(t, { config: { maxSessions: 2 } })
+  await openSession(app)
+  await openSession(app)
+
+  const res = await postMcp(app, INIT)
+
+  t.equal(res.statusCode, 503)
+  t.match(res.headers['retry-after'], /^\d+$/)
+  t.match(res.json(), RPC_SHAPE)
+})
+
+t.test('an idle session expires and later use answers 404', async (t) => {
+  const { app } = await buildTestApp(t, { config: { sessionIdleMs: 100 } })
+  const sid = await openSession(app)
+  const active = await openSession(app)
+
+  // The sweeper runs every 50 ms; timers fire in order, so several sweeps precede this one.
+  await new Promise(resolve => setTimeout(resolve, 400))
+  const res = await postMcp(app, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': sid })
+
+  t.equal(res.statusCode, 404)
+  t.not(active, sid)
+})
+
+t.test('PUT on the endpoint answers 405 with Allow', async (t) => {
+  const { app } = await buildTestApp(t)
+
+  const res = await app.inject({ method: 'PUT', url: '/mcp' })
+
+  t.equal(res.statusCode, 405)
+  t.equal(res.headers.allow, 'GET, POST, DELETE')
+  t.match(res.json(), RPC_SHAPE)
+})
+
+t.test('stateless: every POST stands alone, GET and DELETE answer 405 with Allow: POST', async (t) => {
+  const { app } = await buildTestApp(t, { config: { mode: 'stateless' } })
+
+  const init = await postMcp(app, INIT)
+  const list = await rpcOverHttp(app, { method: 'tools/list' })
+  const call = await rpcOverHttp(app, { method: 'tools/call', params: { name: 'echo_text', arguments: { text: 'hi' } } }, { 'mcp-session-id': 'ignored' })
+  const get = await app.inject({ method: 'GET', url: '/mcp' })
+  const del = await app.inject({ method: 'DELETE', url: '/mcp' })
+  const note = await postMcp(app, { jsonrpc: '2.0', method: 'notifications/initialized' })
+
+  t.equal(init.statusCode, 200)
+  t.equal(init.headers['mcp-session-id'], undefined)
+  t.ok(list.result.tools.length > 0)
+  t.match(call, { result: { content: [{ text: 'hi' }] } })
+  t.equal(get.statusCode, 405)
+  t.equal(get.headers.allow, 'POST')
+  t.equal(del.statusCode, 405)
+  t.equal(del.headers.allow, 'POST')
+  t.match(get.json(), RPC_SHAPE)
+  t.equal(note.statusCode, 202)
+})
+
+t.test('stateless: progress still streams over the POST\'s SSE response', async (t) => {
+  const { app } = await buildTestApp(t, { config: { mode: 'stateless' } })
+
+  const res = await postMcp(app, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 1 }, _meta: { progressToken: 1 } } })
+
+  t.match(res.headers['content-type'], /^text\/event-stream/)
+  t.match(sseMessages(res.body).map(m => m.method ?? m.id), ['notifications/progress', 'notifications/message', 'notifications/progress', 3])
+})
+
+t.test('over a real socket: the GET stream carries server→client requests, a second GET answers 409, the answer POST gets 202', { timeout: 15000 }, async (t) => {
+  const { app } = await buildTestApp(t)
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const url = `${base}/mcp`
+  const sid = await openSession(app, { sampling: {} })
+  const dispatcher = new Agent()
+
+  const get = await request(url, { dispatcher, method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid } })
+  const second = await request(url, { dispatcher, method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid } })
+  // A JSON-only POST sends related messages to the GET stream; the sampling request lands there.
+  const call = request(url, {
+    dispatcher,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ask_client', arguments: {} } })
+  })
+  let text = ''
+  let sampling: Record<string, any> | undefined
+  for await (const chunk of get.body) {
+    text += chunk.toString()
+    sampling = sseMessages(text).find(m => m.method === 'sampling/createMessage')
+    if (sampling !== undefined) break
+  }
+  const answer = await request(url, {
+    dispatcher,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', id: sampling!.id, result: { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' } })
+  })
+  const result = await call
+
+  t.equal(get.statusCode, 200)
+  t.match(get.headers['content-type'], /^text\/event-stream/)
+  t.equal(second.statusCode, 409)
+  t.match(await second.body.json(), RPC_SHAPE)
+  t.equal(answer.statusCode, 202)
+  await answer.body.dump()
+  t.match(await result.body.json(), { id: 5, result: { content: [{ text: /sampled/ }] } })
+  await dispatcher.destroy()
+})
