@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js'
 import type { WorkspaceService } from './workspace.js'
 import { createResultCache } from './result-cache.js'
 import { displayPath, parseCountRecord, parseRgJson, type SearchLine } from './search-parse.js'
+import { ancestorRules } from './search-ignore.js'
 import { classifyRgError, runRg, type RgRun } from './search-rg.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './search-parse.js'
@@ -175,7 +176,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     runRg({ rgPath: rg.rgPath, args, cwd: root, signal, deadline, separator, onRecord, live })
 
   function baseArgs (req: Required<SearchRequest>, named: boolean): string[] {
-    const args = ['--no-config', '--no-require-git', '--no-ignore-global', '--max-filesize', named ? MAX_NAMED_FILE_SIZE : MAX_FILE_SIZE]
+    const args = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-parent', '--max-filesize', named ? MAX_NAMED_FILE_SIZE : MAX_FILE_SIZE]
     if (req.literal) args.push('--fixed-strings')
     if (req.ignoreCase) args.push('--ignore-case')
     for (const g of req.include) args.push('--glob', g)
@@ -203,7 +204,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     return false
   }
 
-  async function searchContent (req: Required<SearchRequest>, target: string, named: boolean, signal?: AbortSignal): Promise<ResultSet> {
+  async function searchContent (req: Required<SearchRequest>, target: string, named: boolean, walk: string[], signal?: AbortSignal): Promise<ResultSet> {
     const deadline = Date.now() + limits.timeoutMs
     const notices: string[] = []
     const json = [...baseArgs(req, named), '--json']
@@ -239,7 +240,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
       return matches <= limit && held <= MAX_COLLECTED_BYTES
     }
 
-    const first = await run(jsonArgs([target]), 10, collect(byFile, limits.maxCollected), deadline, signal)
+    const first = await run([...walk, ...jsonArgs([target])], 10, collect(byFile, limits.maxCollected), deadline, signal)
     const partial = inspect(first, req, notices, signal)
     if (first.end !== 'stopped') {
       const files = [...byFile.values()].filter(f => f.count > 0).sort(byPath)
@@ -248,7 +249,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
 
     // Too many matches to hold: count every file (small output, exact total), then fetch lines per page.
     const counts: FileEntry[] = []
-    const second = await run([...baseArgs(req, named), '--count', '--null', '--with-filename', '--', target], 10, record => {
+    const second = await run([...walk, ...baseArgs(req, named), '--count', '--null', '--with-filename', '--', target], 10, record => {
       const c = parseCountRecord(record)
       if (c !== undefined) counts.push({ path: c.path, count: c.count })
       return counts.length < limits.maxFiles
@@ -287,11 +288,11 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     return { mode: 'content', files, prefix, total, lowerBound, notices, lineCount: total }
   }
 
-  async function searchFiles (req: Required<SearchRequest>, target: string, named: boolean, signal?: AbortSignal): Promise<ResultSet> {
+  async function searchFiles (req: Required<SearchRequest>, target: string, named: boolean, walk: string[], signal?: AbortSignal): Promise<ResultSet> {
     const notices: string[] = []
     const files: FileEntry[] = []
     const count = req.mode === 'count'
-    const args = [...baseArgs(req, named), count ? '--count' : '--files-with-matches', '--null', '--with-filename', '--', target]
+    const args = [...walk, ...baseArgs(req, named), count ? '--count' : '--files-with-matches', '--null', '--with-filename', '--', target]
     const r = await run(args, count ? 10 : 0, record => {
       if (count) {
         const c = parseCountRecord(record)
@@ -385,9 +386,14 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
       if (set === undefined) {
         const started = Date.now()
         const named = info.isFile()
-        set = req.mode === 'content'
-          ? await searchContent(req, req.path, named, signal)
-          : await searchFiles(req, req.path, named, signal)
+        const rules = named ? undefined : await ancestorRules(root, req.path)
+        try {
+          set = req.mode === 'content'
+            ? await searchContent(req, req.path, named, rules?.args ?? [], signal)
+            : await searchFiles(req, req.path, named, rules?.args ?? [], signal)
+        } finally {
+          await rules?.dispose()
+        }
         cache.set(key, set, weightOf(set))
         log.debug({ mode: req.mode, total: set.total, ms: Date.now() - started }, 'search finished')
       }

@@ -33,7 +33,7 @@ async function allHits (search: Awaited<ReturnType<typeof createSearch>>, reques
 function rawRg (root: string, pattern: string, extra: string[] = []): string[] {
   let stdout: Buffer
   try {
-    stdout = execFileSync(rgPath, ['--no-config', '--no-require-git', '--no-ignore-global', '--max-filesize', '10M',
+    stdout = execFileSync(rgPath, ['--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-parent', '--max-filesize', '10M',
       '--line-number', '--with-filename', '--no-heading', '--null', ...extra, '--regexp', pattern, '--', '.'], { cwd: root })
   } catch (err) {
     stdout = (err as { stdout?: Buffer }).stdout ?? Buffer.alloc(0)
