@@ -168,9 +168,16 @@ function ruleNaming (entry: CatalogEntry, out: Violation[]): void {
 /** Rule 5: the whole tools/list, counted exactly by the tokenizer service's BPE, against the budget. */
 export async function checkBudget (manifestJson: string, tokenizer: Tokenizer, budget = TOOLS_LIST_TOKEN_BUDGET): Promise<{ tokens: number, violations: Violation[] }> {
   const tokens = await tokenizer.countExact(manifestJson)
-  const violations: Violation[] = tokens <= budget
-    ? []
-    : [{ tool: 'tools/list', rule: RULES.budget, message: `is ${tokens} tokens, over the ${budget}-token budget; shorten descriptions (second paragraphs first) or move detail to docs/tools.yaml` }]
+  if (tokens <= budget) return { tokens, violations: [] }
+  const wire = JSON.parse(manifestJson) as Array<{ outputSchema?: unknown }>
+  const outputChars = wire.reduce((sum, t) => sum + (t.outputSchema === undefined ? 0 : JSON.stringify(t.outputSchema).length), 0)
+  const share = Math.round(outputChars / manifestJson.length * 100)
+  const violations: Violation[] = [{
+    tool: 'tools/list',
+    rule: RULES.budget,
+    message: `is ${tokens} tokens, over the ${budget}-token budget (outputSchemas are ~${share}% of it); ` +
+      'trim outputSchemas to what programmatic clients need, shorten second paragraphs, move detail to docs/tools.yaml'
+  }]
   return { tokens, violations }
 }
 
