@@ -1,0 +1,27 @@
+import t from 'tap'
+import { buildTestApp } from '../helpers/build-app.js'
+
+t.test('GET /healthz and /readyz answer {"status":"ok"}', async (t) => {
+  const { app } = await buildTestApp(t)
+
+  const live = await app.inject({ method: 'GET', url: '/healthz' })
+  const ready = await app.inject({ method: 'GET', url: '/readyz' })
+
+  t.equal(live.statusCode, 200)
+  t.match(live.headers['content-type'], /^application\/json/)
+  t.same(live.json(), { status: 'ok' })
+  t.same(ready.json(), { status: 'ok' })
+})
+
+t.test('/readyz answers 503 once the server drains', async (t) => {
+  const { app } = await buildTestApp(t)
+  let status = 0
+  app.addHook('onClose', async () => {
+    status = (await app.inject({ method: 'GET', url: '/readyz' })).statusCode
+  })
+  await app.ready()
+
+  await app.close()
+
+  t.equal(status, 503)
+})
