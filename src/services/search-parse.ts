@@ -20,7 +20,7 @@ export interface SearchLine {
 /** A decoded ripgrep JSON event we care about. */
 export type RgEvent =
   | { type: 'line', path: string, line: SearchLine }
-  | { type: 'end', path: string }
+  | { type: 'end', path: string, matchedLines: number }
   | { type: 'other' }
 
 interface RgText { text?: string, bytes?: string }
@@ -54,14 +54,19 @@ const MATCH = Buffer.from('{"type":"match"')
 const CONTEXT = Buffer.from('{"type":"context"')
 const END = Buffer.from('{"type":"end"')
 
+/** True when a `rg --json` line is a file's `end` event (which carries its matched-line count). */
+export function isEndRecord (record: Buffer): boolean {
+  return record.subarray(0, END.length).equals(END)
+}
+
 /** Parses one `rg --json` line; begin/summary events are skipped without parsing. */
 export function parseRgJson (record: Buffer): RgEvent {
   const isMatch = record.subarray(0, MATCH.length).equals(MATCH)
   const isContext = !isMatch && record.subarray(0, CONTEXT.length).equals(CONTEXT)
   if (!isMatch && !isContext) {
     if (!record.subarray(0, END.length).equals(END)) return { type: 'other' }
-    const end = JSON.parse(record.toString('utf8')) as { data: { path: RgText } }
-    return { type: 'end', path: displayPath(end.data.path) }
+    const end = JSON.parse(record.toString('utf8')) as { data: { path: RgText, stats?: { matched_lines?: number } } }
+    return { type: 'end', path: displayPath(end.data.path), matchedLines: end.data.stats?.matched_lines ?? 0 }
   }
   const event = JSON.parse(record.toString('utf8')) as {
     data: { path: RgText, lines: RgText, line_number: number | null, submatches?: Array<{ start: number }> }

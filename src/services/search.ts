@@ -5,7 +5,7 @@ import { toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { WorkspaceService } from './workspace.js'
 import { createResultCache } from './result-cache.js'
-import { displayPath, parseCountRecord, parseRgJson, type SearchLine } from './search-parse.js'
+import { displayPath, isEndRecord, parseCountRecord, parseRgJson, type SearchLine } from './search-parse.js'
 import { ancestorRules } from './search-ignore.js'
 import { classifyRgError, runRg, type RgRun } from './search-rg.js'
 
@@ -109,6 +109,8 @@ export interface CreateSearchOptions {
   maxCollected?: number
   maxFiles?: number
   cacheTtlMs?: number
+  /** JSON bytes read in counting mode before a `--count` pass takes over (tests shrink it). */
+  maxCountingBytes?: number
 }
 
 interface FileEntry {
@@ -135,6 +137,8 @@ const execFileAsync = promisify(execFile)
 const MAX_FILE_SIZE = '10M'
 const MAX_NAMED_FILE_SIZE = '100M'
 const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
+/** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
+const MAX_COUNTING_BYTES = 64 * 1024 * 1024
 const byPath = (a: { path: string }, b: { path: string }): number => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
 const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
 
@@ -171,6 +175,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
   }
   const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
   const live = new Set<number>()
+  const maxCountingBytes = opts.maxCountingBytes ?? MAX_COUNTING_BYTES
   const root = workspace.root
   const run = (args: string[], separator: number, onRecord: (r: Buffer) => boolean | undefined, deadline: number, signal?: AbortSignal): Promise<RgRun> =>
     runRg({ rgPath: rg.rgPath, args, cwd: root, signal, deadline, separator, onRecord, live })
@@ -210,70 +215,102 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     const json = [...baseArgs(req, named), '--json']
     if (req.contextLines > 0) json.push('--context', String(req.contextLines))
     const jsonArgs = (paths: string[]): string[] => [...json, '--', ...paths]
-    const byFile = new Map<string, FileEntry & { done: boolean }>()
-    let matches = 0
-    let held = 0
-    const collect = (map: Map<string, FileEntry & { done: boolean }>, limit: number) => (record: Buffer): boolean => {
-      let ev: ReturnType<typeof parseRgJson>
-      try {
-        ev = parseRgJson(record)
-      } catch {
-        // Not ripgrep's JSON (a cut line after a kill is never passed here); skip it rather than fail the search.
-        return true
-      }
-      if (ev.type === 'other') return true
-      let entry = map.get(ev.path)
+    type Entry = FileEntry & { done: boolean }
+    const byFile = new Map<string, Entry>()
+    const entryOf = (map: Map<string, Entry>, file: string): Entry => {
+      let entry = map.get(file)
       if (entry === undefined) {
-        entry = { path: ev.path, count: 0, lines: [], done: false }
-        map.set(ev.path, entry)
+        entry = { path: file, count: 0, lines: [], done: false }
+        map.set(file, entry)
       }
-      if (ev.type === 'end') {
-        entry.done = true
+      return entry
+    }
+    const collector = (map: Map<string, Entry>, limit: number) => {
+      const state = { counting: false }
+      let matches = 0
+      let held = 0
+      let countedBytes = 0
+      const onRecord = (record: Buffer): boolean => {
+        if (state.counting) {
+        // Counting mode: only each file's end event (with its matched-line count) is parsed.
+          countedBytes += record.length + 1
+          if (isEndRecord(record)) {
+            const ev = parseRgJson(record)
+            if (ev.type === 'end') {
+              const entry = entryOf(map, ev.path)
+              if (!entry.done) {
+                entry.count = ev.matchedLines
+                entry.lines = undefined
+              }
+              entry.done = true
+            }
+          }
+          return countedBytes <= maxCountingBytes
+        }
+        let ev: ReturnType<typeof parseRgJson>
+        try {
+          ev = parseRgJson(record)
+        } catch {
+        // Not ripgrep's JSON (a cut line after a kill is never passed here); skip it rather than fail the search.
+          return true
+        }
+        if (ev.type === 'other') return true
+        const entry = entryOf(map, ev.path)
+        if (ev.type === 'end') {
+          entry.done = true
+          return true
+        }
+        entry.lines!.push(ev.line)
+        held += ev.line.text.length
+        if (ev.line.match) {
+          entry.count++
+          matches++
+        }
+        if (matches > limit || held > MAX_COLLECTED_BYTES) {
+        // Too many lines to hold: keep the complete files, and only count the rest (pages fetch them later).
+          state.counting = true
+          for (const e of map.values()) {
+            if (e.done) continue
+            e.lines = undefined
+            e.count = 0
+          }
+        }
         return true
       }
-      entry.lines!.push(ev.line)
-      held += ev.line.text.length
-      if (ev.line.match) {
-        entry.count++
-        matches++
-      }
-      return matches <= limit && held <= MAX_COLLECTED_BYTES
+      return { onRecord, state }
     }
 
-    const first = await run([...walk, ...jsonArgs([target])], 10, collect(byFile, limits.maxCollected), deadline, signal)
+    const stage = collector(byFile, limits.maxCollected)
+    const first = await run([...walk, ...jsonArgs([target])], 10, stage.onRecord, deadline, signal)
     const partial = inspect(first, req, notices, signal)
+    let set: ResultSet
     if (first.end !== 'stopped') {
       const files = [...byFile.values()].filter(f => f.count > 0).sort(byPath)
-      return finishContent(files, partial, notices)
-    }
-
-    // Too many matches to hold: count every file (small output, exact total), then fetch lines per page.
-    const counts: FileEntry[] = []
-    const second = await run([...walk, ...baseArgs(req, named), '--count', '--null', '--with-filename', '--', target], 10, record => {
-      const c = parseCountRecord(record)
-      if (c !== undefined) counts.push({ path: c.path, count: c.count })
-      return counts.length < limits.maxFiles
-    }, deadline, signal)
-    const countPartial = inspect(second, req, notices, signal)
-    if (countPartial || second.end === 'stopped') {
+      set = finishContent(files, partial, notices)
+      if (!stage.state.counting) return set
+    } else {
+      // Even counting, the JSON stream was too big: count every file with --count (small output, exact total).
+      const counts: FileEntry[] = []
+      const second = await run([...walk, ...baseArgs(req, named), '--count', '--null', '--with-filename', '--', target], 10, record => {
+        const c = parseCountRecord(record)
+        if (c !== undefined) counts.push({ path: c.path, count: c.count })
+        return counts.length < limits.maxFiles
+      }, deadline, signal)
+      const countPartial = inspect(second, req, notices, signal)
       if (second.end === 'stopped') notices.push(`more than ${limits.maxFiles} files match; total is a lower bound — narrow path or include`)
-      if (counts.length === 0) {
-        const files = [...byFile.values()].filter(f => f.done && f.count > 0).sort(byPath)
-        return finishContent(files, true, notices)
+      counts.sort(byPath)
+      for (const entry of counts) {
+        const seen = byFile.get(entry.path)
+        if (seen?.done === true && seen.lines !== undefined && seen.count === entry.count) entry.lines = seen.lines
       }
+      set = finishContent(counts, countPartial || second.end === 'stopped', notices)
     }
-    counts.sort(byPath)
-    for (const entry of counts) {
-      const seen = byFile.get(entry.path)
-      if (seen?.done === true && seen.count === entry.count) entry.lines = seen.lines
-    }
-    const set = finishContent(counts, countPartial || second.end === 'stopped', notices)
     set.fetch = async (entries, fetchSignal) => {
       // Names that are not valid UTF-8 cannot be passed as arguments; they stay empty (shown as a notice).
       const wanted = entries.filter(e => !e.path.includes('\\x'))
-      const got = new Map<string, FileEntry & { done: boolean }>()
+      const got = new Map<string, Entry>()
       if (wanted.length > 0) {
-        const r = await run(jsonArgs(wanted.map(e => e.path)), 10, collect(got, Number.POSITIVE_INFINITY), Date.now() + limits.timeoutMs, fetchSignal)
+        const r = await run(jsonArgs(wanted.map(e => e.path)), 10, collector(got, Number.POSITIVE_INFINITY).onRecord, Date.now() + limits.timeoutMs, fetchSignal)
         inspect(r, req, [], fetchSignal)
       }
       for (const e of entries) e.lines = got.get(e.path)?.lines ?? []

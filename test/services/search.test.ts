@@ -82,6 +82,19 @@ t.test('the count-then-fetch strategy (too many matches to hold) gives the same 
   t.strictSame(page.content.map(i => `${i.path}:${i.hit.line}`), ours.slice(23, 27).map(s => s.split(':').slice(0, 2).join(':')))
 })
 
+t.test('when even counting is too much JSON, a --count pass gives the same pages', async (t) => {
+  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10 })
+  addFiles(fx.root, 12)
+
+  const ours = await allHits(fx.search, { pattern: 'needle', contextLines: 1 })
+
+  t.strictSame(ours, rawRg(fx.root, 'needle'))
+  const page = await fx.search.search({ pattern: 'needle', contextLines: 1 }, { offset: 58, pageSize: 5 })
+  t.equal(page.total, 60)
+  t.equal(page.content.length, 2)
+  t.equal(page.content[1].context.length, 2, 'context comes with fetched pages too')
+})
+
 t.test('files and count modes equal rg -l and rg -c', async (t) => {
   const fx = await fixture(t)
 
