@@ -15,13 +15,9 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** structuredContent of find_files: locations and pagination only. */
 export const FindFilesOutput = Type.Object({
-  path: Type.String({ description: 'The folder searched, relative to the root, e.g. "src"' }),
-  files: Type.Array(Type.Object({
-    path: Type.String({ description: 'Matching path relative to the root, e.g. "src/app.test.ts"' }),
-    size: Type.Integer({ description: 'Size in bytes (of the link itself for links), -1 if unknown, e.g. 812' })
-  }), { description: 'Matches on this page, in sort order' }),
-  pagination: PaginationOutput,
-  notices: Type.Array(Type.String(), { description: 'What was skipped and how to include it, e.g. ["stopped after 200000 entries"]' })
+  path: Type.String({ description: 'Searched folder' }),
+  files: Type.Array(Type.String(), { description: 'Matching paths on this page' }),
+  pagination: PaginationOutput
 })
 
 type Matcher = (path: string) => boolean
@@ -53,17 +49,17 @@ export const findFiles = defineTool({
   title: 'Find Files by Name',
   category: 'navigation',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  description: 'Find files whose path matches glob patterns (names only, not contents) — pass several globs in `patterns` to find them in one call.\n\n' +
-    'Use search_regex to search inside files, list_directory to browse a folder. A glob without "/" matches the file name at any depth. Skips hidden and gitignored files by default; links are listed, not followed.',
+  description: 'Find files whose path matches globs (names, not contents) — pass several in `patterns` to find them in one call.\n\n' +
+    'search_regex searches contents. A glob without "/" matches the name at any depth.',
   input: Type.Object({
-    patterns: Type.Array(Type.String({ minLength: 1, description: 'A glob, e.g. "**/*.test.ts"' }), { minItems: 1, description: 'Globs (picomatch syntax, 1–20) matched against paths relative to path, e.g. ["*.ts", "src/**/index.*"]' }),
-    path: Type.Optional(Type.String({ default: '.', description: 'Folder to search, relative to the workspace root, e.g. "src"' })),
-    exclude: Type.Optional(Type.Array(Type.String({ minLength: 1, description: 'A glob, e.g. "**/dist/**"' }), { default: [], description: 'Globs to leave out (matching folders are not entered), e.g. ["**/fixtures/**"]' })),
-    include_hidden: Type.Optional(Type.Boolean({ default: false, description: 'Also search dot-files and dot-folders such as .github' })),
-    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip files matched by .gitignore/.ignore' })),
-    sort: Type.Optional(Type.Union([Type.Literal('path'), Type.Literal('mtime')], { default: 'path', description: 'Order: path, or mtime (newest first)' })),
-    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Matches per page, 1–1000, e.g. 100' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Matches to skip, from the previous page\'s next_offset, e.g. 100' })),
+    patterns: Type.Array(Type.String({ minLength: 1, description: 'A glob, e.g. "*.ts"' }), { minItems: 1, description: 'Globs (1–20), e.g. ["*.ts", "src/**/index.*"]' }),
+    path: Type.Optional(Type.String({ default: '.', description: 'Folder to search, e.g. "src"' })),
+    exclude: Type.Optional(Type.Array(Type.String({ minLength: 1, description: 'A glob, e.g. "dist"' }), { default: [], description: 'Globs to leave out, e.g. ["**/fixtures/**"]' })),
+    include_hidden: Type.Optional(Type.Boolean({ default: false, description: 'Include dot-files and dot-folders' })),
+    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip .gitignore/.ignore matches' })),
+    sort: Type.Optional(Type.Union([Type.Literal('path'), Type.Literal('mtime')], { default: 'path', description: 'Order: path or mtime (newest first)' })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Matches per page, e.g. 100' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_offset of the previous page, e.g. 100' })),
     workspace: Inject('workspace')
   }),
   output: FindFilesOutput,
@@ -123,9 +119,8 @@ export const findFiles = defineTool({
     lines.push(pagingFooter('find_files', page.pagination, nextArgs))
     return textResult(lines.join('\n'), {
       path: dir.requested,
-      files: page.items.map(f => ({ path: f.relative, size: f.size })),
-      pagination: page.pagination,
-      notices
+      files: page.items.map(f => f.relative),
+      pagination: page.pagination
     })
   }
 })

@@ -12,22 +12,15 @@ const MAX_COUNT_BYTES = 10 * 1024 * 1024
 /** structuredContent of get_file_info: one fact sheet per path. */
 export const GetFileInfoOutput = Type.Object({
   items: Type.Array(Type.Object({
-    path: Type.String({ description: 'The path as requested, relative to the root, e.g. "src/app.ts"' }),
-    type: Type.Optional(Type.String({ description: 'file, dir, symlink, fifo, socket, device or other, e.g. "file"' })),
-    size: Type.Optional(Type.Integer({ description: 'Size in bytes (of the link itself for links), e.g. 4096' })),
-    mtime: Type.Optional(Type.String({ description: 'Last modification, ISO 8601, e.g. "2026-01-31T12:00:00.000Z"' })),
-    lines: Type.Optional(Type.Integer({ description: 'Line count of a text file up to 10 MB, e.g. 120' })),
-    binary: Type.Optional(Type.Boolean({ description: 'True when the file holds a NUL byte in its first 8 KiB' })),
-    language: Type.Optional(Type.String({ description: 'Language guessed from the extension, e.g. "TypeScript"' })),
-    gitignored: Type.Optional(Type.Boolean({ description: 'True when .gitignore/.ignore rules match the path' })),
-    entries: Type.Optional(Type.Integer({ description: 'Entries in a directory, e.g. 12' })),
-    link_target: Type.Optional(Type.String({ description: 'Where a link points, relative to the root, or "outside workspace", "broken", "loop", e.g. "src/real.ts"' })),
-    note: Type.Optional(Type.String({ description: 'What could not be determined and why, e.g. "not readable: permission denied"' })),
-    error: Type.Optional(Type.Object({
-      code: Type.String({ description: 'Stable error code, e.g. "PATH_NOT_FOUND"' }),
-      message: Type.String({ description: 'The full error line, e.g. "ERROR PATH_NOT_FOUND: …"' })
-    }, { description: 'Why nothing is known about this path, e.g. {"code":"PATH_OUTSIDE_ROOT"}' }))
-  }), { description: 'One entry per requested path, in request order' })
+    path: Type.String({ description: 'Path as requested' }),
+    type: Type.Optional(Type.String({ description: 'file, dir, symlink, fifo …' })),
+    size: Type.Optional(Type.Integer({ description: 'Bytes' })),
+    lines: Type.Optional(Type.Integer({ description: 'Lines (text ≤ 10 MB)' })),
+    binary: Type.Optional(Type.Boolean({ description: 'NUL in first 8 KiB' })),
+    gitignored: Type.Optional(Type.Boolean({ description: 'Matched by ignore rules' })),
+    link_target: Type.Optional(Type.String({ description: 'Link target or "outside workspace"' })),
+    error: Type.Optional(Type.String({ description: 'Error code if unknown' }))
+  }), { description: 'One per requested path, in order' })
 })
 
 type Info = Record<string, unknown> & { path: string }
@@ -74,9 +67,15 @@ async function describe (workspace: WorkspaceService, path: string, field: strin
   return info
 }
 
+const STRUCTURED_KEYS = ['path', 'type', 'size', 'lines', 'binary', 'gitignored', 'link_target', 'error']
+
+/** The structuredContent view: the output schema's keys only (mtime, language, notes stay in the text). */
+function structured (info: Info): Record<string, unknown> {
+  return Object.fromEntries(STRUCTURED_KEYS.filter(k => info[k] !== undefined).map(k => [k, info[k]]))
+}
+
 function line (info: Info): string {
-  const error = info.error as { message: string } | undefined
-  if (error !== undefined) return `${info.path} — ${error.message}`
+  if (typeof info.message === 'string') return `${info.path} — ${info.message}`
   const parts: string[] = []
   const type = info.type === 'dir' ? 'directory' : String(info.type)
   if (info.type === 'symlink') parts.push(`symlink -> ${String(info.link_target)}${info.link_target === 'outside workspace' ? ' (not followed)' : ''}`)
@@ -100,10 +99,10 @@ export const getFileInfo = defineTool({
   title: 'Get File Info',
   category: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  description: 'Get type, size, line count, binary and gitignore status of files or folders before reading them — pass several in `paths` to check them in one call.\n\n' +
-    'Then read_files reads the text and list_directory lists a folder. Links are described, never followed; a link out of the workspace shows as "outside workspace".',
+  description: 'Get type, size, line count, binary and gitignore status of paths before reading them — pass several in `paths` to check them in one call.\n\n' +
+    'read_files reads them; list_directory lists a folder. Links are never followed.',
   input: Type.Object({
-    paths: Type.Array(Type.String({ minLength: 1, description: 'A path relative to the workspace root, e.g. "src/app.ts"' }), { minItems: 1, description: 'Paths to describe (1–100), e.g. ["package.json", "src", "dist/bundle.js"]' }),
+    paths: Type.Array(Type.String({ minLength: 1, description: 'A path, e.g. "src/app.ts"' }), { minItems: 1, description: 'Paths (1–100), e.g. ["package.json", "src"]' }),
     workspace: Inject('workspace')
   }),
   output: GetFileInfoOutput,
@@ -121,10 +120,10 @@ export const getFileInfo = defineTool({
         items.push(await describe(workspace, paths[i], `paths[${i}]`))
       } catch (err) {
         if (!isToolError(err)) throw err
-        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: { code: err.toolCode, message: err.message } })
+        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: err.message })
       }
     }
-    const result: ToolResult = { content: [{ type: 'text', text: items.map(line).join('\n') }], structuredContent: { items } }
+    const result: ToolResult = { content: [{ type: 'text', text: items.map(line).join('\n') }], structuredContent: { items: items.map(structured) } }
     if (items.every(item => item.error !== undefined)) result.isError = true
     return result
   }

@@ -1,11 +1,19 @@
 import type { AnyTool } from './define-tool.js'
 import { getToolUsageGuide } from './get-tool-usage-guide.js'
+import { listDirectory } from './list-directory.js'
+import { findFiles } from './find-files.js'
 import { searchRegex } from './search-regex.js'
+import { readFiles } from './read-files.js'
+import { getFileInfo } from './get-file-info.js'
 import { getWorkspaceInfo } from './get-workspace-info.js'
 
 /** The product's tools, in the order tools/list publishes them. */
 export const tools: AnyTool[] = [
+  listDirectory,
+  findFiles,
   searchRegex,
+  readFiles,
+  getFileInfo,
   getWorkspaceInfo,
   getToolUsageGuide
 ]

@@ -10,14 +10,9 @@ const MAX_WALK_ENTRIES = 50_000
 
 /** structuredContent of list_directory: locations and pagination only. */
 export const ListDirectoryOutput = Type.Object({
-  path: Type.String({ description: 'The listed directory, relative to the root, e.g. "src"' }),
-  entries: Type.Array(Type.Object({
-    path: Type.String({ description: 'Entry path relative to the root, e.g. "src/app.ts"' }),
-    type: Type.String({ description: 'file, dir, symlink, fifo, socket, device or other, e.g. "file"' }),
-    size: Type.Integer({ description: 'Size in bytes (of the link itself for links), -1 if unknown, e.g. 4096' })
-  }), { description: 'Entries on this page, in listing order' }),
-  pagination: PaginationOutput,
-  notices: Type.Array(Type.String(), { description: 'What was skipped or cut and how to see it, e.g. ["3 hidden entries not shown"]' })
+  path: Type.String({ description: 'Listed folder' }),
+  entries: Type.Array(Type.String(), { description: 'Paths on this page; folders end in /' }),
+  pagination: PaginationOutput
 })
 
 function linkText (entry: WalkEntry): string {
@@ -48,16 +43,16 @@ export const listDirectory = defineTool({
   title: 'List Directory',
   category: 'navigation',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  description: 'List the entries of a workspace folder with sizes, up to 5 levels deep, skipping hidden and gitignored entries by default.\n\n' +
-    'Use find_files to find files by name pattern anywhere, read_files to read a file. Symbolic links are shown with their target and never followed. Paginated: directories first, then by sort key.',
+  description: 'List a workspace folder with sizes, up to 5 levels deep; hidden and gitignored entries are skipped by default.\n\n' +
+    'find_files finds files by name anywhere. Links show their target and are never followed.',
   input: Type.Object({
-    path: Type.Optional(Type.String({ default: '.', description: 'Folder relative to the workspace root, e.g. "src"; "." is the root' })),
-    depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'Levels to descend, 1–5, e.g. 2 lists children and grandchildren' })),
-    include_hidden: Type.Optional(Type.Boolean({ default: false, description: 'Also list dot-files and dot-folders such as .github' })),
-    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip entries matched by .gitignore/.ignore (ignored folders show once, not expanded)' })),
-    sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('mtime'), Type.Literal('size')], { default: 'name', description: 'Order within each folder after directories: name, mtime (newest first) or size (largest first)' })),
-    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Entries per page, 1–1000, e.g. 200' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Entries to skip, from the previous page\'s next_offset, e.g. 200' })),
+    path: Type.Optional(Type.String({ default: '.', description: 'Folder relative to the root, e.g. "src"' })),
+    depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'Levels to list, e.g. 2' })),
+    include_hidden: Type.Optional(Type.Boolean({ default: false, description: 'Include dot-files and dot-folders' })),
+    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip .gitignore/.ignore matches' })),
+    sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('mtime'), Type.Literal('size')], { default: 'name', description: 'Order after folders: name, mtime or size (largest first)' })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Entries per page, e.g. 200' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_offset of the previous page, e.g. 200' })),
     workspace: Inject('workspace')
   }),
   output: ListDirectoryOutput,
@@ -114,9 +109,8 @@ export const listDirectory = defineTool({
     lines.push(pagingFooter('list_directory', page.pagination, nextArgs, 'Entries'))
     return textResult(lines.join('\n'), {
       path: dir.requested,
-      entries: page.items.map(e => ({ path: e.relative, type: e.kind, size: e.size })),
-      pagination: page.pagination,
-      notices
+      entries: page.items.map(e => e.kind === 'dir' ? `${e.relative}/` : e.relative),
+      pagination: page.pagination
     })
   }
 })

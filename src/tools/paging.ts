@@ -2,14 +2,14 @@ import { Type, type Static } from '@sinclair/typebox'
 
 /** Pagination facts every listing or search returns (also its structuredContent shape). */
 export const PaginationOutput = Type.Object({
-  offset: Type.Integer({ description: 'Index of the first item on this page, e.g. 0' }),
-  page_size: Type.Integer({ description: 'Maximum items per page that was applied, e.g. 100' }),
-  returned: Type.Integer({ description: 'Items on this page, e.g. 100' }),
-  total: Type.Integer({ description: 'Items in the whole (sorted) result set, e.g. 312' }),
-  total_is_lower_bound: Type.Boolean({ description: 'True when the result set was capped, so total is only a lower bound, e.g. false' }),
-  has_more: Type.Boolean({ description: 'True when another page follows, e.g. true' }),
-  next_offset: Type.Integer({ description: 'Offset of the next page, or -1 when this is the last page, e.g. 100' })
-}, { description: 'Where this page sits in the sorted result set, e.g. {"offset":0,"total":312,"has_more":true,"next_offset":100}' })
+  offset: Type.Integer({ description: 'Index of the first item' }),
+  page_size: Type.Integer({ description: 'Page size applied' }),
+  returned: Type.Integer({ description: 'Items on this page' }),
+  total: Type.Integer({ description: 'Items in the sorted result set' }),
+  total_is_lower_bound: Type.Boolean({ description: 'True if total is a lower bound' }),
+  has_more: Type.Boolean({ description: 'True if a next page exists' }),
+  next_offset: Type.Integer({ description: 'Offset of the next page, -1 if none' })
+}, { description: 'Position in the sorted results' })
 /** Pagination facts of one page. */
 export type Pagination = Static<typeof PaginationOutput>
 

@@ -14,18 +14,13 @@ const MAX_UNRANGED_BYTES = 10 * 1024 * 1024
 /** structuredContent of read_files: where each window sits, never the text itself. */
 export const ReadFilesOutput = Type.Object({
   files: Type.Array(Type.Object({
-    path: Type.String({ description: 'The path as requested, relative to the root, e.g. "src/app.ts"' }),
-    start_line: Type.Optional(Type.Integer({ description: 'First line shown (1-based), e.g. 1' })),
-    end_line: Type.Optional(Type.Integer({ description: 'Last line shown, e.g. 200 (start_line - 1 when no line was shown)' })),
-    total_lines: Type.Optional(Type.Integer({ description: 'Lines in the whole file, e.g. 1234' })),
-    next_start_line: Type.Optional(Type.Integer({ description: 'start_line that continues this file, e.g. 201; absent when nothing is left' })),
-    cut_by_budget: Type.Optional(Type.Boolean({ description: 'True when max_response_tokens cut this window short' })),
-    error: Type.Optional(Type.Object({
-      code: Type.String({ description: 'Stable error code, e.g. "PATH_NOT_FOUND"' }),
-      message: Type.String({ description: 'The full error line, e.g. "ERROR BINARY_FILE: …"' })
-    }, { description: 'Why this file was not read, e.g. {"code":"BINARY_FILE"}' }))
-  }), { description: 'One entry per requested file, in request order' }),
-  max_response_tokens: Type.Integer({ description: 'Budget applied to the whole response, e.g. 10000' })
+    path: Type.String({ description: 'Path as requested' }),
+    start_line: Type.Optional(Type.Integer({ description: 'First line shown' })),
+    end_line: Type.Optional(Type.Integer({ description: 'Last line shown' })),
+    total_lines: Type.Optional(Type.Integer({ description: 'Lines in the file' })),
+    next_start_line: Type.Optional(Type.Integer({ description: 'start_line that continues it' })),
+    error: Type.Optional(Type.String({ description: 'Error code if not read' }))
+  }), { description: 'One per requested file, in order' })
 })
 
 interface Request { path: string, start_line?: number, end_line?: number }
@@ -154,15 +149,15 @@ export const readFiles = defineTool({
   category: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Read text files with line numbers, whole or by line range — pass several in `files` to read them in one call.\n\n' +
-    'Use get_file_info first for size and line counts, search_regex to find the lines. Long files end with a footer giving the exact call for the next window; binary files and unranged reads over 10 MB are errors per file.',
+    'A cut window ends with the exact call that continues it.',
   input: Type.Object({
     files: Type.Array(Type.Object({
-      path: Type.String({ minLength: 1, description: 'File relative to the workspace root, e.g. "src/app.ts"' }),
-      start_line: Type.Optional(Type.Integer({ description: 'First line, 1-based; negative counts from the end, e.g. -50 for the last 50 lines' })),
-      end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line, inclusive, e.g. 200' }))
-    }), { minItems: 1, description: 'Files to read (1–20), each with an optional line range, e.g. [{"path": "src/app.ts", "start_line": 1, "end_line": 80}]' }),
-    max_lines_per_file: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 2000, description: 'Most lines shown per file, 1–5000, e.g. 500' })),
-    max_response_tokens: Type.Optional(Type.Integer({ minimum: 1000, maximum: 20000, default: 10000, description: 'Token budget shared by all files, 1000–20000, e.g. 10000; longer windows are cut with a continuation' })),
+      path: Type.String({ minLength: 1, description: 'File path, e.g. "src/app.ts"' }),
+      start_line: Type.Optional(Type.Integer({ description: 'First line (1-based; negative counts from the end), e.g. -50' })),
+      end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line (inclusive), e.g. 200' }))
+    }), { minItems: 1, description: 'Files (1–20), e.g. [{"path": "a.ts", "end_line": 80}]' }),
+    max_lines_per_file: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 2000, description: 'Lines per file, e.g. 500' })),
+    max_response_tokens: Type.Optional(Type.Integer({ minimum: 1000, maximum: 20000, default: 10000, description: 'Token budget for all files, e.g. 10000' })),
     workspace: Inject('workspace'),
     tokenizer: Inject('tokenizer')
   }),
@@ -185,18 +180,16 @@ export const readFiles = defineTool({
     const text = items.map(item => render(item, budget)).join('\n\n')
     const structured = {
       files: items.map(item => {
-        if (item.error !== undefined) return { path: item.shown, error: item.error }
+        if (item.error !== undefined) return { path: item.shown, error: item.error.code }
         const next = nextStart(item)
         return {
           path: item.shown,
           start_line: item.first,
           end_line: (item.first ?? 1) + (item.keep ?? 0) - 1,
           total_lines: item.total,
-          ...(next !== undefined ? { next_start_line: next } : {}),
-          cut_by_budget: item.cutByBudget === true
+          ...(next !== undefined ? { next_start_line: next } : {})
         }
-      }),
-      max_response_tokens: budget
+      })
     }
     const result: ToolResult = { content: [{ type: 'text', text }], structuredContent: structured }
     if (items.every(item => item.error !== undefined)) result.isError = true

@@ -15,10 +15,11 @@ t.test('describes files, folders, links and special files, one item per path', a
   const text = textOf(result)
 
   t.notOk(result.isError)
-  t.match(items[0], { path: 'src/app.ts', type: 'file', size: 39, lines: 3, binary: false, language: 'TypeScript', gitignored: false })
+  t.match(items[0], { path: 'src/app.ts', type: 'file', size: 39, lines: 3, binary: false, gitignored: false })
   t.match(items[1], { path: 'binary.bin', type: 'file', binary: true })
   t.notOk('lines' in items[1])
-  t.match(items[2], { path: 'src', type: 'dir', entries: 3, gitignored: false })
+  t.match(items[2], { path: 'src', type: 'dir', gitignored: false })
+  t.match(text, /\nsrc — directory, 3 entries, /)
   t.match(items[3], { path: 'ignored.log', gitignored: true, lines: 1 })
   t.match(items[4], { path: 'link-inside', type: 'symlink', link_target: 'src/index.ts' })
   t.match(items[5], { path: 'link-to-secret', type: 'symlink', link_target: 'outside workspace' })
@@ -41,11 +42,11 @@ t.test('each bad path fails alone; all failing is isError; absolute inputs are n
 
   const mixed = await getFileInfo.run({ workspace: fx.workspace, paths: ['README.md', '../outside/secret.txt', 'nope.md'] }, toolContext())
   t.notOk(mixed.isError)
-  t.same(itemsOf(mixed.structuredContent).map(i => (i.error as { code?: string } | undefined)?.code ?? 'ok'), ['ok', 'PATH_OUTSIDE_ROOT', 'PATH_NOT_FOUND'])
+  t.same(itemsOf(mixed.structuredContent).map(i => i.error ?? 'ok'), ['ok', 'PATH_OUTSIDE_ROOT', 'PATH_NOT_FOUND'])
 
   const bad = await getFileInfo.run({ workspace: fx.workspace, paths: [fx.outside + '/secret.txt', 'link-to-outside-dir/secret.txt', 'x\u0000'] }, toolContext())
   t.equal(bad.isError, true)
-  t.same(itemsOf(bad.structuredContent).map(i => (i.error as { code: string }).code), ['PATH_OUTSIDE_ROOT', 'SYMLINK_ESCAPES_ROOT', 'INVALID_PATH'])
+  t.same(itemsOf(bad.structuredContent).map(i => i.error), ['PATH_OUTSIDE_ROOT', 'SYMLINK_ESCAPES_ROOT', 'INVALID_PATH'])
   t.match(itemsOf(bad.structuredContent)[0], { path: 'paths[0] (absolute path)' })
   t.notMatch(textOf(bad), fx.base)
 })
