@@ -5,7 +5,7 @@ import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
 import type { AnyTool, ToolDefinition } from '../tools/define-tool.js'
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../tools/define-resource.js'
 import type { PromptDefinition } from '../tools/define-prompt.js'
-import { checkCompatibility, normaliseSchema, type JsonSchema } from './schema.js'
+import { checkCompatibility, normaliseSchema, publishOutputSchema, type JsonSchema } from './schema.js'
 import { compileArguments, type ArgumentValidator } from './validate.js'
 
 /** A tool exactly as `tools/list` publishes it. */
@@ -69,7 +69,7 @@ function toWire (definition: ToolDefinition<TObject>, inputSchema: JsonSchema): 
     description: definition.description,
     inputSchema
   } as WireTool
-  if (definition.output !== undefined) wire.outputSchema = normaliseSchema(definition.output).schema
+  if (definition.output !== undefined) wire.outputSchema = publishOutputSchema(definition.output)
   wire.annotations = { title: definition.title, ...definition.annotations }
   return wire
 }

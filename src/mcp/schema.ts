@@ -133,7 +133,28 @@ const FORBIDDEN_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'not', '$ref', 'const']
 /** Wire-name rule: lower snake case, ≤ 64 characters. */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/
 
-function checkNode (node: unknown, path: string, out: string[], isProperty: boolean): void {
+/**
+ * The published outputSchema: the normalised shape without prose or closure. Descriptions stay in the
+ * TypeBox source (and the guide); on the wire they doubled the tools/list token cost for no client benefit.
+ */
+export function publishOutputSchema (input: TSchema): JsonSchema {
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strip)
+    if (!isObject(node)) return node
+    const out: JsonSchema = {}
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'description' || key === 'examples' || key === 'default' || key === 'title') continue
+      if (key === 'additionalProperties' && value === false) continue
+      out[key] = key === 'properties' && isObject(value)
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strip(v)]))
+        : strip(value)
+    }
+    return out
+  }
+  return strip(normaliseSchema(input).schema) as JsonSchema
+}
+
+function checkNode (node: unknown, path: string, out: string[], isProperty: boolean, describe = true): void {
   if (!isObject(node)) return
   for (const keyword of FORBIDDEN_KEYWORDS) {
     if (keyword in node) out.push(`${path}: uses '${keyword}'`)
@@ -141,13 +162,13 @@ function checkNode (node: unknown, path: string, out: string[], isProperty: bool
   if (Array.isArray(node.type)) out.push(`${path}: 'type' is an array (${node.type.join(', ')})`)
   if (isProperty) {
     if (node.type === undefined) out.push(`${path}: property has no 'type'`)
-    if (typeof node.description !== 'string' || node.description.trim() === '') out.push(`${path}: property has no 'description'`)
+    if (describe && (typeof node.description !== 'string' || node.description.trim() === '')) out.push(`${path}: property has no 'description'`)
   }
   if (isObject(node.properties)) {
-    for (const [name, prop] of Object.entries(node.properties)) checkNode(prop, `${path}.properties.${name}`, out, true)
+    for (const [name, prop] of Object.entries(node.properties)) checkNode(prop, `${path}.properties.${name}`, out, true, describe)
   }
-  if (isObject(node.items)) checkNode(node.items, `${path}.items`, out, false)
-  if (isObject(node.additionalProperties)) checkNode(node.additionalProperties, `${path}.additionalProperties`, out, false)
+  if (isObject(node.items)) checkNode(node.items, `${path}.items`, out, false, describe)
+  if (isObject(node.additionalProperties)) checkNode(node.additionalProperties, `${path}.additionalProperties`, out, false, describe)
 }
 
 /** Lists every client-compatibility violation of a published tool (empty when it is clean). */
@@ -156,6 +177,6 @@ export function checkCompatibility (tool: { name: string, inputSchema: JsonSchem
   if (!TOOL_NAME_PATTERN.test(tool.name)) out.push(`${tool.name}: name must match ${TOOL_NAME_PATTERN.source}`)
   if (tool.inputSchema.type !== 'object') out.push(`${tool.name}.inputSchema: root type must be 'object'`)
   checkNode(tool.inputSchema, `${tool.name}.inputSchema`, out, false)
-  if (tool.outputSchema !== undefined) checkNode(tool.outputSchema, `${tool.name}.outputSchema`, out, false)
+  if (tool.outputSchema !== undefined) checkNode(tool.outputSchema, `${tool.name}.outputSchema`, out, false, false)
   return out
 }

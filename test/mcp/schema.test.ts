@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { checkCompatibility, normaliseSchema } from '../../src/mcp/schema.js'
+import { checkCompatibility, normaliseSchema, publishOutputSchema } from '../../src/mcp/schema.js'
 import { Inject } from '../../src/tools/define-tool.js'
 
 t.test('optional nullable parameters are published flat and not required', async (t) => {
@@ -80,4 +80,17 @@ t.test('the compatibility check names the tool and the JSON path of each violati
     /properties\.d: property has no 'type'/,
     /properties\.e: uses 'const'/
   ])
+})
+
+t.test('published output schemas keep the shape but drop prose and closure', async (t) => {
+  const output = Type.Object({
+    total: Type.Integer({ description: 'Items, e.g. 3' }),
+    items: Type.Array(Type.Object({ path: Type.String({ description: 'Path, e.g. "a"' }) }), { description: 'List' })
+  }, { description: 'Result' })
+
+  t.strictSame(publishOutputSchema(output), {
+    type: 'object',
+    properties: { total: { type: 'integer' }, items: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
+    required: ['total', 'items']
+  })
 })
