@@ -7,7 +7,15 @@ corpus="$here/.corpus"
 tree="$corpus/linux-source-6.1"
 tarball=/usr/src/linux-source-6.1.tar.xz
 
+# Debian's tarball ends its top-level .gitignore with "/*" + "!/debian/" (its packaging repo tracks only
+# debian/), which would hide the whole tree from any gitignore-aware search. Drop that block so the tree
+# behaves like upstream Linux 6.1.
+upstream_ignore() {
+  sed -i '/^# Debian packaging: ignore everything at the top level/,$d' "$tree/.gitignore"
+}
+
 if [ -f "$tree/Makefile" ]; then
+  upstream_ignore
   echo "corpus ready: $tree" >&2
   exit 0
 fi
@@ -22,4 +30,5 @@ rm -rf "$tree.partial"
 mkdir "$tree.partial"
 tar -xJf "$tarball" -C "$tree.partial" --strip-components=1
 mv "$tree.partial" "$tree"
+upstream_ignore
 echo "corpus ready: $tree" >&2

@@ -138,7 +138,7 @@ const MAX_FILE_SIZE = '10M'
 const MAX_NAMED_FILE_SIZE = '100M'
 const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
 /** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
-const MAX_COUNTING_BYTES = 64 * 1024 * 1024
+const MAX_COUNTING_BYTES = 16 * 1024 * 1024
 const byPath = (a: { path: string }, b: { path: string }): number => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
 const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
 
