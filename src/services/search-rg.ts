@@ -49,7 +49,7 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
     let stopped = false
     let bytes = 0
     let stderr = ''
-    let carry: Buffer | undefined
+    let carry: Buffer[] = []
 
     const stop = (why: RgEnd): void => {
       if (stopped) return
@@ -69,8 +69,9 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
       let at = chunk.indexOf(separator)
       while (at !== -1) {
         const piece = chunk.subarray(start, at)
-        const record = carry === undefined ? piece : Buffer.concat([carry, piece])
-        carry = undefined
+        // Pieces of a long record are joined once, at its end (repeated concat would be quadratic).
+        const record = carry.length === 0 ? piece : Buffer.concat([...carry, piece])
+        carry = []
         start = at + 1
         if (onRecord(record) === false) {
           stop('stopped')
@@ -78,10 +79,7 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
         }
         at = chunk.indexOf(separator, start)
       }
-      if (start < chunk.length) {
-        const rest = chunk.subarray(start)
-        carry = carry === undefined ? Buffer.from(rest) : Buffer.concat([carry, rest])
-      }
+      if (start < chunk.length) carry.push(chunk.subarray(start))
     })
     child.stderr.setEncoding('utf8')
     child.stderr.on('data', (text: string) => {
@@ -95,7 +93,7 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
       signal?.removeEventListener('abort', onAbort)
       if (pid !== undefined) live?.delete(pid)
       // A killed child may leave a truncated last record: it is dropped, never parsed.
-      if (!stopped && carry !== undefined && carry.length > 0) onRecord(carry)
+      if (!stopped && carry.length > 0) onRecord(Buffer.concat(carry))
       resolve({ end, code: stopped ? null : code, stderr: cleanMessage(stderr, cwd), bytes })
     }
     child.on('error', (err) => {

@@ -177,6 +177,19 @@ t.test('gitignore respected, hidden files opt-in by path, odd names shown consis
   t.equal(long.content[0].hit.length, 5000)
 })
 
+t.test('a minified line longer than a pipe chunk is cut around its match', async (t) => {
+  const fx = await fixture(t)
+  fs.writeFileSync(path.join(fx.root, 'min.js'), 'a'.repeat(200_000) + 'needle' + 'b'.repeat(200_000) + '\n')
+
+  const page = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 10 })
+
+  t.equal(page.content.length, 1)
+  const hit = page.content[0].hit
+  t.equal(hit.length, 400_006)
+  t.equal(hit.text.length, 2000)
+  t.ok(hit.start > 0 && hit.text.includes('needle'), 'the kept window shows the match')
+})
+
 t.test('context lines come with each match', async (t) => {
   const fx = await fixture(t)
 
