@@ -89,6 +89,8 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
     try {
       listed = await ws.readDirectory(dir)
     } catch (err) {
+      // The folder the caller named must be listable: that is an error, not an empty listing.
+      if (depth === 1) throw ws.fsError(err, dir.relative)
       const why = errText(err)
       result.notes.push(`${dir.relative}/: ${why}; its entries are not listed`)
       if (self !== undefined) self.unreadable = why
