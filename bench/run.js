@@ -44,16 +44,30 @@ options.warmupCount = Math.max(500, Math.round(options.count / 10))
 const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'stdio', 'cold', 'guide', ...(values.search ? ['search'] : [])]
 const log = (line) => process.stderr.write(line + '\n')
 
-const searchModule = new URL('search.js', import.meta.url)
+const searchModule = new URL('search.mjs', import.meta.url)
 const runners = {
   http: async () => (await import('./lib/http-bench.js')).runHttpBench(options, log),
   stdio: async () => (await import('./lib/stdio-bench.js')).runStdioBench({ ...options, warmup: options.warmupCount }, log),
   cold: async () => (await import('./lib/stdio-bench.js')).runColdBench(options, log),
   guide: async () => (await import('./lib/guide-bench.js')).runGuideBench({ runs: options.runs }, log),
   search: async () => {
-    if (!existsSync(searchModule)) throw new Error('bench/search.js is not there yet')
-    const { runSearchBench } = await import(searchModule.href)
-    return runSearchBench({ quick, log })
+    if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
+    const { runSearchBench, searchBenchTable } = await import(searchModule.href)
+    const results = await runSearchBench({ runs: quick ? 3 : 5, progress: log })
+    return { rows: results.map(searchRow), markdown: `## search_regex over linux-source-6.1\n\n${searchBenchTable(results)}` }
+  }
+}
+
+/** One search-bench result as a table row (goal, issue 3: ≤ 1.2× raw rg, no event-loop stall over 100 ms). */
+function searchRow (r) {
+  return {
+    name: `search_regex first page, ${r.query} (\`${r.pattern}\`), Linux 6.1 tree`,
+    measured: `ours ${r.ours_first_page_ms} ms`,
+    baseline: `\`rg -n\` ${r.raw_rg_n_ms} ms`,
+    ratio: r.ratio_vs_rg_n,
+    goal: '≤ 1.2×, loop stall < 100 ms',
+    pass: r.ratio_vs_rg_n <= 1.2 && r.max_event_loop_delay_ms < 100,
+    note: `${r.ratio_vs_rg_json}× \`rg --json\`; ${r.matching_lines} lines; max loop delay ${r.max_event_loop_delay_ms} ms (floor ${r.noise_floor_delay_ms} ms)`
   }
 }
 

@@ -41,14 +41,14 @@ export async function runGuideBench (options, log) {
   const product = await createRuntime(config, silent)
   const synthetic = await createRuntime(config, silent, { tools: oursTools({ list: true }), lint: false })
   const rows = []
-  for (const [label, runtime] of [['product tools', product], ['200 synthetic tools', synthetic]]) {
+  for (const [label, runtime] of [['product tools', product], ['synthetic tools', synthetic]]) {
     const r = timeRenders(runtime.services.catalog, options.runs)
     log(`  guide ${label}: cold ${r.cold.toFixed(2)} ms, warm ${r.warm.toFixed(3)} ms, ${r.bytes} B${r.truncated ? ' (index: over the size cap)' : ''}`)
     rows.push({
       name: `get_tool_usage_guide, all ${r.tools} ${label}, cold render`,
       measured: `${r.cold.toFixed(2)} ms`,
       baseline: `100 ms budget (cached: ${r.warm.toFixed(3)} ms)`,
-      ratio: r.cold / 100,
+      ratio: undefined,
       goal: '< 100 ms, ≤ 50 KB',
       pass: r.cold < 100 && r.bytes <= GUIDE_MAX_BYTES,
       note: `${(r.bytes / 1024).toFixed(1)} KB${r.truncated ? ', index returned (full guide over 50 KB)' : ''}`

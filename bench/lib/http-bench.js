@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cannon, fmt, mean, post, startServer, stopChild } from './measure.js'
+import { cannon, fmt, mean, micros, post, startServer, stopChild } from './measure.js'
 import { ECHO_ARGS, ECHO_RESULT, LIST_SIZE } from './synthetic-tools.js'
 
 const SERVERS = new URL('../servers/', import.meta.url)
@@ -56,17 +56,21 @@ async function runScenario (key, options, log) {
 
     const contenders = { floor, ours, sdk }
     const rps = { floor: [], ours: [], sdk: [] }
+    const cpu = { floor: [], ours: [], sdk: [] }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? ['floor', 'ours', 'sdk'] : ['sdk', 'ours', 'floor']
       for (const name of order) {
-        const { port } = contenders[name]
+        const { port, child } = contenders[name]
         if (warmup > 0) await cannon(port, body, { connections, duration: warmup })
-        const run = await cannon(port, body, { connections, duration })
-        if (run.failures > 0 || run.total === 0) throw new Error(`${key}/${name}: ${run.failures} failed requests of ${run.total}`)
+        const run = await cannon(port, body, { connections, duration, pid: child.pid })
+        if (run.failures > 0) throw new Error(`${key}/${name}: ${run.failures} failed requests of ${run.total}`)
         rps[name].push(run.rps)
-        log(`  ${key.padEnd(5)} ${name.padEnd(5)} round ${round + 1}: ${Math.round(run.rps)} req/s (p50 ${run.p50} ms, p99 ${run.p99} ms)`)
+        if (run.cpuPerRequest !== undefined) cpu[name].push(run.cpuPerRequest)
+        log(`  ${key.padEnd(5)} ${name.padEnd(5)} round ${round + 1}: ${fmt(run.rps)} req/s, ${micros(run.cpuPerRequest)} server CPU/req (p50 ${run.p50} ms, p99 ${run.p99} ms)`)
       }
     }
+    const cpuOf = (name) => cpu[name].length === rounds ? mean(cpu[name]) : undefined
+    const [floorCpu, oursCpu, sdkCpu] = [cpuOf('floor'), cpuOf('ours'), cpuOf('sdk')]
     const floorRps = mean(rps.floor)
     const oursRps = mean(rps.ours)
     const sdkRps = mean(rps.sdk)
@@ -77,18 +81,20 @@ async function runScenario (key, options, log) {
         measured: `ours ${fmt(oursRps)} req/s`,
         baseline: `bare Fastify ${fmt(floorRps)} req/s`,
         ratio: oursRps / floorRps,
+        cpuRatio: floorCpu / oursCpu,
         goal: '≥ 0.8×',
         pass: oursRps / floorRps >= 0.8,
-        note: `response ${bytes(oursAnswer)} (floor: same bytes)`
+        note: `CPU/req ${micros(oursCpu)} vs ${micros(floorCpu)}; response ${bytes(oursAnswer)} (floor: same bytes)`
       },
       {
         name: `${title}, ${connections} conn — SDK v1 peer`,
         measured: `SDK ${fmt(sdkRps)} req/s`,
         baseline: `bare Fastify ${fmt(floorRps)} req/s`,
         ratio: sdkRps / floorRps,
+        cpuRatio: floorCpu / sdkCpu,
         goal: `info (issue: ${key === 'call' ? '0.20' : '0.01'}×)`,
         pass: undefined,
-        note: `ours is ${(oursRps / sdkRps).toFixed(1)}× the SDK; SDK response ${bytes(sdkAnswer)}`
+        note: `CPU/req ${micros(sdkCpu)} vs ${micros(floorCpu)}; ours is ${(oursRps / sdkRps).toFixed(1)}× the SDK; SDK response ${bytes(sdkAnswer)}`
       }
     ]
   } finally {

@@ -1,6 +1,7 @@
 // Measurement primitives: child processes (started and stopped by PID), one HTTP request,
 // autocannon runs, a pipelining stdio driver and cold-start timing. Every wait is bounded.
 import { fork, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
@@ -15,9 +16,35 @@ export function median (values) {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
+const CLOCK_TICKS_PER_SECOND = 100
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere.
+ * CPU per request is steadier than requests/s on a busy machine, so the report shows both.
+ */
+export function cpuSeconds (pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND
+  } catch {
+    return undefined
+  }
+}
+
+/** Microseconds of CPU per operation between two cpuSeconds() readings. */
+export function cpuMicros (before, after, operations) {
+  return before === undefined || after === undefined || operations === 0 ? undefined : (after - before) * 1e6 / operations
+}
+
 /** Thousands separators, no decimals. */
 export function fmt (n) {
   return Math.round(n).toLocaleString('en-US')
+}
+
+/** `12.3 µs`, or `n/a` when CPU time could not be read. */
+export function micros (value) {
+  return value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(1)} µs`
 }
 
 /** Arithmetic mean. */
@@ -72,7 +99,8 @@ export function post (port, body, headers = MCP_HEADERS) {
 }
 
 /** Runs autocannon against 127.0.0.1:port/mcp with a fixed body; returns requests/s and latency. */
-export async function cannon (port, body, { connections = 10, duration = 5 } = {}) {
+export async function cannon (port, body, { connections = 10, duration = 5, pid } = {}) {
+  const cpuBefore = pid === undefined ? undefined : cpuSeconds(pid)
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/mcp`,
     method: 'POST',
@@ -82,8 +110,10 @@ export async function cannon (port, body, { connections = 10, duration = 5 } = {
     duration,
     pipelining: 1
   })
+  const cpuAfter = pid === undefined ? undefined : cpuSeconds(pid)
   const failures = result.errors + result.timeouts + result.non2xx
   return {
+    cpuPerRequest: cpuMicros(cpuBefore, cpuAfter, result.requests.total),
     rps: result.requests.average,
     total: result.requests.total,
     p50: result.latency.p50,
@@ -118,7 +148,7 @@ const INITIALIZE = (id) => JSON.stringify({
 /**
  * Spawns a stdio server, initializes it, then keeps `window` requests in flight until `count`
  * responses arrived (after `warmup` unmeasured ones). Every 128th response is parsed and
- * checked. Returns messages per second.
+ * checked. Returns messages per second and the server's CPU µs per message.
  */
 export async function stdioThroughput ({ command, args, cwd, env, makeRequest, count, warmup, window = 64, timeoutMs = 120000 }) {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] })
@@ -157,10 +187,11 @@ export async function stdioThroughput ({ command, args, cwd, env, makeRequest, c
       fill()
     })])
     await pipeline(warmup)
+    const cpuBefore = cpuSeconds(child.pid)
     const started = performance.now()
     await pipeline(count)
     const seconds = (performance.now() - started) / 1000
-    return count / seconds
+    return { rate: count / seconds, cpuPerMessage: cpuMicros(cpuBefore, cpuSeconds(child.pid), count) }
   } finally {
     await endStdio(child)
   }

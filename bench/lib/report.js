@@ -24,11 +24,11 @@ const passText = (p) => p === undefined ? '—' : p ? '✅ yes' : '❌ no'
 /** The Markdown table: name, measured, baseline, ratio, goal, pass?, note. */
 export function table (rows) {
   const lines = [
-    '| Benchmark | Measured | Baseline (floor / peer) | Ratio | Goal | Pass? | Note |',
-    '|---|---|---|---|---|---|---|'
+    '| Benchmark | Measured | Baseline (floor / peer) | Ratio | CPU ratio | Goal | Pass? | Note |',
+    '|---|---|---|---|---|---|---|---|'
   ]
   for (const row of rows) {
-    lines.push(`| ${row.name} | ${row.measured} | ${row.baseline} | ${ratioText(row.ratio)} | ${row.goal} | ${passText(row.pass)} | ${row.note ?? ''} |`)
+    lines.push(`| ${row.name} | ${row.measured} | ${row.baseline} | ${ratioText(row.ratio)} | ${ratioText(row.cpuRatio)} | ${row.goal} | ${passText(row.pass)} | ${row.note ?? ''} |`)
   }
   return lines.join('\n')
 }
@@ -46,6 +46,9 @@ export function document ({ rows, params, failures, extra, command }) {
   ]
   if (failures.length > 0) parts.push('', '## Sections that failed', '', ...failures.map(f => `- ${f}`))
   for (const block of extra) parts.push('', block)
-  parts.push('', 'Ratios are measured side by side in one run; absolute numbers depend on the machine and its load.', '')
+  parts.push('',
+    '**Ratio** is throughput (or time, for cold start and the guide) against the baseline, measured side by side in one run; the **Pass?** column judges it. ' +
+    '**CPU ratio** is the baseline\'s server CPU time per request divided by ours (from /proc; 10 ms ticks), which stays meaningful when other ' +
+    'processes compete for the cores; on an idle machine with a CPU-bound server the two agree. Absolute numbers depend on the machine and its load.', '')
   return parts.join('\n')
 }

@@ -1,7 +1,7 @@
 // stdio scenarios: pipelined tools/call throughput (ours, a bare newline JSON-RPC loop, the SDK's
 // StdioServerTransport + Server) and cold start (spawn → initialize response) of the shipped bin.
 import { readFileSync } from 'node:fs'
-import { coldStart, fmt, mean, median, stdioThroughput } from './measure.js'
+import { coldStart, fmt, mean, median, micros, stdioThroughput } from './measure.js'
 import { ECHO_ARGS } from './synthetic-tools.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
@@ -23,17 +23,20 @@ export async function runStdioBench (options, log) {
     binPing: { args: [`${ROOT}dist/bin/cli.js`, 'stdio'], makeRequest: pingRequest }
   }
   const rates = Object.fromEntries(Object.keys(contenders).map(k => [k, []]))
+  const cpu = Object.fromEntries(Object.keys(contenders).map(k => [k, []]))
   for (let round = 0; round < rounds; round++) {
     const order = Object.keys(contenders)
     if (round % 2 === 1) order.reverse()
     for (const name of order) {
       const { args, makeRequest } = contenders[name]
-      const rate = await stdioThroughput({ command: node, args, cwd: ROOT, makeRequest, count, warmup, window })
+      const { rate, cpuPerMessage } = await stdioThroughput({ command: node, args, cwd: ROOT, makeRequest, count, warmup, window })
       rates[name].push(rate)
-      log(`  stdio ${name.padEnd(8)} round ${round + 1}: ${fmt(rate)} msg/s`)
+      if (cpuPerMessage !== undefined) cpu[name].push(cpuPerMessage)
+      log(`  stdio ${name.padEnd(8)} round ${round + 1}: ${fmt(rate)} msg/s, ${micros(cpuPerMessage)} server CPU/msg`)
     }
   }
   const m = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, mean(v)]))
+  const c = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, v.length === rounds ? mean(v) : undefined]))
   const shape = `${fmt(count)} requests, ${window} in flight`
   return [
     {
@@ -41,27 +44,30 @@ export async function runStdioBench (options, log) {
       measured: `ours ${fmt(m.ours)} msg/s`,
       baseline: `bare loop ${fmt(m.bare)} msg/s`,
       ratio: m.ours / m.bare,
+      cpuRatio: c.bare / c.ours,
       goal: '≥ 0.5×',
       pass: m.ours / m.bare >= 0.5,
-      note: shape
+      note: `CPU/msg ${micros(c.ours)} vs ${micros(c.bare)}; ${shape}`
     },
     {
       name: 'stdio `tools/call` echo, pipelined — SDK v1 peer',
       measured: `SDK ${fmt(m.sdk)} msg/s`,
       baseline: `bare loop ${fmt(m.bare)} msg/s`,
       ratio: m.sdk / m.bare,
+      cpuRatio: c.bare / c.sdk,
       goal: 'info (issue: 0.08×)',
       pass: undefined,
-      note: `ours is ${(m.ours / m.sdk).toFixed(1)}× the SDK`
+      note: `CPU/msg ${micros(c.sdk)} vs ${micros(c.bare)}; ours is ${(m.ours / m.sdk).toFixed(1)}× the SDK`
     },
     {
       name: 'stdio `ping`, pipelined, shipped bin (dist/bin/cli.js)',
       measured: `bin ${fmt(m.binPing)} msg/s`,
       baseline: `bare loop ${fmt(m.barePing)} msg/s`,
       ratio: m.binPing / m.barePing,
+      cpuRatio: c.barePing / c.binPing,
       goal: 'info',
       pass: undefined,
-      note: 'product tools, default config'
+      note: `CPU/msg ${micros(c.binPing)} vs ${micros(c.barePing)}; product tools, default config`
     }
   ]
 }

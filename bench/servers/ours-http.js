@@ -12,7 +12,8 @@ import { oursTools } from '../lib/synthetic-tools.js'
 const list = process.argv[2] === 'list'
 const mode = process.argv[3] ?? 'stateless'
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const config = loadConfig({ root, host: '127.0.0.1', port: '0', mode, toolsPageSize: '1000' }, {})
+// WORKSPACE_MCP_* variables apply (e.g. WORKSPACE_MCP_CALL_LOG_LEVEL=debug to see the logging cost).
+const config = loadConfig({ root, host: '127.0.0.1', port: '0', mode, toolsPageSize: '1000' }, process.env)
 const log = createLogger(config, pino.destination({ fd: 1, sync: false }))
 const runtime = await createRuntime(config, log, { tools: oursTools({ list }), lint: false })
 const app = await buildApp({ runtime })

@@ -10,7 +10,8 @@ import { createRuntime } from '../../dist/src/runtime.js'
 import { oursTools } from '../lib/synthetic-tools.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const config = loadConfig({ root }, {})
+// WORKSPACE_MCP_* variables apply (e.g. WORKSPACE_MCP_CALL_LOG_LEVEL=debug to see the logging cost).
+const config = loadConfig({ root }, process.env)
 const log = createLogger(config, pino.destination({ fd: 2, sync: false }))
 const runtime = await createRuntime(config, log, { tools: oursTools({ list: false }), lint: false })
 const stdio = serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout, log })
