@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process'
-import { stat } from 'node:fs/promises'
+import { constants as fsConstants } from 'node:fs'
+import { access, stat } from 'node:fs/promises'
+import path from 'node:path'
 import { promisify } from 'node:util'
 import { toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
@@ -69,6 +71,16 @@ export interface SearchPage {
   path: string
 }
 
+/** What get_workspace_info tells about ripgrep. */
+export interface EngineInfo {
+  /** ripgrep version, e.g. `15.0.0`. */
+  version: string
+  /** Where the binary came from: `@vscode/ripgrep`, `PATH` or `option`. */
+  source: string
+  /** Whether this build has PCRE2. */
+  pcre2Available: boolean
+}
+
 /** Limits the search service enforces (shown by get_workspace_info). */
 export interface SearchLimits {
   /** Wall-clock limit of one search before partial results are returned, ms. */
@@ -85,12 +97,8 @@ export interface SearchLimits {
 
 /** ripgrep-backed search: agent regexes only ever run inside ripgrep (linear time), never in V8. */
 export interface SearchService {
-  /** ripgrep version, e.g. `15.0.0`. */
-  readonly version: string
-  /** Where the binary came from: `@vscode/ripgrep` or `PATH`. */
-  readonly source: string
-  /** Whether this ripgrep build has PCRE2 (not used: look-around stays unsupported, see search_regex). */
-  readonly pcre2Available: boolean
+  /** The engine: version, where the binary came from, and whether it has PCRE2 (unused: look-around stays unsupported). */
+  engine(): Promise<EngineInfo>
   readonly limits: SearchLimits
   /** Runs (or reuses from the cache) a search and slices one page; throws tool errors for bad input. */
   search(request: SearchRequest, page: { offset: number, pageSize: number, signal?: AbortSignal }): Promise<SearchPage>
@@ -142,30 +150,38 @@ const MAX_COUNTING_BYTES = 16 * 1024 * 1024
 const byPath = (a: { path: string }, b: { path: string }): number => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
 const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
 
-async function locateRg (explicit?: string): Promise<{ rgPath: string, source: string, version: string, pcre2: boolean }> {
-  const candidates: Array<{ rgPath: string, source: string }> = []
-  if (explicit !== undefined) candidates.push({ rgPath: explicit, source: 'option' })
-  else {
-    try {
-      const mod = await import('@vscode/ripgrep') as { rgPath: string }
-      candidates.push({ rgPath: mod.rgPath, source: '@vscode/ripgrep' })
-    } catch {}
-    candidates.push({ rgPath: 'rg', source: 'PATH' })
-  }
-  for (const c of candidates) {
-    try {
-      const { stdout } = await execFileAsync(c.rgPath, ['--version'], { timeout: 10_000 })
-      const version = /ripgrep (\S+)/.exec(stdout)?.[1] ?? 'unknown'
-      return { ...c, version, pcre2: /\+pcre2|PCRE2 [\d.]+ is available/.test(stdout) }
-    } catch {}
+async function executable (file: string): Promise<boolean> {
+  return access(file, fsConstants.X_OK).then(() => true, () => false)
+}
+
+/** Finds the binary without running it (a spawn at boot would add to stdio cold start). */
+async function locateRg (explicit?: string): Promise<{ rgPath: string, source: string }> {
+  if (explicit !== undefined) return { rgPath: explicit, source: 'option' }
+  try {
+    const mod = await import('@vscode/ripgrep') as { rgPath: string }
+    if (await executable(mod.rgPath)) return { rgPath: mod.rgPath, source: '@vscode/ripgrep' }
+  } catch {}
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir !== '' && await executable(path.join(dir, 'rg'))) return { rgPath: path.join(dir, 'rg'), source: 'PATH' }
   }
   throw new Error('ripgrep not found: install @vscode/ripgrep or put rg on PATH')
+}
+
+/** Asks the binary for its version and features (once, on first use). */
+async function probeRg (rgPath: string): Promise<{ version: string, pcre2Available: boolean }> {
+  try {
+    const { stdout } = await execFileAsync(rgPath, ['--version'], { timeout: 10_000 })
+    return { version: /ripgrep (\S+)/.exec(stdout)?.[1] ?? 'unknown', pcre2Available: /\+pcre2|PCRE2 [\d.]+ is available/.test(stdout) }
+  } catch {
+    return { version: 'unknown', pcre2Available: false }
+  }
 }
 
 /** Locates ripgrep (bundled first, then PATH) and returns the search service. */
 export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
   const { workspace, log } = opts
   const rg = await locateRg(opts.rgPath)
+  let probe: Promise<EngineInfo> | undefined
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
     maxCollected: opts.maxCollected ?? 5000,
@@ -392,9 +408,10 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
   }
 
   return {
-    version: rg.version,
-    source: rg.source,
-    pcre2Available: rg.pcre2,
+    engine () {
+      probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
+      return probe
+    },
     limits,
 
     async search (request, { offset, pageSize, signal }) {

@@ -52,14 +52,15 @@ export const getWorkspaceInfo = defineTool({
     { comment: 'Check roots, limits and regex support before searching', arguments: {} },
     { comment: 'The call takes no arguments; an empty object is all it needs', arguments: {} }
   ],
-  run ({ workspace, search, tokenizer, catalog }) {
+  async run ({ workspace, search, tokenizer, catalog }) {
     // The absolute root is never shown: only its folder name.
     const name = path.basename(workspace.root) || '/'
     const limits = search.limits
+    const engine = await search.engine()
     const tools = catalog.entries().map(e => e.name)
     const info = {
       roots: [{ name, path: '.' }],
-      ripgrep: { version: search.version, source: search.source, pcre2_available: search.pcre2Available, pcre2_enabled: false },
+      ripgrep: { version: engine.version, source: engine.source, pcre2_available: engine.pcre2Available, pcre2_enabled: false },
       limits: {
         search_timeout_ms: limits.timeoutMs,
         search_max_file_size: limits.maxFileSize,
@@ -83,7 +84,7 @@ export const getWorkspaceInfo = defineTool({
       `Root: \`${name}\` — every path is relative to it (e.g. "src/app.ts"); "." is the root.`,
       '',
       '## Search engine',
-      `- ripgrep ${search.version} (${search.source}); regex syntax is Rust's (linear time): no look-around or backreferences${search.pcre2Available ? ' (PCRE2 is built in but not enabled)' : ''}`,
+      `- ripgrep ${engine.version} (${engine.source}); regex syntax is Rust's (linear time): no look-around or backreferences${engine.pcre2Available ? ' (PCRE2 is built in but not enabled)' : ''}`,
       `- a search stops after ${limits.timeoutMs / 1000} s with partial results; files over ${limits.maxFileSize}B are skipped unless named in \`path\``,
       `- result sets are cached ${limits.cacheTtlMs / 1000} s, so the next page is a slice, not a new scan`,
       '',
