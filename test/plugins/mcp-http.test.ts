@@ -243,3 +243,40 @@ t.test('over a real socket: the GET stream carries server→client requests, a s
   t.match(await result.body.json(), { id: 5, result: { content: [{ text: /sampled/ }] } })
   await dispatcher.destroy()
 })
+
+t.test('GET and DELETE need a known session id', async (t) => {
+  const { app } = await buildTestApp(t)
+
+  const getMissing = await app.inject({ method: 'GET', url: '/mcp' })
+  const getUnknown = await app.inject({ method: 'GET', url: '/mcp', headers: { 'mcp-session-id': 'nope' } })
+  const delMissing = await app.inject({ method: 'DELETE', url: '/mcp' })
+
+  t.equal(getMissing.statusCode, 400)
+  t.equal(getUnknown.statusCode, 404)
+  t.equal(delMissing.statusCode, 400)
+  t.match(delMissing.json(), RPC_SHAPE)
+})
+
+t.test('close() drains: an in-flight call finishes, a request queued behind it gets a JSON-RPC 503', { timeout: 15000 }, async (t) => {
+  const { app } = await buildTestApp(t)
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const sid = await openSession(app)
+  // One connection, pipelined: the second request reaches the server only after the first answers.
+  const { Pool } = await import('undici')
+  const pool = new Pool(base, { connections: 1, pipelining: 2 })
+  const headers = { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': sid }
+
+  const slow = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 300 } } }) })
+  const queued = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })
+  await new Promise(resolve => setTimeout(resolve, 100))
+  const closed = app.close()
+  const [first, second] = await Promise.all([slow, queued])
+
+  t.equal(first.statusCode, 200)
+  t.match(await first.body.json(), { id: 1, result: { content: [{ text: 'finished' }] } })
+  t.equal(second.statusCode, 503)
+  t.equal(second.headers['retry-after'], '1')
+  t.match(await second.body.json(), RPC_SHAPE)
+  await closed
+  await pool.destroy()
+})
