@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process'
-import { constants as fsConstants } from 'node:fs'
-import { access, stat } from 'node:fs/promises'
-import path from 'node:path'
-import { promisify } from 'node:util'
+import { stat } from 'node:fs/promises'
 import { toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { WorkspaceService } from './workspace.js'
 import { createResultCache } from './result-cache.js'
 import { displayPath, isEndRecord, parseCountRecord, parseRgJson, type SearchLine } from './search-parse.js'
 import { ancestorRules } from './search-ignore.js'
+import { locateRg, probeRg } from './search-locate.js'
 import { classifyRgError, runRg, type RgRun } from './search-rg.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './search-parse.js'
@@ -141,7 +138,6 @@ interface ResultSet {
   fetch?: (entries: FileEntry[], signal?: AbortSignal) => Promise<void>
 }
 
-const execFileAsync = promisify(execFile)
 const MAX_FILE_SIZE = '10M'
 const MAX_NAMED_FILE_SIZE = '100M'
 const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
@@ -149,33 +145,6 @@ const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
 const MAX_COUNTING_BYTES = 16 * 1024 * 1024
 const byPath = (a: { path: string }, b: { path: string }): number => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
 const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
-
-async function executable (file: string): Promise<boolean> {
-  return access(file, fsConstants.X_OK).then(() => true, () => false)
-}
-
-/** Finds the binary without running it (a spawn at boot would add to stdio cold start). */
-async function locateRg (explicit?: string): Promise<{ rgPath: string, source: string }> {
-  if (explicit !== undefined) return { rgPath: explicit, source: 'option' }
-  try {
-    const mod = await import('@vscode/ripgrep') as { rgPath: string }
-    if (await executable(mod.rgPath)) return { rgPath: mod.rgPath, source: '@vscode/ripgrep' }
-  } catch {}
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir !== '' && await executable(path.join(dir, 'rg'))) return { rgPath: path.join(dir, 'rg'), source: 'PATH' }
-  }
-  throw new Error('ripgrep not found: install @vscode/ripgrep or put rg on PATH')
-}
-
-/** Asks the binary for its version and features (once, on first use). */
-async function probeRg (rgPath: string): Promise<{ version: string, pcre2Available: boolean }> {
-  try {
-    const { stdout } = await execFileAsync(rgPath, ['--version'], { timeout: 10_000 })
-    return { version: /ripgrep (\S+)/.exec(stdout)?.[1] ?? 'unknown', pcre2Available: /\+pcre2|PCRE2 [\d.]+ is available/.test(stdout) }
-  } catch {
-    return { version: 'unknown', pcre2Available: false }
-  }
-}
 
 /** Locates ripgrep (bundled first, then PATH) and returns the search service. */
 export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
