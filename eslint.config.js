@@ -4,7 +4,7 @@ const noFastify = { group: ['fastify', 'fastify-plugin', '@fastify/*'], message:
 const noSdk = { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], message: 'Only src/mcp/ and plugins/mcp-http import the SDK.' }
 
 export default [
-  ...neostandard({ ts: true, ignores: ['dist/**', 'coverage/**', '.tap/**', 'bench/.corpus/**'] }),
+  ...neostandard({ ts: true, ignores: ['dist/**', 'coverage/**', '.tap/**', 'bench/.corpus/**', 'bench/.scratch/**', '.team/**', '.tmp-*/**', '**/*.tmp.*'] }),
   { files: ['src/**/*.ts', 'plugins/**/*.ts'], rules: { 'no-console': 'error' } },
   {
     files: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'],

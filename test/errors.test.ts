@@ -25,7 +25,7 @@ t.test('every tool error code in the README table exists in src/errors.ts', asyn
 t.test('toolError renders ERROR <CODE>: <message>. Hint: <next call>', async (t) => {
   const err = toolError('PATH_NOT_FOUND', "No file at 'a.ts'", 'call find_files with patterns ["**/a.ts"]')
 
-  t.equal(err.message, `ERROR PATH_NOT_FOUND: No file at 'a.ts'. Hint: call find_files with patterns ["**/a.ts"].`)
+  t.equal(err.message, 'ERROR PATH_NOT_FOUND: No file at \'a.ts\'. Hint: call find_files with patterns ["**/a.ts"].')
   t.equal(err.code, 'APP_ERR_TOOL')
   t.equal(err.toolCode, 'PATH_NOT_FOUND')
 })
