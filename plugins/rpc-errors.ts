@@ -40,8 +40,8 @@ export function toHttpError (err: FastifyError): { status: number, code: number,
 const rpcErrors: FastifyPluginAsync = async (app) => {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const { status, code, message } = toHttpError(err)
-    if (status >= 500 && status !== 503) request.log.error({ err }, 'request failed')
-    else request.log.debug({ code: err.code, status }, 'request rejected')
+    if (status >= 500 && status !== 503) request.log.error({ err, reqId: request.id }, 'request failed')
+    else request.log.debug({ code: err.code, status, reqId: request.id }, 'request rejected')
     const headers = (err as { headers?: Record<string, string> }).headers
     if (headers !== undefined) reply.headers(headers)
     return reply.code(status).type('application/json').send(rpcErrorBody(code, message))
