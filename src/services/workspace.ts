@@ -280,8 +280,16 @@ export async function createWorkspace (opts: { root: string, log: Logger }): Pro
     isIgnoredEntry: ignoreRules.isIgnoredEntry,
 
     async readDirectory (dir) {
-      const dirents = await readdir(dir.fsPath, { withFileTypes: true, encoding: 'buffer' })
       const prefix = dir.relative === '.' ? '' : `${dir.relative}/`
+      // Fast path: decoded names. Only a folder holding a name that is not UTF-8 (seen as U+FFFD) is re-read as bytes.
+      if (typeof dir.fsPath === 'string') {
+        const dirents = await readdir(dir.fsPath, { withFileTypes: true })
+        if (!dirents.some(d => d.name.includes('\uFFFD'))) {
+          const base = dir.fsPath === '/' ? '' : dir.fsPath
+          return dirents.map(d => ({ name: d.name, relative: prefix + d.name, fsPath: `${base}/${d.name}`, kind: kindOf(d) }))
+        }
+      }
+      const dirents = await readdir(dir.fsPath, { withFileTypes: true, encoding: 'buffer' })
       return dirents.map(d => {
         const bytes = d.name as unknown as Buffer
         const name = displayName(bytes)
