@@ -56,7 +56,8 @@ const END = Buffer.from('{"type":"end"')
 
 /** True when a `rg --json` line is a file's `end` event (which carries its matched-line count). */
 export function isEndRecord (record: Buffer): boolean {
-  return record.subarray(0, END.length).equals(END)
+  // Byte checks, no allocation: this runs once per line of a possibly huge stream. Every event starts `{"type":"`.
+  return record.length > 13 && record[9] === 0x65 && record[10] === 0x6e && record[11] === 0x64 && record[12] === 0x22
 }
 
 /** Parses one `rg --json` line; begin/summary events are skipped without parsing. */

@@ -33,6 +33,8 @@ export interface RunRgOptions {
 }
 
 const STDERR_CAP = 16 * 1024
+/** Longest stretch of stdout parsing before yielding to the event loop, ms. */
+const BURST_MS = 20
 
 /** Spawns ripgrep with an argument array (never a shell) and streams its stdout records to `onRecord`. */
 export function runRg (options: RunRgOptions): Promise<RgRun> {
@@ -61,9 +63,20 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
     signal?.addEventListener('abort', onAbort, { once: true })
     const timer = setTimeout(() => stop('deadline'), Math.max(0, deadline - Date.now()))
 
+    // libuv reads a full pipe many times per poll phase; a burst longer than BURST_MS pauses the stream until the
+    // check phase, so timers and other requests run between bursts (no event-loop stall on huge outputs).
+    let burstStart = 0
+    let inBurst = false
+    const endBurst = (): void => { inBurst = false }
+    const resume = (): void => { if (!stopped) child.stdout.resume() }
     child.stdout.on('data', (chunk: Buffer) => {
       // Keep draining after a stop so the pipe closes and 'close' fires.
       if (stopped) return
+      if (!inBurst) {
+        inBurst = true
+        burstStart = performance.now()
+        setImmediate(endBurst)
+      }
       bytes += chunk.length
       let start = 0
       let at = chunk.indexOf(separator)
@@ -80,6 +93,10 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
         at = chunk.indexOf(separator, start)
       }
       if (start < chunk.length) carry.push(chunk.subarray(start))
+      if (performance.now() - burstStart > BURST_MS) {
+        child.stdout.pause()
+        setImmediate(resume)
+      }
     })
     child.stderr.setEncoding('utf8')
     child.stderr.on('data', (text: string) => {
