@@ -12,7 +12,7 @@ export const ConfigSchema = Type.Object({
   mode: Type.Union([Type.Literal('stateful'), Type.Literal('stateless')], { default: 'stateful', description: 'Streamable HTTP mode: sessions + SSE, or one request per POST.' }),
   fixtures: Type.Union([Type.Literal('none'), Type.Literal('conformance')], { default: 'none', description: 'Extra tools/resources/prompts: `conformance` adds the official suite\'s fixtures.' }),
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(l => Type.Literal(l)), { default: 'info', description: 'pino log level (HTTP logs to stdout, stdio to stderr).' }),
-  callLogLevel: Type.Union([Type.Literal('debug'), Type.Literal('info')], { default: 'info', description: 'Level of the per-call `{ tool, durationMs, outcome }` log line.' }),
+  callLogLevel: Type.Union([Type.Literal('debug'), Type.Literal('info')], { default: 'debug', description: 'Level of the per-call `{ tool, durationMs, outcome }` log line.' }),
   toolTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 30000, description: 'Per-call deadline; the call\'s AbortSignal fires and a TIMEOUT tool error is returned.' }),
   toolsPageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Tools per `tools/list` page (cursor pagination beyond it).' }),
   maxSessions: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'Stateful HTTP session cap; beyond it initialize gets 503 + Retry-After.' }),

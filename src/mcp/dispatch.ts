@@ -7,11 +7,46 @@ import type { Registry } from './registry.js'
 /** How a call ended, as logged. */
 export type CallOutcome = 'ok' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
 
+/**
+ * One running call. Aborting goes through abort(), which also settles the race directly:
+ * on Node 20 an abort listener costs more than the rest of a small call.
+ */
+export class CallHandle {
+  /** Set when the client cancelled or the session closed (no response is due). */
+  cancelled = false
+  timedOut = false
+  /** Why the call was aborted, once it was. */
+  reason: Error | undefined = undefined
+  /** Rejects the call's race; installed by callTool while the tool runs. */
+  onAbort: ((reason: Error) => void) | undefined = undefined
+  // Created on first use: constructing an AbortSignal was a quarter of a small call's CPU on Node 20.
+  private controller: AbortController | undefined = undefined
+
+  /** The call's AbortSignal (what tools see as ctx.signal). */
+  get signal (): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController()
+      if (this.reason !== undefined) this.controller.abort(this.reason)
+    }
+    return this.controller.signal
+  }
+
+  /** Aborts the call's signal and stops waiting for its result. */
+  abort (reason: Error, kind: 'cancel' | 'timeout'): void {
+    if (this.reason !== undefined) return
+    this.reason = reason
+    if (kind === 'timeout') this.timedOut = true
+    else this.cancelled = true
+    this.controller?.abort(reason)
+    this.onAbort?.(reason)
+  }
+}
+
 /** Everything a call needs besides its name and arguments. */
 export interface CallOptions {
   log: Logger
-  /** Aborted when the client cancels or the session closes. */
-  signal: AbortSignal
+  /** The call's abort handle (the session cancels through it). */
+  handle: CallHandle
   timeoutMs: number
   /** Level of the per-call outcome log line. */
   callLogLevel: 'debug' | 'info'
@@ -22,16 +57,12 @@ export interface CallOptions {
 
 const errorResult = (text: string): ToolResult => ({ content: [{ type: 'text', text }], isError: true })
 
-/** Runs `run` until it settles or the signal fires (a tool that ignores its signal still loses the race). */
-function raceSignal<T> (work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(
-      v => { signal.removeEventListener('abort', onAbort); resolve(v) },
-      e => { signal.removeEventListener('abort', onAbort); reject(e) }
-    )
+/** Runs the tool until it settles or the handle aborts (a tool that ignores its signal still loses the race). */
+function runUntilAborted (handle: CallHandle, run: () => Promise<ToolResult> | ToolResult): Promise<ToolResult> {
+  return new Promise<ToolResult>((resolve, reject) => {
+    if (handle.reason !== undefined) return reject(handle.reason)
+    handle.onAbort = reject
+    Promise.resolve().then(run).then(resolve, reject)
   })
 }
 
@@ -55,34 +86,32 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
     const args = check.value
     for (const [param, service] of Object.entries(tool.injected)) args[param] = registry.services[service]
 
-    // One controller and one timer per call: cheaper than AbortSignal.any/timeout on the hot path.
-    const controller = new AbortController()
-    const onParentAbort = (): void => controller.abort(options.signal.reason)
-    options.signal.addEventListener('abort', onParentAbort, { once: true })
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      controller.abort(new Error(`deadline of ${options.timeoutMs} ms passed`))
-    }, options.timeoutMs)
-    const signal = controller.signal
-    const context: ToolContext = { signal, log, progress: options.progress, notify: options.notify, client: options.client }
+    const { handle } = options
+    const timer = setTimeout(() => handle.abort(new Error(`deadline of ${options.timeoutMs} ms passed`), 'timeout'), options.timeoutMs)
+    const context: ToolContext = {
+      get signal () { return handle.signal },
+      log,
+      progress: options.progress,
+      notify: options.notify,
+      client: options.client
+    }
     try {
-      const result = await raceSignal(Promise.resolve().then(() => tool.definition.run(args, context)), signal)
+      const result = await runUntilAborted(handle, () => tool.definition.run(args, context))
       if (result.isError === true) outcome = 'tool_error'
       return result
     } catch (err) {
-      if (timedOut && !options.signal.aborted) {
+      if (handle.timedOut) {
         outcome = 'timeout'
         return errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, 'narrow the request (a smaller path, fewer items or a smaller page_size) and call again').message)
       }
-      if (options.signal.aborted) {
+      if (handle.cancelled) {
         outcome = 'cancelled'
         return errorResult(toolError('CANCELLED', `${name} was cancelled`).message)
       }
       throw err
     } finally {
       clearTimeout(timer)
-      options.signal.removeEventListener('abort', onParentAbort)
+      handle.onAbort = undefined
     }
   } catch (err) {
     if (isToolError(err)) {

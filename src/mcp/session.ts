@@ -1,7 +1,7 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_NOT_INITIALIZED, APP_ERR_UNKNOWN_METHOD, toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { ClientChannel, ToolContext } from '../tools/define-tool.js'
-import { callTool } from './dispatch.js'
+import { CallHandle, callTool } from './dispatch.js'
 import { errorMessage, isRequestId, LATEST_PROTOCOL_VERSION, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId, type RpcMessage } from './rpc.js'
 import type { ServerShared } from './server.js'
 
@@ -34,7 +34,7 @@ export class Session {
   clientCapabilities: Record<string, unknown> = {}
   clientInfo: Record<string, unknown> = {}
   private logLevel = 0
-  private readonly inflight = new Map<RequestId, AbortController>()
+  private readonly inflight = new Map<RequestId, CallHandle>()
   private readonly pending = new Map<RequestId, Pending>()
   private nextOutboundId = 0
   private closed = false
@@ -80,7 +80,7 @@ export class Session {
     if (this.closed) return
     this.closed = true
     this.shutdown.abort(new Error('session closed'))
-    for (const controller of this.inflight.values()) controller.abort(new Error('session closed'))
+    for (const handle of this.inflight.values()) handle.abort(new Error('session closed'), 'cancel')
     for (const p of this.pending.values()) p.reject(new Error('session closed'))
     this.pending.clear()
   }
@@ -136,10 +136,9 @@ export class Session {
     const name = params.name
     if (typeof name !== 'string') throw new APP_ERR_INVALID_PARAMS("'name' must be a string")
     if (this.inflight.has(id)) throw new APP_ERR_INVALID_REQUEST(`request id ${JSON.stringify(id)} is already in use`)
-    const controller = new AbortController()
-    if (this.closed) controller.abort(new Error('session closed'))
-    this.inflight.set(id, controller)
-    const signal = controller.signal
+    const handle = new CallHandle()
+    if (this.closed) handle.abort(new Error('session closed'), 'cancel')
+    this.inflight.set(id, handle)
     const send = channel?.send ?? this.options.send
     const meta = params._meta as Params | undefined
     const progressToken = meta?.progressToken
@@ -159,12 +158,12 @@ export class Session {
     }
     const client: ClientChannel = {
       capabilities: this.clientCapabilities,
-      request: (method, requestParams) => this.request(method, requestParams, signal, send)
+      request: (method, requestParams) => this.request(method, requestParams, handle.signal, send)
     }
     try {
       const result = await callTool(this.shared.registry, name, params.arguments, {
         log: this.options.log,
-        signal,
+        handle,
         timeoutMs: this.shared.toolTimeoutMs,
         callLogLevel: this.shared.callLogLevel,
         progress,
@@ -172,7 +171,7 @@ export class Session {
         client
       })
       // spec cancellation: no response for a request the client cancelled.
-      if (controller.signal.aborted) return undefined
+      if (handle.cancelled) return undefined
       return resultMessage(id, result)
     } finally {
       this.inflight.delete(id)
@@ -223,8 +222,7 @@ export class Session {
   private handleNotification (method: string, params: Params): void {
     if (method === 'notifications/cancelled') {
       // spec cancellation: unknown or finished ids are ignored (the race is normal).
-      const controller = this.inflight.get(params.requestId as RequestId)
-      controller?.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by client'))
+      this.inflight.get(params.requestId as RequestId)?.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by client'), 'cancel')
     }
   }
 }

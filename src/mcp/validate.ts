@@ -44,6 +44,13 @@ function describe (error: ValueError): string {
   }
 }
 
+/** True when a schema's children (not the schema itself) declare a default. */
+function hasDefaultBelow (schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false
+  return Object.entries(schema).some(([key, child]) => key !== 'default' && typeof child === 'object' && child !== null &&
+    (('default' in child && !Array.isArray(child)) || hasDefaultBelow(child)))
+}
+
 const fieldName = (path: string): string => path.replace(/^\//, '').replace(/\//g, '.') || '(arguments)'
 
 /** Compiles a validator for the client-visible part of a tool's input schema. */
@@ -54,7 +61,9 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
   const check = TypeCompiler.Compile(schema)
   const names = Object.keys(visible)
   const required = new Set(schema.required ?? [])
-  const hasDefaults = Object.values(visible).some(s => 'default' in s)
+  // Top-level defaults are copied by a plain loop; Value.Default's generic walk only runs for nested ones.
+  const topDefaults = Object.entries(visible).filter(([, s]) => 'default' in s).map(([k, s]) => [k, s.default] as const)
+  const nestedDefaults = Object.values(visible).some(s => hasDefaultBelow(s))
 
   return (raw) => {
     if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
@@ -69,7 +78,8 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
       // Models send null for "not given"; an optional parameter treats it as absent.
       if (value === null && !required.has(key)) delete args[key]
     }
-    const value = hasDefaults ? Value.Default(schema, args) as Record<string, unknown> : args
+    for (const [key, def] of topDefaults) if (args[key] === undefined) args[key] = typeof def === 'object' && def !== null ? structuredClone(def) : def
+    const value = nestedDefaults ? Value.Default(schema, args) as Record<string, unknown> : args
     if (check.Check(value)) return { ok: true, value }
     const first = check.Errors(value).First()
     if (first === undefined) return { ok: false, unknown: false, message: 'arguments: invalid' }
