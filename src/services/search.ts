@@ -142,7 +142,7 @@ const MAX_FILE_SIZE = '10M'
 const MAX_NAMED_FILE_SIZE = '100M'
 const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
 /** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
-const MAX_COUNTING_BYTES = 16 * 1024 * 1024
+const MAX_COUNTING_BYTES = 4 * 1024 * 1024
 const byPath = (a: { path: string }, b: { path: string }): number => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
 const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
 
@@ -153,7 +153,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
   let probe: Promise<EngineInfo> | undefined
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
-    maxCollected: opts.maxCollected ?? 5000,
+    maxCollected: opts.maxCollected ?? 10_000,
     maxFiles: opts.maxFiles ?? 100_000,
     maxFileSize: MAX_FILE_SIZE,
     cacheTtlMs: opts.cacheTtlMs ?? 60_000
