@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cannon, fmt, mean, micros, post, startServer, stopChild } from './measure.js'
+import { busyNote, cannon, fmt, mean, micros, post, startServer, stopChild } from './measure.js'
 import { ECHO_ARGS, ECHO_RESULT, LIST_SIZE } from './synthetic-tools.js'
 
 const SERVERS = new URL('../servers/', import.meta.url)
@@ -84,7 +84,7 @@ async function runScenario (key, options, log) {
         cpuRatio: floorCpu / oursCpu,
         goal: '≥ 0.8×',
         pass: oursRps / floorRps >= 0.8,
-        note: `CPU/req ${micros(oursCpu)} vs ${micros(floorCpu)}; response ${bytes(oursAnswer)} (floor: same bytes)`
+        note: `CPU/req ${micros(oursCpu)} vs ${micros(floorCpu)}; response ${bytes(oursAnswer)} (floor: same bytes)${busyNote('the floor', floorRps, floorCpu)}`
       },
       {
         name: `${title}, ${connections} conn — SDK v1 peer`,

@@ -47,6 +47,16 @@ export function micros (value) {
   return value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(1)} µs`
 }
 
+/**
+ * Note for a baseline that was not CPU-bound (rate × CPU per op well under one core): then the load
+ * generator, not the baseline, set the pace, and the CPU ratio is the one to trust.
+ */
+export function busyNote (label, rate, cpuPerOp) {
+  if (cpuPerOp === undefined) return ''
+  const share = rate * cpuPerOp / 1e6
+  return share < 0.8 ? `; ${label} used ${Math.round(share * 100)} % of a core (driver-bound: trust the CPU ratio)` : ''
+}
+
 /** Arithmetic mean. */
 export function mean (values) {
   return values.reduce((a, b) => a + b, 0) / values.length

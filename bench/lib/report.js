@@ -33,14 +33,14 @@ export function table (rows) {
   return lines.join('\n')
 }
 
-/** The whole results document. */
-export function document ({ rows, params, failures, extra, command }) {
+/** The whole results document; `environment` lines are taken when the run starts. */
+export function document ({ rows, environment, failures, extra, command }) {
   const parts = [
     '# Benchmark results',
     '',
     `Command: \`${command}\``,
     '',
-    ...environment(params),
+    ...environment,
     '',
     table(rows)
   ]

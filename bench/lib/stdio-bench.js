@@ -1,7 +1,7 @@
 // stdio scenarios: pipelined tools/call throughput (ours, a bare newline JSON-RPC loop, the SDK's
 // StdioServerTransport + Server) and cold start (spawn → initialize response) of the shipped bin.
 import { readFileSync } from 'node:fs'
-import { coldStart, fmt, mean, median, micros, stdioThroughput } from './measure.js'
+import { busyNote, coldStart, fmt, mean, median, micros, stdioThroughput } from './measure.js'
 import { ECHO_ARGS } from './synthetic-tools.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
@@ -47,7 +47,7 @@ export async function runStdioBench (options, log) {
       cpuRatio: c.bare / c.ours,
       goal: '≥ 0.5×',
       pass: m.ours / m.bare >= 0.5,
-      note: `CPU/msg ${micros(c.ours)} vs ${micros(c.bare)}; ${shape}`
+      note: `CPU/msg ${micros(c.ours)} vs ${micros(c.bare)}; ${shape}${busyNote('the bare loop', m.bare, c.bare)}`
     },
     {
       name: 'stdio `tools/call` echo, pipelined — SDK v1 peer',
@@ -67,7 +67,7 @@ export async function runStdioBench (options, log) {
       cpuRatio: c.barePing / c.binPing,
       goal: 'info',
       pass: undefined,
-      note: `CPU/msg ${micros(c.binPing)} vs ${micros(c.barePing)}; product tools, default config`
+      note: `CPU/msg ${micros(c.binPing)} vs ${micros(c.barePing)}; product tools, default config${busyNote('the bare loop', m.barePing, c.barePing)}`
     }
   ]
 }
