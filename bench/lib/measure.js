@@ -54,7 +54,7 @@ export function micros (value) {
 export function busyNote (label, rate, cpuPerOp) {
   if (cpuPerOp === undefined) return ''
   const share = rate * cpuPerOp / 1e6
-  return share < 0.8 ? `; ${label} used ${Math.round(share * 100)} % of a core (driver-bound: trust the CPU ratio)` : ''
+  return share < 0.8 ? `; ${label} used ${Math.round(share * 100)} % of a core (paced by the load generator or other processes: trust the CPU ratio)` : ''
 }
 
 /** Arithmetic mean. */
