@@ -25,7 +25,11 @@ export type ServiceName = keyof Services
 /** Creates the production services for a config; closes nothing (they hold no handles). */
 export async function createServices (config: Config, log: Logger): Promise<Services> {
   const workspace = await createWorkspace({ root: config.root, log })
-  const search = await createSearch({ workspace, log })
   const tokenizer = createTokenizer()
+  // Without ripgrep the search tools are simply not offered (the registry gates them); the rest still serves.
+  const search = await createSearch({ workspace, log }).catch((err: unknown) => {
+    log.warn({ err }, 'ripgrep not available: search tools disabled')
+    return undefined
+  })
   return { workspace, search, tokenizer, clock: systemClock }
 }

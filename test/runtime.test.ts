@@ -1,0 +1,36 @@
+import t from 'tap'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
+import { loadConfig } from '../src/config.js'
+import { createRuntime } from '../src/runtime.js'
+import { createServices } from '../src/services/index.js'
+
+const root = mkdtempSync(join(tmpdir(), 'wmcp-runtime-'))
+const log = pino({ level: 'silent' })
+
+t.test('without a search service the search tools are neither listed nor callable; the rest still serve', async (t) => {
+  const config = loadConfig({ root }, {})
+  const { search: _search, ...services } = await createServices(config, log)
+
+  const runtime = await createRuntime(config, log, { services })
+  const session = runtime.server.openSession({ stateless: true })
+  const list = JSON.parse((await session.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' }))!)
+  const call = JSON.parse((await session.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'x' } } }))!)
+
+  const names = list.result.tools.map((tool: { name: string }) => tool.name)
+  t.notOk(names.includes('search_regex'))
+  t.ok(names.includes('read_files'))
+  t.match(runtime.registry.unavailable, { search_regex: ['search'] })
+  t.equal(call.error.code, -32602)
+})
+
+t.test('the production runtime lists every shipped tool', async (t) => {
+  const runtime = await createRuntime(loadConfig({ root }, {}), log)
+
+  t.strictSame(runtime.registry.tools.map(tool => tool.wire.name), [
+    'list_directory', 'find_files', 'search_regex', 'read_files', 'get_file_info', 'get_workspace_info', 'get_tool_usage_guide'
+  ])
+  t.strictSame(runtime.registry.unavailable, {})
+})
