@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../errors.js'
-import type { Logger } from '../logger.js'
-import type { ClientChannel, ToolContext, ToolResult } from '../tools/define-tool.js'
+import type { ToolContext, ToolResult } from '../tools/define-tool.js'
 import type { Registry } from './registry.js'
 
 /** How a call ended, as logged. */
@@ -19,6 +18,8 @@ export class CallHandle {
   reason: Error | undefined = undefined
   /** Rejects the call's race; installed by callTool while the tool runs. */
   onAbort: ((reason: Error) => void) | undefined = undefined
+  /** Epoch ms after which the deadline sweep aborts the call. */
+  deadline = Infinity
   // Created on first use: constructing an AbortSignal was a quarter of a small call's CPU on Node 20.
   private controller: AbortController | undefined = undefined
 
@@ -44,25 +45,53 @@ export class CallHandle {
 
 /** Everything a call needs besides its name and arguments. */
 export interface CallOptions {
-  log: Logger
-  /** The call's abort handle (the session cancels through it). */
-  handle: CallHandle
+  /** The call: its abort handle (the session cancels through it) and the context `run` receives. */
+  call: CallHandle & ToolContext
   timeoutMs: number
   /** Level of the per-call outcome log line. */
   callLogLevel: 'debug' | 'info'
-  progress: ToolContext['progress']
-  notify: ToolContext['notify']
-  client: ClientChannel
+}
+
+// One sweep for every deadline instead of a timer per call (setTimeout/clearTimeout were ~7% of a
+// small call); a deadline fires up to DEADLINE_TICK_MS late.
+const DEADLINE_TICK_MS = 25
+const deadlines = new Set<CallHandle>()
+let sweeper: NodeJS.Timeout | undefined
+let idleSweeps = 0
+
+function sweepDeadlines (): void {
+  const now = Date.now()
+  for (const handle of deadlines) {
+    if (handle.deadline <= now) {
+      deadlines.delete(handle)
+      handle.abort(new Error('deadline passed'), 'timeout')
+    }
+  }
+  // Keep ticking briefly when idle so back-to-back calls don't re-arm the interval each time.
+  if (deadlines.size > 0) idleSweeps = 0
+  else if (++idleSweeps > 40 && sweeper !== undefined) {
+    clearInterval(sweeper)
+    sweeper = undefined
+  }
+}
+
+function watchDeadline (handle: CallHandle, ms: number): void {
+  handle.deadline = Date.now() + ms
+  deadlines.add(handle)
+  if (sweeper === undefined) {
+    sweeper = setInterval(sweepDeadlines, Math.min(DEADLINE_TICK_MS, ms))
+    sweeper.unref()
+  }
 }
 
 const errorResult = (text: string): ToolResult => ({ content: [{ type: 'text', text }], isError: true })
 
-/** Runs the tool until it settles or the handle aborts (a tool that ignores its signal still loses the race). */
-function runUntilAborted (handle: CallHandle, run: () => Promise<ToolResult> | ToolResult): Promise<ToolResult> {
+/** Waits for the tool until it settles or the handle aborts (a tool that ignores its signal still loses the race). */
+function untilAborted (handle: CallHandle, work: Promise<ToolResult>): Promise<ToolResult> {
   return new Promise<ToolResult>((resolve, reject) => {
     if (handle.reason !== undefined) return reject(handle.reason)
     handle.onAbort = reject
-    Promise.resolve().then(run).then(resolve, reject)
+    work.then(resolve, reject)
   })
 }
 
@@ -75,7 +104,8 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
   if (tool === undefined) throw new APP_ERR_UNKNOWN_TOOL(name)
   const started = performance.now()
   let outcome: CallOutcome = 'ok'
-  const { log } = options
+  const { call } = options
+  const log = call.log
   try {
     const check = tool.validate(rawArgs)
     if (!check.ok) {
@@ -86,32 +116,26 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
     const args = check.value
     for (const [param, service] of Object.entries(tool.injected)) args[param] = registry.services[service]
 
-    const { handle } = options
-    const timer = setTimeout(() => handle.abort(new Error(`deadline of ${options.timeoutMs} ms passed`), 'timeout'), options.timeoutMs)
-    const context: ToolContext = {
-      get signal () { return handle.signal },
-      log,
-      progress: options.progress,
-      notify: options.notify,
-      client: options.client
-    }
+    watchDeadline(call, options.timeoutMs)
     try {
-      const result = await runUntilAborted(handle, () => tool.definition.run(args, context))
+      const out = tool.definition.run(args, call)
+      // Synchronous tools skip the race: nothing can abort them mid-run anyway.
+      const result = out instanceof Promise ? await untilAborted(call, out) : out
       if (result.isError === true) outcome = 'tool_error'
       return result
     } catch (err) {
-      if (handle.timedOut) {
+      if (call.timedOut) {
         outcome = 'timeout'
         return errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, 'narrow the request (a smaller path, fewer items or a smaller page_size) and call again').message)
       }
-      if (handle.cancelled) {
+      if (call.cancelled) {
         outcome = 'cancelled'
         return errorResult(toolError('CANCELLED', `${name} was cancelled`).message)
       }
       throw err
     } finally {
-      clearTimeout(timer)
-      handle.onAbort = undefined
+      deadlines.delete(call)
+      call.onAbort = undefined
     }
   } catch (err) {
     if (isToolError(err)) {

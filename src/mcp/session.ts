@@ -136,49 +136,27 @@ export class Session {
     const name = params.name
     if (typeof name !== 'string') throw new APP_ERR_INVALID_PARAMS("'name' must be a string")
     if (this.inflight.has(id)) throw new APP_ERR_INVALID_REQUEST(`request id ${JSON.stringify(id)} is already in use`)
-    const handle = new CallHandle()
+    const meta = params._meta as Params | undefined
+    const handle = new ToolCall(this, name, channel?.send ?? this.options.send, meta?.progressToken, this.options.log)
     if (this.closed) handle.abort(new Error('session closed'), 'cancel')
     this.inflight.set(id, handle)
-    const send = channel?.send ?? this.options.send
-    const meta = params._meta as Params | undefined
-    const progressToken = meta?.progressToken
-    let lastProgress = -Infinity
-    const progress: ToolContext['progress'] = async (value, total, message) => {
-      // spec progress: only for a token the client sent, strictly increasing, only while running.
-      if (send === undefined || progressToken === undefined || value <= lastProgress || !this.inflight.has(id)) return
-      lastProgress = value
-      const p: Params = { progressToken, progress: value }
-      if (total !== undefined) p.total = total
-      if (message !== undefined) p.message = message
-      send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: p }))
-    }
-    const notify: ToolContext['notify'] = async (level, data) => {
-      if (send === undefined || LOG_LEVELS.indexOf(level) < this.logLevel) return
-      send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level, logger: name, data } }))
-    }
-    const client: ClientChannel = {
-      capabilities: this.clientCapabilities,
-      request: (method, requestParams) => this.request(method, requestParams, handle.signal, send)
-    }
     try {
       const result = await callTool(this.shared.registry, name, params.arguments, {
-        log: this.options.log,
-        handle,
+        call: handle,
         timeoutMs: this.shared.toolTimeoutMs,
-        callLogLevel: this.shared.callLogLevel,
-        progress,
-        notify,
-        client
+        callLogLevel: this.shared.callLogLevel
       })
       // spec cancellation: no response for a request the client cancelled.
       if (handle.cancelled) return undefined
       return resultMessage(id, result)
     } finally {
+      handle.finish()
       this.inflight.delete(id)
     }
   }
 
-  private request (method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>> {
+  /** Sends a server→client request for a running tool (internal to ToolCall). */
+  sendRequest (method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>> {
     const capability = method.startsWith('sampling/') ? 'sampling' : method.startsWith('elicitation/') ? 'elicitation' : method.startsWith('roots/') ? 'roots' : undefined
     if (capability !== undefined && this.clientCapabilities[capability] === undefined) {
       return Promise.reject(toolError('CLIENT_CAPABILITY_MISSING', `the client did not declare the '${capability}' capability, so '${method}' cannot be sent`, 'use a client that supports it'))
@@ -201,6 +179,11 @@ export class Session {
       })
       send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
     })
+  }
+
+  /** Lowest MCP log level the client wants (index into LOG_LEVELS). */
+  get logThreshold (): number {
+    return this.logLevel
   }
 
   private handleResponse (msg: RpcMessage): string | undefined {
@@ -232,4 +215,47 @@ function cursorOf (params: Params): string | undefined {
   if (cursor === undefined || cursor === null) return undefined
   if (typeof cursor !== 'string') throw new APP_ERR_INVALID_PARAMS("'cursor' must be a string")
   return cursor
+}
+
+/** One tools/call: its abort handle and the ToolContext `run` receives (methods, not per-call closures). */
+class ToolCall extends CallHandle implements ToolContext {
+  private lastProgress = -Infinity
+  private finished = false
+
+  constructor (
+    private readonly session: Session,
+    private readonly name: string,
+    private readonly send: Send | undefined,
+    private readonly progressToken: unknown,
+    readonly log: Logger
+  ) {
+    super()
+  }
+
+  get client (): ClientChannel {
+    return {
+      capabilities: this.session.clientCapabilities,
+      request: (method, params) => this.session.sendRequest(method, params, this.signal, this.send)
+    }
+  }
+
+  /** Marks the call done: later progress is dropped (spec: only while the request runs). */
+  finish (): void {
+    this.finished = true
+  }
+
+  async progress (value: number, total?: number, message?: string): Promise<void> {
+    // spec progress: only for a token the client sent, strictly increasing, only while running.
+    if (this.send === undefined || this.progressToken === undefined || value <= this.lastProgress || this.finished) return
+    this.lastProgress = value
+    const params: Params = { progressToken: this.progressToken, progress: value }
+    if (total !== undefined) params.total = total
+    if (message !== undefined) params.message = message
+    this.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }))
+  }
+
+  async notify (level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void> {
+    if (this.send === undefined || LOG_LEVELS.indexOf(level) < this.session.logThreshold) return
+    this.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level, logger: this.name, data } }))
+  }
 }
