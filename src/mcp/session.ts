@@ -38,7 +38,8 @@ export class Session {
   private readonly pending = new Map<RequestId, Pending>()
   private nextOutboundId = 0
   private closed = false
-  private readonly shutdown = new AbortController()
+  // Created on first use: stateless HTTP opens a session per POST, and an AbortController costs µs on Node 20.
+  private shutdown: AbortController | undefined = undefined
 
   constructor (private readonly shared: ServerShared, private readonly options: SessionOptions) {
     if (options.stateless) this.initialized = true
@@ -79,10 +80,19 @@ export class Session {
   close (): void {
     if (this.closed) return
     this.closed = true
-    this.shutdown.abort(new Error('session closed'))
+    this.shutdown?.abort(new Error('session closed'))
     for (const handle of this.inflight.values()) handle.abort(new Error('session closed'), 'cancel')
     for (const p of this.pending.values()) p.reject(new Error('session closed'))
     this.pending.clear()
+  }
+
+  /** Aborted when the session closes (for resource and prompt readers). */
+  get closedSignal (): AbortSignal {
+    if (this.shutdown === undefined) {
+      this.shutdown = new AbortController()
+      if (this.closed) this.shutdown.abort(new Error('session closed'))
+    }
+    return this.shutdown.signal
   }
 
   /** Number of requests still running. */
@@ -95,7 +105,8 @@ export class Session {
     if (method === 'initialize') return resultMessage(id, this.initialize(params))
     if (method === 'ping') return resultJson(id, '{}')
     if (!this.initialized) throw new APP_ERR_NOT_INITIALIZED(`'${method}' before initialize`)
-    const ctx = { services: shared.registry.services, signal: this.shutdown.signal }
+    const session = this
+    const ctx = { services: shared.registry.services, get signal () { return session.closedSignal } }
     switch (method) {
       case 'tools/list': return resultJson(id, shared.registry.toolsListPage(cursorOf(params)))
       case 'tools/call': return await this.callTool(id, params, channel)
