@@ -48,8 +48,9 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     lint: overrides.lint === false ? undefined : bootLint
   })
   const catalog = registry.services.catalog
-  // Validates every example against its schema now, so a stale one is logged at startup, not first use.
-  if (catalog !== undefined) services.guide.docs(catalog)
+  // Validates every example against its schema at startup, so a stale one is logged before first use —
+  // on the next turn of the event loop, after a waiting initialize has been answered (cold start).
+  if (catalog !== undefined) setImmediate(() => services.guide.docs(catalog))
   const server = createMcpServer({
     registry,
     log,

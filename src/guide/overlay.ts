@@ -1,7 +1,15 @@
 import { readFileSync, statSync } from 'node:fs'
-import { parse } from 'yaml'
+import { createRequire } from 'node:module'
 import type { Logger } from '../logger.js'
 import type { ToolExample } from '../tools/define-tool.js'
+
+// yaml is loaded on first parse, not at import: it is ~50 ms of module evaluation on the stdio cold-start path.
+const requireModule = createRequire(import.meta.url)
+let parseYaml: ((text: string) => unknown) | undefined
+const parse = (text: string): unknown => {
+  parseYaml ??= (requireModule('yaml') as { parse: (text: string) => unknown }).parse
+  return parseYaml(text)
+}
 
 /** Hand-kept documentation for one tool, as written in `docs/tools.yaml`. */
 export interface OverlayEntry {
