@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TUnsafe } from '@sinclair/typebox'
 import type { Logger } from '../logger.js'
 import type { ServiceName, Services } from '../services/index.js'
 
@@ -8,11 +8,6 @@ export const INJECT_KEY = 'x-workspace-mcp-inject'
 /** Declares an injected service parameter: typed as T for `run`, invisible to clients. */
 export function Inject<K extends ServiceName> (service: K): TUnsafe<NonNullable<Services[K]>> {
   return Type.Unsafe<NonNullable<Services[K]>>({ [INJECT_KEY]: service })
-}
-
-/** Returns the service name a schema injects, if it is an Inject() marker. */
-export function injectedService (schema: TSchema): ServiceName | undefined {
-  return (schema as Record<string, unknown>)[INJECT_KEY] as ServiceName | undefined
 }
 
 /** Guide categories, in the order the guide renders them. */
