@@ -60,7 +60,7 @@ export const searchRegex = defineTool({
     'Use find_files to match file names and read_files to read around a hit. .gitignore is respected; hidden files are searched only when `path` names them; files over 10 MB are skipped unless named in `path`. ' +
     'Results are sorted by path and line; the footer gives the exact call for the next page (served from a 60 s cache). Long answers are shortened to max_response_tokens, never refused.',
   input: Type.Object({
-    pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in ripgrep (Rust regex) syntax, or a plain string with literal=true, e.g. "fetchUser\\\\(" or "TODO|FIXME"' }),
+    pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in ripgrep (Rust regex) syntax, or a plain string with literal=true, e.g. "fetchUser\\\\(" or "getUser|fetchUser"' }),
     path: Type.Optional(Type.String({ description: 'File or folder to search, relative to the workspace root; default the whole workspace, e.g. "src/api"' })),
     literal: Type.Optional(Type.Boolean({ default: false, description: 'Treat pattern as a literal string (no regex metacharacters), e.g. true for "a.b(c)"' })),
     ignore_case: Type.Optional(Type.Boolean({ default: false, description: 'Match case-insensitively, e.g. true to find "Error" and "error"' })),
@@ -77,7 +77,7 @@ export const searchRegex = defineTool({
   output: SearchRegexOutput,
   examples: [
     { comment: 'Find where a function is called in the TypeScript sources', arguments: { pattern: 'fetchUser\\(', path: 'src', include: ['*.ts'] } },
-    { comment: 'List the files that mention TODO or FIXME, ignoring case', arguments: { pattern: 'todo|fixme', ignore_case: true, output_mode: 'files' } },
+    { comment: 'List the files that mention deprecated or legacy code, ignoring case', arguments: { pattern: 'deprecated|legacy', ignore_case: true, output_mode: 'files' } },
     { comment: 'A literal string with two lines of context, second page', arguments: { pattern: 'config.get(', literal: true, context_lines: 2, offset: 10 } }
   ],
   async run (args, { signal }) {
