@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { toolError } from '../errors.js'
 import type { ContentItem, CreateSearchOptions, EngineInfo, SearchLimits, SearchMode, SearchRequest, SearchService } from './search-types.js'
+import { compareText } from './compare-text.js'
 import { createResultCache } from './result-cache.js'
 import { displayPath, isEndRecord, parseCountRecord, parseRgJson, type SearchLine } from './search-parse.js'
 import { ancestorRules } from './search-ignore.js'
@@ -35,7 +36,7 @@ const MAX_NAMED_FILE_SIZE = '100M'
 const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
 /** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
 const MAX_COUNTING_BYTES = 4 * 1024 * 1024
-const byPath = (a: { path: string }, b: { path: string }): number => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
+const byPath = (a: { path: string }, b: { path: string }): number => compareText(a.path, b.path)
 const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
 
 /** Locates ripgrep (bundled first, then PATH) and returns the search service. */

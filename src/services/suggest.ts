@@ -1,4 +1,5 @@
 import type { WorkspaceService } from './workspace.js'
+import { compareText } from './compare-text.js'
 
 /** Bounds of the did-you-mean scan, so a missing path never costs a full walk of a huge tree. */
 const MAX_VISITED = 5000
@@ -50,6 +51,6 @@ export async function suggestPaths (workspace: WorkspaceService, wanted: string,
     }
     queue = next
   }
-  found.sort((a, b) => a.score - b.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  found.sort((a, b) => a.score - b.score || compareText(a.path, b.path))
   return found.slice(0, limit).map(f => f.path)
 }
