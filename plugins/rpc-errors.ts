@@ -1,34 +1,32 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyPluginAsync } from 'fastify'
-import { RPC_ERROR, toRpcError } from '../src/mcp/rpc.js'
+import { errorMessage, RPC_ERROR, toRpcError } from '../src/mcp/rpc.js'
+import { tooLargeError } from '../src/mcp/wire.js'
 
 /** JSON-RPC code for transport errors that have no JSON-RPC meaning (the SDK's convention). */
 export const RPC_TRANSPORT_ERROR = -32000
 /** JSON-RPC code the SDK uses for an unknown or expired session. */
 export const RPC_SESSION_NOT_FOUND = -32001
 
-/** Serializes the body every HTTP error carries: a JSON-RPC error with `id: null` (spec basic/transports). */
+/** Serializes the body every HTTP error carries: a JSON-RPC error with `id: null` (spec basic/transports), by the engine's writer. */
 export function rpcErrorBody (code: number, message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null })
+  return errorMessage(null, { code, message })
 }
 
 // Fastify's own request errors, mapped to JSON-RPC numbers; everything else 4xx is a transport error.
+// JSON bodies are parsed by the engine's parser (mcp-http), so its errors arrive as APP_ERR_PARSE.
 const FASTIFY_CODES: Record<string, number> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: RPC_ERROR.ParseError,
-  FST_ERR_CTP_EMPTY_JSON_BODY: RPC_ERROR.ParseError,
-  FST_ERR_CTP_BODY_TOO_LARGE: RPC_ERROR.InvalidRequest,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: RPC_ERROR.InvalidRequest,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: RPC_ERROR.InvalidRequest,
   APP_ERR_SESSION_NOT_FOUND: RPC_SESSION_NOT_FOUND
 }
 
-const PARSE_MESSAGE = 'Parse error: the body is not valid JSON, or holds a forbidden __proto__/constructor.prototype key'
-
 /** Maps any error thrown during a request to its HTTP status and JSON-RPC error. */
 export function toHttpError (err: FastifyError): { status: number, code: number, message: string } {
   const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
+  // Same answer as an over-long stdio line.
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status, ...toRpcError(tooLargeError()) }
   const known = FASTIFY_CODES[err.code]
-  if (known === RPC_ERROR.ParseError) return { status, code: known, message: PARSE_MESSAGE }
   if (known !== undefined) return { status, code: known, message: err.message }
   const rpc = toRpcError(err)
   if (rpc.code !== RPC_ERROR.InternalError) return { status, ...rpc }

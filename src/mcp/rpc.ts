@@ -18,16 +18,6 @@ export const RPC_ERROR = {
 
 export type { RequestId }
 
-/** A JSON-RPC message as received, before its shape is known. */
-export interface RpcMessage {
-  jsonrpc?: unknown
-  id?: unknown
-  method?: unknown
-  params?: unknown
-  result?: unknown
-  error?: unknown
-}
-
 /** The one translator from error codes to JSON-RPC numbers. */
 const RPC_CODES: Record<string, number> = {
   APP_ERR_PARSE: RPC_ERROR.ParseError,

@@ -2,7 +2,8 @@ import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_NOT_INITIALIZE
 import type { Logger } from '../logger.js'
 import type { ClientChannel, ToolContext } from '../tools/define-tool.js'
 import { CallHandle, callTool } from './dispatch.js'
-import { errorMessage, isRequestId, LATEST_PROTOCOL_VERSION, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId, type RpcMessage } from './rpc.js'
+import { errorMessage, LATEST_PROTOCOL_VERSION, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
+import { classify, invalidMessage, type Classified } from './wire.js'
 import type { ServerShared } from './server.js'
 
 /** Writes one serialized JSON-RPC message (no trailing newline) to the peer. */
@@ -46,32 +47,25 @@ export class Session {
   }
 
   /** Handles one parsed message; resolves to the serialized response, or undefined when none is due. */
-  async handle (message: unknown, channel?: RequestChannel): Promise<string | undefined> {
-    if (Array.isArray(message)) {
-      // Batching was removed in 2025-06-18.
-      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not supported' })
+  handle (message: unknown, channel?: RequestChannel): Promise<string | undefined> {
+    return this.dispatch(classify(message), channel)
+  }
+
+  /** Handles one classified message (the HTTP transport classifies first to pick its status). */
+  async dispatch (message: Classified, channel?: RequestChannel): Promise<string | undefined> {
+    switch (message.kind) {
+      case 'invalid': return invalidMessage(message.id, message.error)
+      case 'response': return this.handleResponse(message.id, message.result, message.error)
+      case 'notification':
+        this.handleNotification(message.method, message.params)
+        return undefined
     }
-    const msg = message as RpcMessage
-    if (typeof msg !== 'object' || msg === null || msg.jsonrpc !== '2.0') {
-      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: expected a JSON-RPC 2.0 object' })
-    }
-    if (typeof msg.method !== 'string') return this.handleResponse(msg)
-    if (msg.id === undefined) {
-      this.handleNotification(msg.method, (msg.params ?? {}) as Params)
-      return undefined
-    }
-    if (!isRequestId(msg.id)) {
-      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: id must be a string or an integer' })
-    }
-    const id = msg.id
+    const { id, method } = message
     try {
-      if (msg.params !== undefined && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))) {
-        throw new APP_ERR_INVALID_PARAMS('params must be an object')
-      }
-      return await this.handleRequest(id, msg.method, (msg.params ?? {}) as Params, channel)
+      return await this.handleRequest(id, method, message.params, channel)
     } catch (err) {
       const rpc = toRpcError(err)
-      if (rpc.code === RPC_ERROR.InternalError) this.options.log.error({ err, method: msg.method }, 'request failed')
+      if (rpc.code === RPC_ERROR.InternalError) this.options.log.error({ err, method }, 'request failed')
       return errorMessage(id, rpc)
     }
   }
@@ -197,18 +191,15 @@ export class Session {
     return this.logLevel
   }
 
-  private handleResponse (msg: RpcMessage): string | undefined {
-    if (!isRequestId(msg.id) || (msg.result === undefined && msg.error === undefined)) {
-      return errorMessage(null, { code: RPC_ERROR.InvalidRequest, message: 'Invalid Request: expected a method, or a result/error for a known id' })
-    }
-    const pending = this.pending.get(msg.id)
+  private handleResponse (id: RequestId, result: unknown, error: unknown): undefined {
+    const pending = this.pending.get(id)
     if (pending === undefined) return undefined
-    this.pending.delete(msg.id)
-    if (msg.error !== undefined) {
-      const message = String((msg.error as { message?: unknown }).message ?? 'error')
+    this.pending.delete(id)
+    if (error !== undefined) {
+      const message = String((error as { message?: unknown }).message ?? 'error')
       pending.reject(toolError('CLIENT_REQUEST_FAILED', `the client answered with an error: ${message}`))
     } else {
-      pending.resolve(msg.result as Record<string, unknown>)
+      pending.resolve(result as Record<string, unknown>)
     }
     return undefined
   }

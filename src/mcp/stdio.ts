@@ -1,7 +1,8 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Logger } from '../logger.js'
-import { errorMessage, RPC_ERROR } from './rpc.js'
+import { LineFramer } from './line-framer.js'
 import type { McpServer } from './server.js'
+import { invalidMessage, parseMessage, tooLargeError } from './wire.js'
 
 /** Options for serving one MCP session over a pair of byte streams. */
 export interface StdioOptions {
@@ -9,7 +10,7 @@ export interface StdioOptions {
   input: Readable
   output: Writable
   log: Logger
-  /** Largest accepted line, in bytes (the SDK's default is 10 MiB). */
+  /** Largest accepted line, in bytes (the SDK's default is 10 MiB); a longer line is answered -32600 and dropped. */
   maxLineBytes?: number
 }
 
@@ -45,39 +46,27 @@ export function serveStdio (options: StdioOptions): StdioSession {
     finish(reason)
   }
 
-  const onLine = (line: string): void => {
-    if (line.trim() === '') return
-    let message: unknown
-    try {
-      message = JSON.parse(line)
-    } catch {
-      write(errorMessage(null, { code: RPC_ERROR.ParseError, message: 'Parse error: invalid JSON' }))
+  const onMessage = (bytes: Buffer): void => {
+    const parsed = parseMessage(bytes)
+    if (!parsed.ok) {
+      write(invalidMessage(null, parsed.error))
       return
     }
-    const task = session.handle(message).then(response => {
+    const task = session.handle(parsed.message).then(response => {
       if (response !== undefined) write(response)
     }, (err: unknown) => log.error({ err }, 'stdio dispatch failed'))
     running.add(task)
     task.finally(() => running.delete(task))
   }
 
-  let buffered = ''
+  const framer = new LineFramer(maxLineBytes)
   const onData = (chunk: Buffer | string): void => {
-    let text = buffered + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'))
-    let index = text.indexOf('\n')
-    while (index !== -1) {
-      onLine(text.charCodeAt(index - 1) === 13 ? text.slice(0, index - 1) : text.slice(0, index))
-      text = text.slice(index + 1)
-      index = text.indexOf('\n')
+    for (const frame of framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+      if (frame.kind === 'line') onMessage(frame.bytes)
+      else write(invalidMessage(null, tooLargeError()))
     }
-    if (Buffer.byteLength(text) > maxLineBytes) {
-      write(errorMessage(null, { code: RPC_ERROR.ParseError, message: `Parse error: message exceeds ${maxLineBytes} bytes` }))
-      text = ''
-    }
-    buffered = text
   }
 
-  input.setEncoding('utf8')
   input.on('data', onData)
   input.once('end', () => end('eof'))
   input.once('close', () => end('eof'))

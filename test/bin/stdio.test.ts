@@ -1,5 +1,5 @@
 import t from 'tap'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -107,4 +107,37 @@ t.test('a bad configuration value stops startup with a message naming it and exi
   t.equal(code, 2)
   t.match(proc.stderr(), /toolTimeoutMs \(--tool-timeout-ms \/ WORKSPACE_MCP_TOOL_TIMEOUT_MS\)/)
   t.strictSame(proc.stdout, [])
+})
+
+/** Peak resident set size of a process so far, in bytes (Linux /proc). */
+function peakRss (pid: number): number {
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match === null ? NaN : Number(match[1]) * 1024
+}
+
+t.test('a 64 MiB line (cap 10 MiB) gets one -32600, the next request is answered, and memory stays bounded', { skip: process.platform !== 'linux' && 'reads /proc', timeout: 60000 }, async (t) => {
+  const proc = spawnStdio(t, ['--root', root])
+  proc.send(init)
+  await proc.response(1)
+  const before = peakRss(proc.child.pid!)
+
+  // Written with backpressure, 1 MiB at a time, like a real client; a valid request follows at once.
+  const chunk = Buffer.alloc(1024 * 1024, 0x78)
+  chunk.write('{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"')
+  for (let i = 0; i < 64; i++) {
+    if (!proc.child.stdin.write(chunk)) await new Promise(resolve => proc.child.stdin.once('drain', resolve))
+  }
+  proc.child.stdin.write('"}}\n')
+  proc.send({ jsonrpc: '2.0', id: 'after', method: 'ping' })
+  const pong = await proc.response('after')
+  const after = peakRss(proc.child.pid!)
+
+  t.strictSame(pong.result, {})
+  const answers = proc.stdout.slice(1).map(line => JSON.parse(line))
+  t.strictSame(answers, [
+    { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message exceeds the size limit' } },
+    { jsonrpc: '2.0', id: 'after', result: {} }
+  ], 'exactly one error for the long line, then the next answer')
+  t.ok(after - before < 64 * 1024 * 1024, `peak RSS grew ${((after - before) / 1048576).toFixed(1)} MiB (< 64 MiB)`)
+  t.comment(`VmHWM before ${(before / 1048576).toFixed(1)} MiB, after ${(after / 1048576).toFixed(1)} MiB`)
 })

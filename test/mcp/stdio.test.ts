@@ -1,0 +1,74 @@
+import t from 'tap'
+import { PassThrough, Writable } from 'node:stream'
+import { serveStdio } from '../../src/mcp/stdio.js'
+import { testEngine } from '../helpers/engine.js'
+
+/** serveStdio over in-memory streams; `lines` collects what the server writes. */
+function harness (maxLineBytes?: number) {
+  const { server, log } = testEngine()
+  const input = new PassThrough()
+  const lines: string[] = []
+  const output = new PassThrough()
+  output.on('data', (chunk: Buffer) => { for (const l of chunk.toString().split('\n')) if (l) lines.push(l) })
+  const stdio = serveStdio({ server, input, output, log, maxLineBytes })
+  const settle = async (count: number): Promise<void> => {
+    for (let i = 0; i < 200 && lines.length < count; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  }
+  return { input, output, lines, stdio, settle }
+}
+
+t.test('an over-long line split over many chunks is one -32600; a request in the same chunk as its end is answered', async (t) => {
+  const { input, lines, stdio, settle } = harness(64)
+
+  input.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"')
+  for (let i = 0; i < 10; i++) input.write('x'.repeat(50))
+  input.write('"}}\r\n{"jsonrpc":"2.0","id":2,"method":"ping"}\r\n')
+  await settle(2)
+  stdio.close()
+
+  t.strictSame(lines, [
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message exceeds the size limit"}}',
+    '{"jsonrpc":"2.0","id":2,"result":{}}'
+  ])
+})
+
+t.test('string chunks, blank lines and a character split across chunks', async (t) => {
+  const { input, lines, stdio, settle } = harness()
+  const bytes = Buffer.from('{"jsonrpc":"2.0","id":"é✓","method":"ping"}\n')
+
+  input.write('\n  \n')
+  input.write(bytes.subarray(0, 25))
+  input.write(bytes.subarray(25))
+  input.write('not json\n')
+  await settle(2)
+  stdio.close()
+
+  // A parse error is answered at once, a request when it finishes: compare regardless of order.
+  t.strictSame(lines.sort(), [
+    '{"jsonrpc":"2.0","id":"é✓","result":{}}',
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the message is not valid JSON"}}'
+  ].sort())
+})
+
+t.test('EOF resolves done; drain closes the session', async (t) => {
+  const { input, stdio } = harness()
+
+  input.end()
+  t.equal(await stdio.done, 'eof')
+  await stdio.drain(10)
+})
+
+t.test('an output error (EPIPE) ends the session and nothing more is written', async (t) => {
+  const { server, log } = testEngine()
+  const input = new PassThrough()
+  let written = 0
+  const output = new Writable({ write (_chunk, _enc, cb) { written++; cb(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) } })
+  const stdio = serveStdio({ server, input, output, log })
+
+  input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+  t.equal(await stdio.done, 'output-closed')
+  input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+  await new Promise(resolve => setTimeout(resolve, 20))
+
+  t.equal(written, 1)
+})
