@@ -51,13 +51,48 @@ function hasDefaultBelow (schema: unknown): boolean {
     (('default' in child && !Array.isArray(child)) || hasDefaultBelow(child)))
 }
 
-const fieldName = (path: string): string => path.replace(/^\//, '').replace(/\//g, '.') || '(arguments)'
+/** `/files/0/extra` → `files[0].extra` (the JSON path a model reads). */
+const fieldName = (path: string): string =>
+  path.split('/').slice(1).map(s => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((out, s) => /^\d+$/.test(s) ? `${out}[${s}]` : out === '' ? s : `${out}.${s}`, '') || '(arguments)'
+
+const isNode = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * A copy of `schema` whose objects are closed at every depth, as the published schema is
+ * (schema.ts normaliseNode); spread keeps TypeBox's symbol keys, which the compiler needs.
+ */
+function closeObjects<T extends TSchema> (schema: T): T {
+  const out = { ...schema } as Record<string | symbol, unknown>
+  if (isNode(schema.properties)) {
+    out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, isNode(v) ? closeObjects(v as TSchema) : v]))
+  }
+  for (const key of ['items', 'additionalProperties'] as const) if (isNode(schema[key])) out[key] = closeObjects(schema[key] as TSchema)
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    if (Array.isArray(schema[key])) out[key] = (schema[key] as unknown[]).map(v => isNode(v) ? closeObjects(v as TSchema) : v)
+  }
+  if ((schema.type === 'object' || isNode(schema.properties)) && !('additionalProperties' in schema)) out.additionalProperties = false
+  return out as T
+}
+
+/** The error to report: an unknown property anywhere wins (it names the fix), else the first. */
+function pick (errors: Iterable<ValueError>): ValueError | undefined {
+  let first: ValueError | undefined
+  let seen = 0
+  for (const error of errors) {
+    if (error.type === ValueErrorType.ObjectAdditionalProperties) return error
+    first ??= error
+    // Bounded: a huge invalid argument must not cost a walk over every error.
+    if (++seen >= 64) break
+  }
+  return first
+}
 
 /** Compiles a validator for the client-visible part of a tool's input schema. */
 export function compileArguments (input: TObject, injected: Set<string>): ArgumentValidator {
   const visible: Record<string, TSchema> = {}
   for (const [name, schema] of Object.entries(input.properties)) if (!injected.has(name)) visible[name] = schema
-  const schema = Type.Object(visible, { additionalProperties: false })
+  const schema = closeObjects(Type.Object(visible, { additionalProperties: false }))
   const check = TypeCompiler.Compile(schema)
   const names = Object.keys(visible)
   const required = new Set(schema.required ?? [])
@@ -81,8 +116,12 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
     for (const [key, def] of topDefaults) if (args[key] === undefined) args[key] = typeof def === 'object' && def !== null ? structuredClone(def) : def
     const value = nestedDefaults ? Value.Default(schema, args) as Record<string, unknown> : args
     if (check.Check(value)) return { ok: true, value }
-    const first = check.Errors(value).First()
+    const first = pick(check.Errors(value))
     if (first === undefined) return { ok: false, unknown: false, message: 'arguments: invalid' }
+    if (first.type === ValueErrorType.ObjectAdditionalProperties) {
+      const names = Object.keys((first.schema as { properties?: object }).properties ?? {})
+      return { ok: false, unknown: true, message: `${fieldName(first.path)}: unknown argument; ${names.length > 0 ? `valid: ${names.join(', ')}` : 'this object takes no properties'}` }
+    }
     const received = first.type === ValueErrorType.ObjectRequiredProperty ? '' : `, received ${show(first.value)}`
     return { ok: false, unknown: false, message: `${fieldName(first.path)}: ${describe(first)}${received}` }
   }

@@ -1,0 +1,123 @@
+import t from 'tap'
+import fc from 'fast-check'
+import { runs } from '../helpers/property.js'
+import { Type } from '@sinclair/typebox'
+import { compileArguments } from '../../src/mcp/validate.js'
+import { testEngine, initializedSession } from '../helpers/engine.js'
+import { tools } from '../../src/tools/index.js'
+import { normaliseSchema } from '../../src/mcp/schema.js'
+
+// Shaped like read_files: a list of objects the TypeBox source leaves open, as tools write them.
+const Input = Type.Object({
+  files: Type.Array(Type.Object({
+    path: Type.String({ minLength: 1, description: 'Path' }),
+    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First line' })),
+    end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line' }))
+  }), { minItems: 1, maxItems: 3, description: 'Files' }),
+  options: Type.Optional(Type.Object({
+    depth: Type.Integer({ minimum: 0, maximum: 5, default: 2, description: 'Depth' }),
+    mode: Type.Optional(Type.Union([Type.Literal('plain'), Type.Literal('upper')], { description: 'Mode' }))
+  }, { description: 'Options' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size' })),
+  tags: Type.Optional(Type.Array(Type.String(), { default: ['a'], description: 'Tags' })),
+  service: Type.Any()
+})
+const validate = compileArguments(Input, new Set(['service']))
+
+t.test('an unknown property at any depth is UNKNOWN_ARGUMENT naming its JSON path and the valid names', async (t) => {
+  t.strictSame(validate({ files: [{ path: 'a', extra: 1 }] }),
+    { ok: false, unknown: true, message: 'files[0].extra: unknown argument; valid: path, start_line, end_line' })
+  t.strictSame(validate({ files: [{ path: 'a' }, { path: 'b', start_line: 'x', nope: true }] }),
+    { ok: false, unknown: true, message: 'files[1].nope: unknown argument; valid: path, start_line, end_line' }, 'an unknown property wins over a type error')
+  t.strictSame(validate({ files: [{ path: 'a' }], options: { depth: 1, colour: 'red' } }),
+    { ok: false, unknown: true, message: 'options.colour: unknown argument; valid: depth, mode' })
+  t.strictSame(validate({ files: [{ path: 'a' }], extra: 1 }),
+    { ok: false, unknown: true, message: 'extra: unknown argument; valid arguments: files, options, page_size, tags' })
+  t.match(validate({ files: [{ path: 'a' }], service: {} }), { ok: false, unknown: true, message: /^service: unknown argument/ }, 'an injected name cannot be supplied')
+})
+
+t.test('any unknown key planted in any nested object is refused, with its path', async (t) => {
+  const key = fc.string({ minLength: 1, maxLength: 8 }).filter(k => !['path', 'start_line', 'end_line', 'depth', 'mode'].includes(k) && /^[a-z]+$/.test(k))
+  fc.assert(fc.property(fc.integer({ min: 0, max: 2 }), key, fc.boolean(), (index, name, inOptions) => {
+    const files: Array<Record<string, unknown>> = [{ path: 'a' }, { path: 'b', start_line: 2 }, { path: 'c' }]
+    const args: Record<string, unknown> = { files, options: { depth: 1 } }
+    if (inOptions) (args.options as Record<string, unknown>)[name] = 1
+    else files[index][name] = 1
+    const check = validate(args)
+    const where = inOptions ? `options.${name}` : `files[${index}].${name}`
+    return !check.ok && check.unknown && check.message.startsWith(`${where}: unknown argument; valid: `)
+  }), runs(200))
+  t.pass('nested objects are closed')
+})
+
+t.test('schema messages name the JSON path and what was received', async (t) => {
+  t.strictSame(validate({ files: [{ path: 'a', start_line: 0 }] }), { ok: false, unknown: false, message: 'files[0].start_line: must be >= 1, received 0' })
+  t.strictSame(validate({ files: [] }), { ok: false, unknown: false, message: 'files: must have at least 1 item(s), received []' })
+  t.strictSame(validate({}), { ok: false, unknown: false, message: 'files: is required' })
+  t.strictSame(validate({ files: [{ path: 'a' }], page_size: 500 }), { ok: false, unknown: false, message: 'page_size: must be <= 100, received 500' })
+  t.strictSame(validate({ files: [{ path: 'a' }], options: { mode: 'loud' } }), { ok: false, unknown: false, message: 'options.mode: must be one of "plain", "upper", received "loud"' })
+  t.strictSame(validate([1]), { ok: false, unknown: false, message: 'arguments: must be an object, received [1]' })
+  t.match(validate({ files: [{ path: 'x'.repeat(200), start_line: 'y'.repeat(200) }] }), { message: /received "y+\.\.\.$/ }, 'long values are cut')
+})
+
+t.test('null means absent for an optional argument; defaults fill absent ones, nested too', async (t) => {
+  const check = validate({ files: [{ path: 'a' }], page_size: null, tags: null, options: {} })
+
+  t.strictSame(check, { ok: true, value: { files: [{ path: 'a' }], page_size: 50, tags: ['a'], options: { depth: 2 } } })
+  t.strictSame(validate(null), { ok: false, unknown: false, message: 'files: is required' }, 'null arguments are no arguments')
+  t.strictSame(validate({ files: null }), { ok: false, unknown: false, message: 'files: must be an array, received null' }, 'null for a required argument is an error')
+  const again = validate({ files: [{ path: 'a' }] })
+  ;(again as unknown as { value: { tags: string[] } }).value.tags.push('mutated')
+  t.strictSame((validate({ files: [{ path: 'a' }] }) as { value: unknown }).value, { files: [{ path: 'a' }], page_size: 50, tags: ['a'] }, 'a default is never shared between calls')
+})
+
+t.test('every real tool: a key planted in any object of any of its examples is UNKNOWN_ARGUMENT', async (t) => {
+  let planted = 0
+  for (const tool of tools) {
+    const { injected } = normaliseSchema(tool.input)
+    const check = compileArguments(tool.input, new Set(Object.keys(injected)))
+    for (const example of tool.examples ?? []) {
+      t.ok(check(example.arguments).ok, `${tool.name} example validates`)
+      // Every object inside the example, reached by a path of keys/indices.
+      const objects: Array<Array<string | number>> = []
+      const collect = (v: unknown, path: Array<string | number>): void => {
+        if (Array.isArray(v)) v.forEach((x, i) => collect(x, [...path, i]))
+        else if (typeof v === 'object' && v !== null) {
+          objects.push(path)
+          for (const [k, x] of Object.entries(v)) collect(x, [...path, k])
+        }
+      }
+      collect(example.arguments, [])
+      for (const path of objects) {
+        const args = structuredClone(example.arguments) as Record<string, unknown>
+        const target = path.reduce<any>((node, step) => node[step], args)
+        target.zz_extra = 1
+        const result = check(args)
+        const where = path.reduce<string>((out, s) => typeof s === 'number' ? `${out}[${s}]` : out === '' ? s : `${out}.${s}`, '')
+        t.match(result, { ok: false, unknown: true, message: `${where === '' ? '' : `${where}.`}zz_extra: unknown argument` }, `${tool.name} ${where || '(arguments)'}`)
+        planted++
+      }
+    }
+  }
+  t.ok(planted > 5, `${planted} objects checked`)
+})
+
+t.test('over tools/call, a nested unknown property is an UNKNOWN_ARGUMENT tool error', async (t) => {
+  const engine = testEngine({
+    tools: [{
+      name: 'nested_tool',
+      title: 'Nested',
+      category: 'fixture',
+      description: 'Takes a list of objects, for the nested closure test.',
+      annotations: {},
+      input: Type.Object({ files: Type.Array(Type.Object({ path: Type.String({ description: 'Path' }) }), { description: 'Files' }) }),
+      run: () => ({ content: [{ type: 'text', text: 'ran' }] })
+    }]
+  })
+  const { call } = await initializedSession(engine)
+
+  const res = await call('tools/call', { name: 'nested_tool', arguments: { files: [{ path: 'a', extra: 1 }] } })
+
+  t.equal(res.result.isError, true)
+  t.match(res.result.content[0].text, /^ERROR UNKNOWN_ARGUMENT: files\[0\]\.extra: unknown argument; valid: path\./)
+})
