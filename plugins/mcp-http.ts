@@ -3,13 +3,14 @@ import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND,
+  APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND,
   APP_ERR_SESSION_REQUIRED, APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
 } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
-import { isRequestId, SUPPORTED_PROTOCOL_VERSIONS, type RpcMessage } from '../src/mcp/rpc.js'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../src/mcp/rpc.js'
 import type { McpServer } from '../src/mcp/server.js'
 import type { RequestChannel, Send, Session } from '../src/mcp/session.js'
+import { classify, invalidMessage, parseMessage, type Classified } from '../src/mcp/wire.js'
 import { acceptsEventStream, endStream, openEventStream, writeComment, writeEvent } from './sse.js'
 
 /** Options for the Streamable HTTP endpoint (spec 2025-11-25 basic/transports). */
@@ -24,6 +25,8 @@ export interface McpHttpOptions {
   maxSessions?: number
   /** Stateful only: a session without requests for this long expires (later use → 404). Default 30 min. */
   sessionIdleMs?: number
+  /** Most POSTs handled at once; beyond it a POST gets 503 + Retry-After before its body is read. Default 256. */
+  maxInflightRequests?: number
 }
 
 /** One stateful session as the HTTP layer keeps it. */
@@ -38,17 +41,6 @@ interface HttpSession {
 }
 
 const SUPPORTED = new Set(SUPPORTED_PROTOCOL_VERSIONS)
-const KIND_REQUEST = 0
-const KIND_OTHER = 1 // notification or response: 202 when accepted
-const KIND_INVALID = 2 // batch, non-object, bad id: 400 with the engine's -32600
-
-function kindOf (body: unknown): number {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return KIND_INVALID
-  const msg = body as RpcMessage
-  if (typeof msg.method !== 'string') return KIND_OTHER
-  if (msg.id === undefined) return KIND_OTHER
-  return isRequestId(msg.id) ? KIND_REQUEST : KIND_INVALID
-}
 
 function checkProtocolVersion (request: FastifyRequest): void {
   const version = request.headers['mcp-protocol-version']
@@ -83,26 +75,34 @@ class PostChannel implements RequestChannel {
 
 /** Streamable HTTP on one path: POST for messages, GET for the session stream, DELETE to end a session. */
 const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
-  const { server, mode, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000 } = options
+  const { server, mode, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256 } = options
   const stateless = mode === 'stateless'
   const log = app.log as Logger
   const sessions = new Map<string, HttpSession>()
   let reserved = 0
   let closing = false
-  // Answers malformed envelopes where no session applies (the engine does not touch state for them).
-  const probe = server.openSession({ stateless: true, log })
+  let inflight = 0
+
+  // The engine's parser, not Fastify's: the same bytes get the same answer as over stdio
+  // (prototype-poisoning keys included). bodyLimit still applies (parseAs buffer).
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    const parsed = parseMessage(body as Buffer)
+    if (parsed.ok) done(null, parsed.message)
+    else done(parsed.error as Error & { statusCode: number }, undefined)
+  })
 
   const sendJson = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.code(status).type('application/json').send(body)
 
-  async function answer (session: Session, body: unknown, kind: number, reply: FastifyReply, fallback?: Send): Promise<FastifyReply | undefined> {
-    if (kind !== KIND_REQUEST) {
-      const out = await session.handle(body)
+  async function answer (session: Session, message: Classified, reply: FastifyReply, fallback?: Send): Promise<FastifyReply | undefined> {
+    if (message.kind !== 'request') {
+      await session.dispatch(message)
       // spec basic/transports: an accepted notification or response → 202 with no body.
-      return out === undefined ? reply.code(202).send() : sendJson(reply, 400, out)
+      return reply.code(202).send()
     }
     const channel = new PostChannel(reply, fallback)
-    const out = await session.handle(body, channel)
+    const out = await session.dispatch(message, channel)
     if (channel.streaming) {
       if (out !== undefined) writeEvent(reply.raw, out)
       endStream(reply.raw)
@@ -137,7 +137,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     return entry
   }
 
-  async function initialize (body: unknown, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  async function initialize (message: Classified, reply: FastifyReply): Promise<FastifyReply | undefined> {
     if (sessions.size + reserved >= maxSessions) {
       throw Object.assign(new APP_ERR_SESSION_LIMIT(), { headers: { 'retry-after': retryAfterSeconds() } })
     }
@@ -147,7 +147,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     reserved++
     let out: string | undefined
     try {
-      out = await entry.session.handle(body)
+      out = await entry.session.dispatch(message)
     } finally {
       reserved--
     }
@@ -160,21 +160,30 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
 
   const closingError = (): Error => Object.assign(new APP_ERR_SHUTTING_DOWN(), { headers: { 'retry-after': '1', connection: 'close' } })
 
-  app.post(path, async (request, reply) => {
+  const overloaded = (): Error => Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '1' } })
+
+  app.post(path, {
+    // Before the body is read: a POST that cannot even be queued costs no parsing.
+    onRequest: (request, reply, done) => {
+      if (inflight >= maxInflightRequests) return done(overloaded())
+      inflight++
+      reply.raw.once('close', () => { inflight-- })
+      done()
+    }
+  }, async (request, reply) => {
     checkProtocolVersion(request)
-    const body = request.body
-    const kind = kindOf(body)
+    const message = classify(request.body)
     // While draining, notifications and responses still reach their session (a cancellation, an elicitation answer).
-    if (closing && kind === KIND_REQUEST) throw closingError()
-    if (kind === KIND_INVALID) return sendJson(reply, 400, (await probe.handle(body)) as string)
-    if (stateless) return answer(server.openSession({ stateless: true, log }), body, kind, reply)
-    if (request.headers['mcp-session-id'] === undefined && kind === KIND_REQUEST && (body as RpcMessage).method === 'initialize') {
-      return initialize(body, reply)
+    if (closing && message.kind === 'request') throw closingError()
+    if (message.kind === 'invalid') return sendJson(reply, 400, invalidMessage(message.id, message.error))
+    if (stateless) return answer(server.openSession({ stateless: true, log }), message, reply)
+    if (request.headers['mcp-session-id'] === undefined && message.kind === 'request' && message.method === 'initialize') {
+      return initialize(message, reply)
     }
     const entry = lookup(request)
     entry.lastSeen = Date.now()
     try {
-      return await answer(entry.session, body, kind, reply, entry.send)
+      return await answer(entry.session, message, reply, entry.send)
     } finally {
       entry.lastSeen = Date.now()
     }
@@ -231,7 +240,6 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   })
   app.addHook('onClose', async () => {
     for (const entry of [...sessions.values()]) terminate(entry, 'shutdown')
-    probe.close()
   })
 }
 

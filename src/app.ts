@@ -22,9 +22,8 @@ export async function buildApp (deps: AppDeps): Promise<App> {
   const { runtime, config = runtime.config } = deps
   const app = Fastify({
     loggerInstance: runtime.log,
+    // JSON bodies are parsed by the engine's parser (plugins/mcp-http), which refuses prototype-poisoning keys.
     bodyLimit: config.bodyLimit,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     // The engine logs every tool call ({ tool, durationMs, outcome }); two more lines per request would halve throughput.
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request pino child (about 1 µs each): the few request-scoped lines carry reqId themselves.
@@ -47,7 +46,8 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     mode: config.mode,
     path: '/mcp',
     maxSessions: config.maxSessions,
-    sessionIdleMs: config.sessionIdleMs
+    sessionIdleMs: config.sessionIdleMs,
+    maxInflightRequests: config.maxInflightRequests
   })
   return app
 }

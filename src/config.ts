@@ -7,6 +7,8 @@ import { APP_ERR_CONFIG_INVALID } from './errors.js'
 /** The one configuration schema: every key is a CLI flag and a WORKSPACE_MCP_* variable. */
 export const ConfigSchema = Type.Object({
   root: Type.String({ minLength: 1, description: 'Workspace root to serve (read-only). Default: the current directory.' }),
+  allowHardLinks: Type.Boolean({ default: false, description: 'Serve the content of regular files with more than one hard link (refused otherwise: another name may be outside the root).' }),
+  allowBroadRoot: Type.Boolean({ default: false, description: 'Allow serving /, the home directory or a system folder such as /etc (refused otherwise).' }),
   host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'HTTP bind address. A non-loopback address requires allowedHosts.' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port (0 picks a free one).' }),
   mode: Type.Union([Type.Literal('stateful'), Type.Literal('stateless')], { default: 'stateful', description: 'Streamable HTTP mode: sessions + SSE, or one request per POST.' }),
@@ -16,10 +18,16 @@ export const ConfigSchema = Type.Object({
   toolTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 30000, description: 'Per-call deadline; the call\'s AbortSignal fires and a TIMEOUT tool error is returned.' }),
   toolsPageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Tools per `tools/list` page (cursor pagination beyond it).' }),
   maxSessions: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'Stateful HTTP session cap; beyond it initialize gets 503 + Retry-After.' }),
+  maxInflightRequests: Type.Integer({ minimum: 1, maximum: 100000, default: 256, description: 'Most HTTP POSTs handled at once; beyond it a POST gets 503 + Retry-After.' }),
   sessionIdleMs: Type.Integer({ minimum: 1000, default: 1800000, description: 'Idle time after which a stateful HTTP session expires.' }),
   allowedOrigins: Type.Array(Type.String(), { default: [], description: 'Extra allowed Origin values (comma-separated). Loopback origins are always allowed on a loopback bind.' }),
   allowedHosts: Type.Array(Type.String(), { default: [], description: 'Extra allowed Host names (comma-separated); required for a non-loopback bind.' }),
   bodyLimit: Type.Integer({ minimum: 1024, maximum: 104857600, default: 4194304, description: 'Largest accepted HTTP request body, in bytes.' }),
+  maxSearches: Type.Integer({ minimum: 1, maximum: 64, default: 2, description: 'ripgrep processes running at once, process-wide (each uses every core); more wait in the queue.' }),
+  maxWalks: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Directory walks (list_directory, find_files) running at once, process-wide.' }),
+  maxLargeReads: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Reads of files over 1 MB running at once, process-wide.' }),
+  maxQueuedWork: Type.Integer({ minimum: 0, maximum: 100000, default: 64, description: 'Calls waiting for each of those limits; one more gets a BUSY tool error.' }),
+  tokenizerWorkers: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'Worker threads that count tokens exactly (started on demand; each holds the BPE ranks).' }),
   templatesDir: Type.String({ default: '.workspace-mcp/templates', description: 'Prompt template folder, relative to the root (used if present).' }),
   docsFile: Type.String({ default: '', description: 'Tool description overlay (YAML). Default: the docs/tools.yaml shipped with the server.' })
 }, { additionalProperties: false })
@@ -40,16 +48,21 @@ function isArraySchema (schema: TSchema): boolean {
   return (schema as { type?: string }).type === 'array'
 }
 
-/** Parses argv flags (after the command) into raw config values; unknown flags are an error. */
+function isBooleanSchema (schema: TSchema): boolean {
+  return (schema as { type?: string }).type === 'boolean'
+}
+
+/** Parses argv flags (after the command) into raw config values; unknown flags are an error. Boolean keys are bare flags. */
 export function parseConfigFlags (argv: string[]): Record<string, string> {
-  const options: Record<string, { type: 'string' }> = {}
-  for (const key of Object.keys(ConfigSchema.properties)) options[kebab(key)] = { type: 'string' }
+  const options: Record<string, { type: 'string' | 'boolean' }> = {}
+  for (const [key, schema] of Object.entries(ConfigSchema.properties)) options[kebab(key)] = { type: isBooleanSchema(schema) ? 'boolean' : 'string' }
   try {
     const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false })
     const raw: Record<string, string> = {}
     for (const key of Object.keys(ConfigSchema.properties)) {
       const v = values[kebab(key)]
       if (typeof v === 'string') raw[key] = v
+      else if (v === true) raw[key] = 'true'
     }
     return raw
   } catch (err) {

@@ -45,6 +45,8 @@ export const APP_ERR_PROTOCOL_VERSION = createError<[string]>('APP_ERR_PROTOCOL_
 export const APP_ERR_METHOD_NOT_ALLOWED = createError<[string]>('APP_ERR_METHOD_NOT_ALLOWED', 'Method %s not allowed', 405)
 /** A second GET stream for a session that already has one open. */
 export const APP_ERR_STREAM_CONFLICT = createError('APP_ERR_STREAM_CONFLICT', 'Conflict: this session already has an open GET stream', 409)
+/** Too many POSTs in flight (`maxInflightRequests`); the client should retry shortly. */
+export const APP_ERR_OVERLOADED = createError('APP_ERR_OVERLOADED', 'Server overloaded: too many requests in flight; retry later', 503)
 /** The server is draining for shutdown and takes no new requests. */
 export const APP_ERR_SHUTTING_DOWN = createError('APP_ERR_SHUTTING_DOWN', 'Server is shutting down; retry on another instance', 503)
 
@@ -68,6 +70,7 @@ export const TOOL_ERROR_CODES = [
   'BINARY_FILE',
   'FILE_TOO_LARGE',
   'PERMISSION_DENIED',
+  'HARD_LINK_REFUSED',
   'INVALID_REGEX',
   'UNSUPPORTED_REGEX_FEATURE',
   'REGEX_TOO_COMPLEX',
@@ -75,6 +78,7 @@ export const TOOL_ERROR_CODES = [
   'TOO_MANY_ITEMS',
   'INVALID_PATH',
   'SEARCH_FAILED',
+  'BUSY',
   'CLIENT_CAPABILITY_MISSING',
   'CLIENT_REQUEST_FAILED'
 ] as const
@@ -123,6 +127,7 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_PROTOCOL_VERSION,
   APP_ERR_METHOD_NOT_ALLOWED,
   APP_ERR_STREAM_CONFLICT,
+  APP_ERR_OVERLOADED,
   APP_ERR_SHUTTING_DOWN,
   APP_ERR_TOOL
 }

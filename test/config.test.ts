@@ -22,3 +22,14 @@ t.test('a bad value stops startup with a message naming the flag and the variabl
   t.throws(() => loadConfig({ mode: 'sometimes' }, {}), { code: 'APP_ERR_CONFIG_INVALID', message: /mode/ })
   t.throws(() => parseConfigFlags(['--colour', 'red']), { code: 'APP_ERR_CONFIG_INVALID', message: /colour/ })
 })
+
+t.test('allowBroadRoot: off by default, a bare --allow-broad-root flag, or a boolean variable', async (t) => {
+  t.equal(loadConfig({}, {}, '/tmp').allowBroadRoot, false)
+  t.equal(loadConfig(parseConfigFlags(['--allow-broad-root']), {}, '/tmp').allowBroadRoot, true)
+  t.equal(loadConfig(parseConfigFlags(['--allow-broad-root', '--root', '/srv']), {}, '/tmp').root, '/srv', 'the next flag is not taken as its value')
+  for (const [value, expected] of [['true', true], ['1', true], ['false', false], ['0', false], ['', false]] as const) {
+    t.equal(loadConfig({}, { WORKSPACE_MCP_ALLOW_BROAD_ROOT: value }, '/tmp').allowBroadRoot, expected, `WORKSPACE_MCP_ALLOW_BROAD_ROOT=${value}`)
+  }
+  t.throws(() => loadConfig({}, { WORKSPACE_MCP_ALLOW_BROAD_ROOT: 'yes' }), { code: 'APP_ERR_CONFIG_INVALID', message: /allowBroadRoot \(--allow-broad-root \/ WORKSPACE_MCP_ALLOW_BROAD_ROOT\)/ })
+  t.throws(() => parseConfigFlags(['--allow-broad-root=yes']), { code: 'APP_ERR_CONFIG_INVALID', message: /allow-broad-root/ })
+})

@@ -2,7 +2,7 @@ import { ConfigSchema, configEnvName, configFlagName } from '../config.js'
 
 const SERVER_KEYS: Record<string, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
-  stdio: ['root', 'fixtures', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
+  stdio: ['root', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
   tools: ['root', 'fixtures', 'docsFile'],
   guide: ['root', 'fixtures', 'docsFile'],
   check: ['root', 'fixtures', 'docsFile']

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from './clock.js'
 import { createWorkspace, type WorkspaceService } from './workspace.js'
 import { createSearch, type SearchService } from './search.js'
 import { createTokenizer, type Tokenizer } from './tokenizer.js'
+import { createLimiter } from './limiter.js'
 
 /** Every injectable service; a tool whose service is absent is neither listed nor callable. */
 export interface Services {
@@ -24,10 +25,16 @@ export type ServiceName = keyof Services
 
 /** Creates the production services for a config; closes nothing (they hold no handles). */
 export async function createServices (config: Config, log: Logger): Promise<Services> {
-  const workspace = await createWorkspace({ root: config.root, log })
-  const tokenizer = createTokenizer()
+  const queue = config.maxQueuedWork
+  const limiter = createLimiter({
+    search: { concurrency: config.maxSearches, queue },
+    walk: { concurrency: config.maxWalks, queue },
+    read: { concurrency: config.maxLargeReads, queue }
+  })
+  const workspace = await createWorkspace({ root: config.root, log, limiter, allowHardLinks: config.allowHardLinks })
+  const tokenizer = createTokenizer({ workers: config.tokenizerWorkers })
   // Without ripgrep the search tools are simply not offered (the registry gates them); the rest still serves.
-  const search = await createSearch({ workspace, log }).catch((err: unknown) => {
+  const search = await createSearch({ workspace, log, limiter }).catch((err: unknown) => {
     log.warn({ err }, 'ripgrep not available: search tools disabled')
     return undefined
   })

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js'
 import type { SearchLine } from './search-parse.js'
 import type { WorkspaceService } from './workspace.js'
+import type { Limiter } from './limiter.js'
 
 /** What a search returns: matching lines, matching files, or per-file counts. */
 export type SearchMode = 'content' | 'files' | 'count'
@@ -108,4 +109,6 @@ export interface CreateSearchOptions {
   cacheTtlMs?: number
   /** JSON bytes read in counting mode before a `--count` pass takes over (tests shrink it). */
   maxCountingBytes?: number
+  /** Process-wide bound on ripgrep children (default: a limiter of its own). */
+  limiter?: Limiter
 }

@@ -2,6 +2,9 @@ import t from 'tap'
 import { Agent, request } from 'undici'
 import { buildTestApp } from '../helpers/build-app.js'
 import { openSession, postMcp, rpcOverHttp, sseMessages } from '../helpers/rpc.js'
+import { testTools } from '../helpers/engine.js'
+import { Type } from '@sinclair/typebox'
+import { defineTool, textResult } from '../../src/tools/define-tool.js'
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
 const RPC_SHAPE = { jsonrpc: '2.0', id: null, error: { code: Number, message: String } }
@@ -279,4 +282,59 @@ t.test('close() drains: an in-flight call finishes, a request queued behind it g
   t.match(await second.body.json(), RPC_SHAPE)
   await closed
   await pool.destroy()
+})
+
+t.test('over maxInflightRequests a POST gets 503 + Retry-After: 1 before its body is read; finished POSTs free their slot', { timeout: 20000 }, async (t) => {
+  let started = 0
+  let release: () => void = () => {}
+  const gate = new Promise<void>(resolve => { release = resolve })
+  const held = defineTool({
+    name: 'held_tool',
+    title: 'Held',
+    category: 'fixture',
+    description: 'Waits until the test releases it, reporting progress first.',
+    annotations: {},
+    input: Type.Object({}),
+    async run (_args, ctx) {
+      started++
+      await ctx.progress(1, 2)
+      await gate
+      return textResult('released')
+    }
+  })
+  const { app } = await buildTestApp(t, { config: { mode: 'stateless', maxInflightRequests: 2, bodyLimit: 2048 }, tools: [...testTools, held] })
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const url = `${base}/mcp`
+  const post = (body: string) => request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body })
+  const call = (id: number, meta?: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'held_tool', arguments: {}, _meta: meta } })
+
+  // One answers as SSE (hijacked reply), one as plain JSON: both kinds must free their slot.
+  const first = post(call(1, { progressToken: 'p' }))
+  const second = post(call(2))
+  const running = (): number => started
+  for (let i = 0; i < 200 && running() < 2; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  t.equal(started, 2, 'both held calls are running')
+
+  const refused = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }))
+  const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping', params: { pad: 'x'.repeat(4096) } }))
+
+  t.equal(refused.statusCode, 503)
+  t.equal(refused.headers['retry-after'], '1')
+  t.strictSame(await refused.body.json(), { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Server overloaded: too many requests in flight; retry later' } })
+  t.equal(big.statusCode, 503, 'refused before the over-limit body is read (else 413)')
+  await big.body.dump()
+
+  release()
+  const [a, b] = await Promise.all([first, second])
+  t.equal(a.statusCode, 200)
+  t.match(await a.body.text(), /released/)
+  t.equal(b.statusCode, 200)
+  t.match(await b.body.json(), { id: 2, result: { content: [{ text: 'released' }] } })
+
+  const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }))
+  t.equal(after.statusCode, 200)
+  t.strictSame(await after.body.json(), { jsonrpc: '2.0', id: 5, result: {} })
+  const tooBig = await post(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping', params: { pad: 'x'.repeat(4096) } }))
+  t.equal(tooBig.statusCode, 413, 'with a free slot the body limit applies as before')
+  await tooBig.body.dump()
 })
