@@ -1,6 +1,7 @@
 import neostandard from 'neostandard'
 
 const noFastify = { group: ['fastify', 'fastify-plugin', '@fastify/*'], message: 'src/ below app.ts is transport-agnostic.' }
+const noFs = { group: ['fs', 'fs/*', 'node:fs', 'node:fs/*'], message: 'Workspace files are reached only through the workspace service (src/services/), never node:fs directly.' }
 const noSdk = { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], message: 'Only src/mcp/ and plugins/mcp-http import the SDK.' }
 
 export default [
@@ -15,7 +16,15 @@ export default [
     rules: { 'no-restricted-imports': ['error', { patterns: [noFastify, noSdk, { group: ['**/mcp/**', '**/plugins/**', '**/bin/**', '**/app.js'], message: 'Tools and services sit below mcp/.' }] }] }
   },
   {
+    files: ['src/tools/**/*.ts', 'src/guide/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noFastify, noSdk, noFs, { group: ['**/mcp/**', '**/plugins/**', '**/bin/**', '**/app.js'], message: 'Tools and services sit below mcp/.' }] }] }
+  },
+  {
+    files: ['plugins/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noFs] }] }
+  },
+  {
     files: ['src/mcp/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noFastify, { group: ['**/plugins/**', '**/bin/**', '**/app.js'], message: 'mcp/ must not know about Fastify.' }] }] }
+    rules: { 'no-restricted-imports': ['error', { patterns: [noFastify, noFs, { group: ['**/plugins/**', '**/bin/**', '**/app.js'], message: 'mcp/ must not know about Fastify.' }] }] }
   }
 ]

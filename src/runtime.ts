@@ -3,7 +3,6 @@ import type { Logger } from './logger.js'
 import { createServices, type Services } from './services/index.js'
 import { tools as productTools } from './tools/index.js'
 import type { AnyTool } from './tools/define-tool.js'
-import { conformanceFixtures } from './fixtures/conformance.js'
 import { createRegistry, type Registry } from './mcp/registry.js'
 import { createMcpServer, type McpServer } from './mcp/server.js'
 import { PACKAGE, PACKAGE_ROOT } from './package-info.js'
@@ -13,6 +12,7 @@ import { helpResource, helpTemplate } from './guide/help-resources.js'
 import { generateInstructions } from './guide/instructions.js'
 import { bootLint } from './guide/conventions.js'
 import { loadTemplatePrompts } from './guide/prompts.js'
+import { readPackageTemplates, readWorkspaceTemplates } from './services/template-files.js'
 
 /** Everything a transport needs: the one engine and what it was built from. */
 export interface Runtime {
@@ -35,9 +35,11 @@ export interface RuntimeOverrides {
 export async function createRuntime (config: Config, log: Logger, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const baseServices = overrides.services ?? await createServices(config, log)
   const docsFile = config.docsFile === '' ? join(PACKAGE_ROOT, 'docs', 'tools.yaml') : resolve(config.root, config.docsFile)
-  const services = { ...baseServices, guide: baseServices.guide ?? createUsageGuide({ docsFile, log }) }
-  const prompts = loadTemplatePrompts({ builtinDir: join(PACKAGE_ROOT, 'docs', 'templates'), userDir: resolve(config.root, config.templatesDir), log })
-  const fixtures = config.fixtures === 'conformance' ? conformanceFixtures() : undefined
+  const services = { ...baseServices, guide: baseServices.guide ?? createUsageGuide({ docsFile, root: baseServices.workspace?.root, log }) }
+  const user = baseServices.workspace === undefined ? [] : await readWorkspaceTemplates(baseServices.workspace, config.templatesDir, log)
+  const prompts = loadTemplatePrompts({ builtin: readPackageTemplates(join(PACKAGE_ROOT, 'docs', 'templates')), user, log })
+  // Loaded only on request, so the product path never imports the fixtures (a separate bundle chunk).
+  const fixtures = config.fixtures === 'conformance' ? (await import('./fixtures/conformance.js')).conformanceFixtures() : undefined
   const registry = createRegistry({
     tools: [...(overrides.tools ?? productTools), ...(fixtures?.tools ?? [])],
     services,

@@ -34,3 +34,13 @@ t.test('the production runtime lists every shipped tool', async (t) => {
   ])
   t.strictSame(runtime.registry.unavailable, {})
 })
+
+t.test('fixtures = conformance adds the suite\'s tools, resources and prompts (loaded on request); none adds none', async (t) => {
+  const withFixtures = await createRuntime(loadConfig({ root, fixtures: 'conformance' }, {}), log)
+  const without = await createRuntime(loadConfig({ root }, {}), log)
+  const names = (runtime: typeof without) => runtime.registry.tools.map(tool => tool.wire.name)
+
+  t.ok(names(withFixtures).includes('test_simple_text'))
+  t.ok(names(withFixtures).includes('read_files'), 'the product tools stay')
+  t.notOk(names(without).some(name => name.startsWith('test_')))
+})

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs'
+import { createConfigFile } from '../services/config-file.js'
 import { createRequire } from 'node:module'
 import type { Logger } from '../logger.js'
 import type { ToolExample } from '../tools/define-tool.js'
@@ -112,6 +112,8 @@ export function parseOverlay (source: string): { tools: Record<string, OverlayEn
 export interface OverlaySourceOptions {
   /** Absolute path of the YAML file. */
   file: string
+  /** The served root: a file inside it is read through the jail (no-follow, descriptor checked). */
+  root?: string
   /** Warnings (missing, empty, corrupt file) go here, once per file version. */
   log?: Logger
 }
@@ -120,15 +122,14 @@ export interface OverlaySourceOptions {
  * Loads the overlay lazily and reloads it when the file changes: a `stat` per call compares
  * mtime, size and inode, so edits show up on the next render without a restart or a watcher.
  */
-export function createOverlaySource ({ file, log }: OverlaySourceOptions): OverlaySource {
+export function createOverlaySource ({ file, root, log }: OverlaySourceOptions): OverlaySource {
   let cached: Overlay | undefined
+  const reader = createConfigFile(file, root)
 
   function load (version: string): Overlay {
-    let source: string
-    try {
-      source = readFileSync(file, 'utf8')
-    } catch (err) {
-      log?.warn({ file, err }, 'tool docs overlay unreadable; using the registry text')
+    const source = reader.read()
+    if (source === undefined) {
+      log?.warn({ file }, 'tool docs overlay unreadable; using the registry text')
       return { version, status: 'missing', file, tools: {}, problems: [] }
     }
     try {
@@ -144,11 +145,7 @@ export function createOverlaySource ({ file, log }: OverlaySourceOptions): Overl
 
   return {
     current () {
-      let version = 'missing'
-      try {
-        const st = statSync(file)
-        version = `${st.mtimeMs}:${st.size}:${st.ino}`
-      } catch {}
+      const version = reader.version() ?? 'missing'
       if (cached?.version === version) return cached
       if (version === 'missing') {
         log?.warn({ file }, 'tool docs overlay not found; using the registry text')

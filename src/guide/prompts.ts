@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename } from 'node:path'
 import { parse } from 'yaml'
 import type { Logger } from '../logger.js'
+import type { TemplateSource } from '../services/template-files.js'
 import { definePrompt, type PromptArgument, type PromptDefinition } from '../tools/define-prompt.js'
 
 /** A Markdown template bundle parsed from its file. */
@@ -74,19 +74,11 @@ export function bundlePrompt (bundle: TemplateBundle): PromptDefinition {
   })
 }
 
-function readFolder (dir: string, log?: Logger): TemplateBundle[] {
-  let names: string[]
-  try {
-    if (!statSync(dir).isDirectory()) return []
-    names = readdirSync(dir).filter(n => n.endsWith('.md')).sort()
-  } catch {
-    return []
-  }
+function parseAll (sources: TemplateSource[], log?: Logger): TemplateBundle[] {
   const out: TemplateBundle[] = []
-  for (const n of names) {
-    const file = join(dir, n)
+  for (const { file, source } of sources) {
     try {
-      out.push(parseBundle(file, readFileSync(file, 'utf8')))
+      out.push(parseBundle(file, source))
     } catch (err) {
       log?.warn({ file, err }, 'template bundle skipped')
     }
@@ -96,18 +88,18 @@ function readFolder (dir: string, log?: Logger): TemplateBundle[] {
 
 /** Options for loadTemplatePrompts. */
 export interface TemplatePromptOptions {
-  /** Folder of the built-in bundles (docs/templates in the package). */
-  builtinDir: string
-  /** The workspace's own folder (config.templatesDir under the root); used if present. */
-  userDir?: string
+  /** The built-in bundles (docs/templates in the package). */
+  builtin: TemplateSource[]
+  /** The workspace's own bundles (config.templatesDir under the root, read through the jail). */
+  user?: TemplateSource[]
   log?: Logger
 }
 
 /** Loads the built-in bundles, then the workspace's; a workspace bundle replaces a built-in of the same name. */
-export function loadTemplatePrompts ({ builtinDir, userDir, log }: TemplatePromptOptions): PromptDefinition[] {
+export function loadTemplatePrompts ({ builtin, user = [], log }: TemplatePromptOptions): PromptDefinition[] {
   const byName = new Map<string, TemplateBundle>()
-  for (const bundle of readFolder(builtinDir, log)) byName.set(bundle.name, bundle)
-  for (const bundle of userDir === undefined ? [] : readFolder(userDir, log)) {
+  for (const bundle of parseAll(builtin, log)) byName.set(bundle.name, bundle)
+  for (const bundle of parseAll(user, log)) {
     if (byName.has(bundle.name)) log?.info({ prompt: bundle.name, file: bundle.file }, 'workspace template replaces the built-in one')
     byName.set(bundle.name, bundle)
   }

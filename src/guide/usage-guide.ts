@@ -49,6 +49,8 @@ export interface UsageGuide {
 export interface UsageGuideOptions {
   /** Absolute path of the YAML overlay (`docs/tools.yaml` by default). */
   docsFile: string
+  /** The served root: an overlay inside it is read through the jail. */
+  root?: string
   /** Overlay warnings and example problems are logged here once per overlay version. */
   log?: Logger
   /** Alternative overlay source (tests). */
@@ -67,7 +69,7 @@ function filterLabel (request: GuideRequest): string {
 
 /** Creates the usage guide over an overlay file; renders are cached per overlay version and registry. */
 export function createUsageGuide (options: UsageGuideOptions): UsageGuide {
-  const source = options.overlay ?? createOverlaySource({ file: options.docsFile, log: options.log })
+  const source = options.overlay ?? createOverlaySource({ file: options.docsFile, root: options.root, log: options.log })
   const registryIds = new WeakMap<CatalogEntry[], number>()
   let nextRegistryId = 0
   let resolved: { key: string, docs: ResolvedDocs } | undefined

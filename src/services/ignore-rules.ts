@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises'
-import path from 'node:path'
 import ignore, { type Ignore } from 'ignore'
 
 /** Names of the rule files read in every directory, in precedence order (later wins, as in ripgrep). */
@@ -21,8 +19,11 @@ export interface IgnoreRules {
   isIgnoredEntry(parentRelative: string, name: string, isDirectory: boolean): Promise<boolean>
 }
 
-/** Creates the rule reader for a canonical root; `absoluteOf` maps a relative dir to its fs path. */
-export function createIgnoreRules (absoluteOf: (relative: string) => string | Buffer, now: () => number = Date.now): IgnoreRules {
+/** Reads one rule file of a folder (relative to the root) through the workspace jail; undefined when absent. */
+export type RuleFileReader = (dirRelative: string, name: string) => Promise<string | undefined>
+
+/** Creates the rule reader; every rule file is read through `read` (the workspace's verified open). */
+export function createIgnoreRules (read: RuleFileReader, now: () => number = Date.now): IgnoreRules {
   const cache = new Map<string, CachedRules>()
 
   async function rulesFor (dir: string): Promise<Ignore | null> {
@@ -30,15 +31,9 @@ export function createIgnoreRules (absoluteOf: (relative: string) => string | Bu
     if (hit !== undefined && now() - hit.loadedAt < RULES_TTL_MS) return hit.rules
     let rules: Ignore | null = null
     for (const file of IGNORE_FILES) {
-      const base = absoluteOf(dir)
-      const full = typeof base === 'string' ? path.join(base, file) : Buffer.concat([base, Buffer.from(`/${file}`)])
-      let text: string
-      try {
-        text = await readFile(full, 'utf8')
-      } catch {
-        // A missing or unreadable rule file means "no rules here", exactly as git and ripgrep treat it.
-        continue
-      }
+      // A missing or unreadable rule file means "no rules here", exactly as git and ripgrep treat it.
+      const text = await read(dir, file)
+      if (text === undefined) continue
       rules ??= ignore({ allowRelativePaths: true })
       rules.add(text)
     }

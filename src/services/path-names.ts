@@ -1,16 +1,35 @@
 /**
- * File names are bytes on POSIX. A name that is valid UTF-8 is shown as is; each byte that is not
- * part of a valid UTF-8 sequence is shown as `\xHH`, and such a path typed back is turned into the
- * same bytes again, so every listed name can be read back.
+ * File names are bytes on POSIX, and names are data: whatever bytes a name holds, its text form is one
+ * line of printable text that reads back to the same bytes.
+ *
+ * - Valid UTF-8 is shown as is, except characters that could break or forge a line of output
+ *   (C0 and C1 controls, DEL, U+2028/U+2029, bidirectional overrides): their UTF-8 bytes become `\xHH`.
+ * - A byte that is not part of valid UTF-8 becomes `\xHH`.
+ * - A backslash that would otherwise start such an escape (`\x` + two hex digits) becomes `\x5c`.
+ *
+ * Typed back, an escape is decoded only when it names one of those bytes (a control byte, `\`, or a byte
+ * ≥ 0x80). It can never produce NUL, `/` or `.`, so decoding cannot add a path component, climb out of a
+ * folder or end a string: containment checked on the text still holds on the bytes (and is checked again).
  */
 
-const ESCAPE = /\\x([0-9a-fA-F]{2})/
+const ESCAPE_TEXT = /\\x([0-9a-fA-F]{2})/g
+// eslint-disable-next-line no-control-regex -- the characters that can forge output are the point
+const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\\(?=x[0-9a-fA-F]{2})/g
 
-/** Shows file-name bytes as text: valid UTF-8 verbatim, any other byte as `\xHH`. */
+/** True for a byte an escape may stand for: a control byte, the backslash, or a byte ≥ 0x80. */
+export function isEscapableByte (byte: number): boolean {
+  return (byte >= 0x01 && byte <= 0x1f) || byte === 0x7f || byte === 0x5c || byte >= 0x80
+}
+
+const hex = (byte: number): string => `\\x${byte.toString(16).padStart(2, '0')}`
+const escapeChars = (text: string): string => text.replace(UNSAFE_CHAR, ch => [...Buffer.from(ch)].map(hex).join(''))
+
+/** Shows file-name bytes as one safe line of text; `parseName` turns it back into the same bytes. */
 export function displayName (bytes: Buffer): string {
   const text = bytes.toString('utf8')
-  if (!text.includes('\uFFFD') || Buffer.from(text).equals(bytes)) return text
+  if (!text.includes('\uFFFD') || Buffer.from(text).equals(bytes)) return escapeChars(text)
   let out = ''
+  let run = ''
   let i = 0
   while (i < bytes.length) {
     let taken = 0
@@ -18,34 +37,38 @@ export function displayName (bytes: Buffer): string {
       const slice = bytes.subarray(i, i + n)
       const decoded = slice.toString('utf8')
       if (Buffer.from(decoded).equals(slice)) {
-        out += decoded
+        run += decoded
         taken = n
         break
       }
     }
     if (taken === 0) {
-      out += `\\x${bytes[i].toString(16).padStart(2, '0')}`
+      out += escapeChars(run) + hex(bytes[i])
+      run = ''
       taken = 1
     }
     i += taken
   }
-  return out
+  return out + escapeChars(run)
 }
 
-/** True when a typed path holds `\xHH` escapes that may stand for raw bytes. */
-export function hasByteEscapes (text: string): boolean {
-  return ESCAPE.test(text)
+/** The text form of a name that arrived as text (a decoded string): controls and escape-like backslashes escaped. */
+export function displayText (text: string): string {
+  return escapeChars(text)
 }
 
-/** Turns `\xHH` escapes back into raw bytes (the rest is encoded as UTF-8). */
-export function unescapeBytes (text: string): Buffer {
+/** Turns a typed path into bytes: `\xHH` escapes of escapable bytes are decoded, anything else stays literal. */
+export function parseName (text: string): Buffer {
   const parts: Buffer[] = []
-  let rest = text
-  for (let m = ESCAPE.exec(rest); m !== null; m = ESCAPE.exec(rest)) {
-    parts.push(Buffer.from(rest.slice(0, m.index)), Buffer.from([parseInt(m[1], 16)]))
-    rest = rest.slice(m.index + m[0].length)
+  let last = 0
+  for (const m of text.matchAll(ESCAPE_TEXT)) {
+    const byte = parseInt(m[1], 16)
+    if (!isEscapableByte(byte)) continue
+    parts.push(Buffer.from(text.slice(last, m.index)), Buffer.from([byte]))
+    last = m.index + m[0].length
   }
-  parts.push(Buffer.from(rest))
+  if (parts.length === 0) return Buffer.from(text)
+  parts.push(Buffer.from(text.slice(last)))
   return Buffer.concat(parts)
 }
 

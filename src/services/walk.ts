@@ -69,7 +69,10 @@ async function statAll (entries: DirEntry[]): Promise<Array<{ size: number, mtim
 
 const errText = (err: unknown): string => {
   const code = (err as NodeJS.ErrnoException)?.code
-  return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOENT' ? 'removed while listing' : `not readable (${code ?? 'error'})`
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied'
+  if (code === 'ENOENT') return 'removed while listing'
+  if (code === 'ESCAPED') return 'replaced by a link out of the workspace while listing; not followed'
+  return `not readable (${code ?? 'error'})`
 }
 
 /**

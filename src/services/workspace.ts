@@ -1,100 +1,26 @@
-import { constants as fsc, type Stats } from 'node:fs'
-import { lstat, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises'
+import { lstat, readdir, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { toolError, type ToolError } from '../errors.js'
-import type { Logger } from '../logger.js'
+import { isOutside, walkBeneath, type Walked } from './beneath.js'
 import { createIgnoreRules } from './ignore-rules.js'
-import { byteString, displayName, fsPathOf, hasByteEscapes, unescapeBytes } from './path-names.js'
+import { createLimiter } from './limiter.js'
+import { byteString, displayName, displayText, fsPathOf, parseName } from './path-names.js'
+import { openVerified, readVerified, type Containment, type Opened } from './open-verified.js'
 import { suggestPaths } from './suggest.js'
-import { walkTree, type WalkOptions, type WalkResult } from './walk.js'
-import { countLines, readLineWindow, sniffFile, type FileSniff, type LineWindow, type WindowRequest } from './file-lines.js'
+import { walkTree } from './walk.js'
+import type { EntryKind, WorkspaceOptions, WorkspaceService } from './workspace-types.js'
+import { countLines, readLineWindow, sniffFile } from './file-lines.js'
 
-/** A path argument after resolution: inside the root, symlinks resolved. */
-export interface ResolvedPath {
-  /** POSIX path relative to the root ('.' for the root), of the real (symlink-free) location; odd bytes as `\xHH`. */
-  relative: string
-  /** Real absolute path after realpath (lossy UTF-8 if the name is not valid UTF-8; use fsPath for I/O). */
-  absolute: string
-  /** What to hand to node:fs for this path: a string, or a Buffer when a name is not valid UTF-8. */
-  fsPath: string | Buffer
-  /** The path as the caller named it, relative to the root (before symlinks were resolved). */
-  requested: string
-}
-
-/** Kind of a directory entry, from its own lstat (links are never followed). */
-export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device' | 'other'
-
-/** One entry of a directory read by readDirectory. */
-export interface DirEntry {
-  /** Display name (`\xHH` for bytes that are not UTF-8). */
-  name: string
-  /** Display path relative to the root. */
-  relative: string
-  fsPath: string | Buffer
-  kind: EntryKind
-}
-
-/** Where a symbolic link points, told without revealing anything outside the root. */
-export type LinkTarget =
-  | { state: 'inside', relative: string, kind: EntryKind }
-  | { state: 'outside' | 'broken' | 'loop' | 'unreadable' }
-
-/** A path looked at without following its last component (get_file_info). */
-export interface InspectedPath {
-  /** Display path relative to the root, as named (not resolved). */
-  relative: string
-  fsPath: string | Buffer
-  stats: Stats
-  kind: EntryKind
-  /** Set when the path itself is a symbolic link. */
-  link?: LinkTarget
-}
-
-/** The workspace root jail every path argument goes through. */
-export interface WorkspaceService {
-  /** Canonical (realpath) absolute root. */
-  readonly root: string
-  /**
-   * Control chars → lexical resolve against root → outside? PATH_OUTSIDE_ROOT (before any disk access) → realpath
-   * (nearest existing ancestor on ENOENT) → outside? SYMLINK_ESCAPES_ROOT → if mustExist and missing: PATH_NOT_FOUND
-   * with up to 3 in-root suggestions. Throws toolError(...); `field` names the argument.
-   */
-  resolve(path: string, options?: { field?: string, mustExist?: boolean }): Promise<ResolvedPath>
-  /** Opens the real path O_RDONLY|O_NOFOLLOW|O_NONBLOCK; only a regular file is returned (else IS_A_DIRECTORY / NOT_A_REGULAR_FILE). */
-  openFile(path: ResolvedPath, field?: string): Promise<FileHandle>
-  /** .gitignore/.ignore aware, nested rule files honoured, `.git/` always ignored. */
-  isIgnored(relative: string, isDirectory: boolean): Promise<boolean>
-  /** The verdict for a child of a directory already known not to be ignored (cheaper, for walks). */
-  isIgnoredEntry(parentRelative: string, name: string, isDirectory: boolean): Promise<boolean>
-  /** Lists one directory by raw names (no decoding loss), kinds from the dirent; links are not followed. */
-  readDirectory(dir: { relative: string, fsPath: string | Buffer }): Promise<DirEntry[]>
-  /** Tells where a symbolic link (given by its own fs path) points, safely. */
-  linkTarget(fsPath: string | Buffer): Promise<LinkTarget>
-  /** lstat of a path whose parent is resolved inside the root: the last component is not followed. */
-  inspect(path: string, field?: string): Promise<InspectedPath>
-  /** stat of a resolved path (follows nothing further: it is already real); fs errors become tool errors. */
-  stat(path: ResolvedPath, field?: string): Promise<Stats>
-  /** Walks a directory (links shown, never followed; unreadable entries noted; bounded). */
-  walk(options: WalkOptions): Promise<WalkResult>
-  /** Binary check and text encoding from the first 8 KiB of an open file. */
-  sniff(handle: FileHandle): Promise<FileSniff>
-  /** A window of lines of an open file (whole read up to 10 MB, streamed beyond). */
-  readLines(handle: FileHandle, size: number, sniff: FileSniff, request: WindowRequest): Promise<LineWindow>
-  /** Lines in an open file, by a streaming scan. */
-  countLines(handle: FileHandle, size: number, signal?: AbortSignal): Promise<number>
-  /** Maps an fs error to the tool error for `shown` (EACCES → PERMISSION_DENIED …); rethrows the unknown. */
-  fsError(err: unknown, shown: string, field?: string): ToolError
-}
+export type { DirEntry, EntryKind, InspectedPath, LinkTarget, PinnedPath, ResolvedPath, ResolveOptions, WorkspaceOptions, WorkspaceService } from './workspace-types.js'
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
 const MAX_PATH_CHARS = 4096
-
-/** Containment on path.relative output (never a string prefix: CVE-2025-53110). */
-function isOutside (rel: string): boolean {
-  return rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel)
-}
+/** Largest ignore file read; a bigger one is skipped whole (half a rule set would be wrong) and logged. */
+const RULE_FILE_BYTES = 1024 * 1024
+/** Reads of files above this size take a slot of the limiter's `read` pool. */
+const LARGE_READ_BYTES = 1024 * 1024
 
 const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException)?.code
 
@@ -117,20 +43,19 @@ function joinFs (parent: string | Buffer, name: Buffer): string | Buffer {
 }
 
 /** Canonicalises the root and returns the jail. */
-export async function createWorkspace (opts: { root: string, log: Logger }): Promise<WorkspaceService> {
+export async function createWorkspace (opts: WorkspaceOptions): Promise<WorkspaceService> {
   const root = await realpath(path.resolve(opts.root))
   const rootBytes = byteString(root)
   const log = opts.log
+  const allowHardLinks = opts.allowHardLinks ?? false
+  const limiter = opts.limiter ?? createLimiter()
 
   /** Display-relative path of a real byte-string path, or undefined when it is outside the root. */
   function relativeOf (realBytes: string): string | undefined {
     const rel = path.relative(rootBytes, realBytes)
     if (isOutside(rel)) return undefined
-    return rel === '' ? '.' : displayName(Buffer.from(rel.split(path.sep).join('/'), 'latin1'))
+    return rel === '' ? '.' : displayName(Buffer.from(rel, 'latin1'))
   }
-
-  const absoluteOf = (relative: string): string | Buffer => relative === '.' ? root : fsPathOf(path.join(rootBytes, byteString(relative)))
-  const ignoreRules = createIgnoreRules(absoluteOf)
 
   function fsError (err: unknown, shown: string, field = 'path'): ToolError {
     switch (errCode(err)) {
@@ -145,30 +70,22 @@ export async function createWorkspace (opts: { root: string, log: Logger }): Pro
         return toolError('INVALID_PATH', `"${shown.slice(0, 80)}…" is too long`, 'use a shorter path')
       case 'ENOTDIR':
         return toolError('NOT_A_DIRECTORY', `a parent of "${shown}" is a file, not a directory`, 'list_directory shows the real layout')
+      case 'EINVAL':
+        // readlink on what lstat had just seen as a link: the path changed under us.
+        return toolError('INVALID_PATH', `"${shown}" changed while it was being resolved`, 'call again')
       default:
         throw err
     }
   }
+  const fsErrorFor = (code: string, shown: string, field: string): ToolError => fsError(Object.assign(new Error(code), { code }), shown, field)
 
-  /** realpath that also understands `\xHH` escapes for names that are not UTF-8; returns a byte string. */
-  async function realBytes (lexicalBytes: string): Promise<string> {
-    try {
-      return byteString(await realpath(fsPathOf(lexicalBytes), { encoding: 'buffer' }))
-    } catch (err) {
-      const unescaped = byteString(unescapeBytes(Buffer.from(lexicalBytes, 'latin1').toString('utf8')))
-      if ((errCode(err) === 'ENOENT' || errCode(err) === 'ENOTDIR') && unescaped !== lexicalBytes && hasByteEscapes(lexicalBytes)) {
-        return byteString(await realpath(Buffer.from(unescaped, 'latin1'), { encoding: 'buffer' }))
-      }
-      throw err
-    }
-  }
-
-  function lexicalOf (input: unknown, field: string): { lexical: string, shown: string } {
+  /** Parse → lexical containment. Returns the components below the root and the safe text to echo. */
+  function lexicalOf (input: unknown, field: string): { components: string[], shown: string } {
     if (typeof input !== 'string') throw toolError('INVALID_PATH', `${field} must be a string`, `pass a path relative to the workspace root, e.g. ${field}="src/index.ts"`)
     const match = CONTROL.exec(input)
     if (match !== null) {
       const code = `\\u${match[0].charCodeAt(0).toString(16).padStart(4, '0')}`
-      throw toolError('INVALID_PATH', `${field} contains the control character ${code}`, 'remove control characters (NUL, newlines, tabs) from the path')
+      throw toolError('INVALID_PATH', `${field} contains the control character ${code}`, 'remove control characters (NUL, newlines, tabs) from the path, or spell a control byte of a name as \\xHH')
     }
     if (input.length > MAX_PATH_CHARS) throw toolError('INVALID_PATH', `${field} is ${input.length} characters long (limit ${MAX_PATH_CHARS})`, 'use a shorter path')
     let p = input === '' ? '.' : input
@@ -179,58 +96,81 @@ export async function createWorkspace (opts: { root: string, log: Logger }): Pro
         throw toolError('INVALID_PATH', `${field} is not a valid file:// URL`, `pass a plain relative path, e.g. ${field}="src/index.ts"`)
       }
     }
-    const lexical = path.resolve(root, p)
-    const rel = path.relative(root, lexical)
+    // Escapes are decoded before any check, and can only yield bytes that are not '.', '/' or NUL.
+    const bytes = byteString(parseName(p))
+    if (bytes.includes('\0')) throw toolError('INVALID_PATH', `${field} contains a NUL byte`, 'remove it from the path')
+    const rel = path.relative(rootBytes, path.resolve(rootBytes, bytes))
     if (isOutside(rel)) {
       // Echo relative input only: an absolute path outside the root is never repeated back.
-      const shown = path.isAbsolute(p) ? 'the absolute path given' : `"${p}"`
+      const shown = path.isAbsolute(p) ? 'the absolute path given' : `"${displayName(Buffer.from(bytes, 'latin1'))}"`
       throw toolError('PATH_OUTSIDE_ROOT', `${field}: ${shown} is outside the workspace`, `use a path relative to the workspace root, e.g. ${field}="src" (list_directory path="." shows the top level)`)
     }
-    return { lexical: byteString(lexical), shown: rel === '' ? '.' : rel.split(path.sep).join('/') }
+    return { components: rel === '' ? [] : rel.split('/'), shown: rel === '' ? '.' : displayName(Buffer.from(rel, 'latin1')) }
   }
 
   const escapes = (shown: string, field: string): ToolError =>
     toolError('SYMLINK_ESCAPES_ROOT', `${field}: "${shown}" is (or passes through) a symbolic link to a location outside the workspace; it is not followed`, 'only paths inside the workspace can be used; list_directory shows links and where they point')
 
-  /** Handles a path whose realpath failed with ENOENT: decide between escape, broken link and not found. */
-  async function missing (lexical: string, shown: string, field: string, mustExist: boolean): Promise<ResolvedPath> {
-    let ancestor = lexical
-    let real: string | undefined
-    while (real === undefined) {
-      const parent = path.dirname(ancestor)
-      if (parent === ancestor) throw fsErrorFor('ENOENT', shown, field)
-      ancestor = parent
-      try {
-        real = await realBytes(ancestor)
-      } catch (err) {
-        const code = errCode(err)
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fsError(err, shown, field)
-      }
-    }
-    if (relativeOf(real) === undefined) throw escapes(shown, field)
-    if (ancestor === path.dirname(lexical)) {
-      // The parent is real and inside: a dangling link as the last component may still aim outside.
-      const own = fsPathOf(path.join(real, path.basename(lexical)))
-      const stats = await lstat(own).catch(() => undefined)
-      if (stats?.isSymbolicLink() === true) {
-        const target = byteString(await readlink(own, { encoding: 'buffer' }))
-        if (relativeOf(path.resolve(real, target)) === undefined) throw escapes(shown, field)
-        if (mustExist) throw toolError('PATH_NOT_FOUND', `${field}: "${shown}" is a broken symbolic link (its target does not exist)`, 'list_directory shows links and where they point')
-      }
-    }
-    if (mustExist) {
-      const suggestions = await suggestPaths(service, shown).catch(() => [])
-      const hint = suggestions.length > 0
-        ? `did you mean: ${suggestions.join(', ')}?`
-        : 'list_directory or find_files shows what exists'
-      throw toolError('PATH_NOT_FOUND', `${field}: "${shown}" does not exist`, hint)
-    }
-    const full = path.join(real, path.relative(ancestor, lexical))
-    return { relative: relativeOf(full) ?? shown, absolute: Buffer.from(full, 'latin1').toString('utf8'), fsPath: fsPathOf(full), requested: shown }
+  async function notFound (walked: Extract<Walked, { state: 'missing' }>, shown: string, field: string, signal?: AbortSignal): Promise<ToolError> {
+    if (walked.viaLink) return toolError('PATH_NOT_FOUND', `${field}: "${shown}" is, or passes through, a broken symbolic link (its target does not exist)`, 'list_directory shows links and where they point')
+    const suggestions = await suggestPaths(service, shown, { signal }).catch(() => [])
+    const hint = suggestions.length > 0 ? `did you mean: ${suggestions.join(', ')}?` : 'list_directory or find_files shows what exists'
+    return toolError('PATH_NOT_FOUND', `${field}: "${shown}" does not exist`, hint)
   }
 
-  function fsErrorFor (code: string, shown: string, field: string): ToolError {
-    return fsError(Object.assign(new Error(code), { code }), shown, field)
+  /** Turns a walk outcome into a resolved path or the tool error every spelling of it gets. */
+  async function settle (walked: Walked, shown: string, field: string, mustExist: boolean, signal?: AbortSignal): Promise<string> {
+    switch (walked.state) {
+      case 'found': return walked.real
+      case 'escapes': throw escapes(shown, field)
+      case 'error': throw fsErrorFor(walked.code, shown, field)
+      case 'missing': {
+        // What is left may hold '..' from a link's text: judged lexically, never looked up.
+        const full = path.resolve(walked.real, ...walked.rest)
+        if (relativeOf(full) === undefined) throw escapes(shown, field)
+        if (mustExist) throw await notFound(walked, shown, field, signal)
+        return full
+      }
+    }
+  }
+
+  /** Checks an open descriptor against the root (see open-verified.ts). */
+  const within = (real: string): Containment => ({
+    inside: fd => relativeOf(fd) !== undefined,
+    async rewalk () {
+      const rel = path.relative(rootBytes, real)
+      if (isOutside(rel)) return undefined
+      const walked = await walkBeneath(rootBytes, rel === '' ? [] : rel.split('/'), false)
+      return walked.state === 'found' ? walked.stats : undefined
+    }
+  })
+
+  /** openVerified with its failures as the tool errors the caller's argument gets. */
+  async function opened (real: string, shown: string, field: string): Promise<Opened> {
+    const result = await openVerified(fsPathOf(real), within(real))
+    if (result.ok) return result.opened
+    if (result.reason === 'escaped' || result.code === 'ELOOP') {
+      throw toolError('SYMLINK_ESCAPES_ROOT', `${field}: "${shown}" changed into, or now passes through, a symbolic link while being opened`, 'call again; if it persists, the workspace is being changed under the server')
+    }
+    if (result.reason === 'special') throw toolError('NOT_A_REGULAR_FILE', `${field}: "${shown}" is not a regular file (FIFO, socket or device); it is never opened`, 'only regular files can be read')
+    throw fsErrorFor(result.code, shown, field)
+  }
+
+  /** Text of a rule file in a folder known to be real and inside: one verified open, no walk (runs once per folder of a walk). */
+  async function readRuleFile (dirRelative: string, name: string, maxBytes: number): Promise<string | undefined> {
+    const dir = dirRelative === '.' ? rootBytes : path.join(rootBytes, byteString(parseName(dirRelative)))
+    const file = path.join(dir, name)
+    const result = await openVerified(fsPathOf(file), within(file))
+    if (!result.ok) {
+      // A rule file that is itself a link is read the careful way (it may point anywhere inside).
+      return result.code === 'ELOOP' ? service.readText(dirRelative === '.' ? name : `${dirRelative}/${name}`, maxBytes) : undefined
+    }
+    const { handle, stats } = result.opened
+    try {
+      return stats.isFile() ? await readVerified(handle, maxBytes) : undefined
+    } finally {
+      await handle.close()
+    }
   }
 
   const service: WorkspaceService = {
@@ -238,106 +178,115 @@ export async function createWorkspace (opts: { root: string, log: Logger }): Pro
 
     async resolve (input, options = {}) {
       const field = options.field ?? 'path'
-      const mustExist = options.mustExist ?? true
-      const { lexical, shown } = lexicalOf(input, field)
-      let real: string
-      try {
-        real = await realBytes(lexical)
-      } catch (err) {
-        if (errCode(err) === 'ENOENT') return missing(lexical, shown, field, mustExist)
-        throw fsError(err, shown, field)
-      }
-      const relative = relativeOf(real)
-      if (relative === undefined) throw escapes(shown, field)
-      return { relative, absolute: Buffer.from(real, 'latin1').toString('utf8'), fsPath: fsPathOf(real), requested: shown }
+      const { components, shown } = lexicalOf(input, field)
+      const walked = await walkBeneath(rootBytes, components, true)
+      const real = await settle(walked, shown, field, options.mustExist ?? true, options.signal)
+      return { relative: relativeOf(real) ?? shown, fsPath: fsPathOf(real), requested: shown }
     },
 
     async openFile (resolved, field = 'path') {
       const shown = resolved.requested
-      let handle: FileHandle
-      try {
-        handle = await open(resolved.fsPath, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK)
-      } catch (err) {
-        const code = errCode(err)
-        if (code === 'ELOOP') throw toolError('INVALID_PATH', `${field}: "${shown}" changed into a symbolic link while being opened`, 'call again')
-        if (code === 'ENXIO' || code === 'ENODEV' || code === 'EOPNOTSUPP') {
-          throw toolError('NOT_A_REGULAR_FILE', `${field}: "${shown}" is not a regular file (socket or device)`, 'only regular files can be read')
-        }
-        throw fsError(err, shown, field)
+      const { handle, stats } = await opened(byteString(resolved.fsPath), shown, field)
+      if (stats.isFile() && (stats.nlink <= 1 || allowHardLinks)) return handle
+      await handle.close()
+      if (stats.isDirectory()) throw toolError('IS_A_DIRECTORY', `${field}: "${shown}" is a directory`, `list_directory path="${shown}" lists it`)
+      if (stats.isFile()) {
+        throw toolError('HARD_LINK_REFUSED', `${field}: "${shown}" has ${stats.nlink} hard links; one may be outside the workspace, so its content is not served`,
+          'read another file; the operator can allow hard-linked files with --allow-hard-links')
       }
-      try {
-        const stats = await handle.stat()
-        if (stats.isFile()) return handle
-        if (stats.isDirectory()) throw toolError('IS_A_DIRECTORY', `${field}: "${shown}" is a directory`, `list_directory path="${shown}" lists it`)
-        throw toolError('NOT_A_REGULAR_FILE', `${field}: "${shown}" is a ${kindOf(stats)}, not a regular file`, 'only regular files can be read')
-      } catch (err) {
+      throw toolError('NOT_A_REGULAR_FILE', `${field}: "${shown}" is a ${kindOf(stats)}, not a regular file`, 'only regular files can be read')
+    },
+
+    async pin (resolved, field = 'path') {
+      const { handle, stats, procPath } = await opened(byteString(resolved.fsPath), resolved.requested, field)
+      if (!stats.isDirectory() && !stats.isFile()) {
         await handle.close()
-        throw err
+        throw toolError('NOT_A_REGULAR_FILE', `${field}: "${resolved.requested}" is not a regular file or folder`, 'search a folder or a regular file')
+      }
+      if (stats.isFile() && stats.nlink > 1 && !allowHardLinks) {
+        await handle.close()
+        throw toolError('HARD_LINK_REFUSED', `${field}: "${resolved.requested}" has ${stats.nlink} hard links; its content is not served`, 'search its folder instead; hard-linked files are skipped there too')
+      }
+      return { procPath: procPath ?? byteString(resolved.fsPath), isDirectory: stats.isDirectory(), close: () => handle.close() }
+    },
+
+    async readText (relative, maxBytes = 1024 * 1024) {
+      try {
+        const resolved = await service.resolve(relative, { field: 'file' })
+        const handle = await service.openFile(resolved)
+        try {
+          return await readVerified(handle, maxBytes)
+        } finally {
+          await handle.close()
+        }
+      } catch (err) {
+        log.debug({ file: relative, err }, 'workspace file not read')
+        return undefined
       }
     },
 
-    isIgnored: ignoreRules.isIgnored,
-    isIgnoredEntry: ignoreRules.isIgnoredEntry,
+    isIgnored: (relative, isDirectory) => ignoreRules.isIgnored(relative, isDirectory),
+    isIgnoredEntry: (parent, name, isDirectory) => ignoreRules.isIgnoredEntry(parent, name, isDirectory),
 
     async readDirectory (dir) {
       const prefix = dir.relative === '.' ? '' : `${dir.relative}/`
-      // Fast path: decoded names. Only a folder holding a name that is not UTF-8 (seen as U+FFFD) is re-read as bytes.
-      if (typeof dir.fsPath === 'string') {
-        const dirents = await readdir(dir.fsPath, { withFileTypes: true })
-        if (!dirents.some(d => d.name.includes('\uFFFD'))) {
-          const base = dir.fsPath === '/' ? '' : dir.fsPath
-          return dirents.map(d => ({ name: d.name, relative: prefix + d.name, fsPath: `${base}/${d.name}`, kind: kindOf(d) }))
+      const real = byteString(dir.fsPath)
+      const result = await openVerified(dir.fsPath, within(real))
+      // Walks note raw fs codes per folder; ESCAPED means it was swapped for a link out of the root meanwhile.
+      if (!result.ok) throw Object.assign(new Error(`cannot list: ${result.code}`), { code: result.reason === 'special' ? 'ENOTDIR' : result.code === 'ELOOP' ? 'ESCAPED' : result.code })
+      const { handle, stats, procPath } = result.opened
+      try {
+        if (!stats.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' })
+        const listing = procPath ?? dir.fsPath
+        // Fast path: decoded names. Only a folder holding a name that is not UTF-8 (seen as U+FFFD) is re-read as bytes.
+        if (typeof dir.fsPath === 'string') {
+          const dirents = await readdir(listing, { withFileTypes: true })
+          if (!dirents.some(d => d.name.includes('\uFFFD'))) {
+            const base = dir.fsPath === '/' ? '' : dir.fsPath
+            return dirents.map(d => {
+              const name = displayText(d.name)
+              return { name, relative: prefix + name, fsPath: `${base}/${d.name}`, kind: kindOf(d) }
+            })
+          }
         }
+        const dirents = await readdir(listing, { withFileTypes: true, encoding: 'buffer' })
+        return dirents.map(d => {
+          const bytes = d.name as unknown as Buffer
+          const name = displayName(bytes)
+          return { name, relative: prefix + name, fsPath: joinFs(dir.fsPath, bytes), kind: kindOf(d) }
+        })
+      } finally {
+        await handle.close()
       }
-      const dirents = await readdir(dir.fsPath, { withFileTypes: true, encoding: 'buffer' })
-      return dirents.map(d => {
-        const bytes = d.name as unknown as Buffer
-        const name = displayName(bytes)
-        return { name, relative: prefix + name, fsPath: joinFs(dir.fsPath, bytes), kind: kindOf(d) }
-      })
     },
 
     async linkTarget (fsPath) {
-      let real: string
-      try {
-        real = byteString(await realpath(fsPath, { encoding: 'buffer' }))
-      } catch (err) {
-        const code = errCode(err)
-        if (code === 'ELOOP') return { state: 'loop' }
-        if (code === 'ENOENT' || code === 'ENOTDIR') return { state: 'broken' }
-        log.debug({ err }, 'link target unreadable')
-        return { state: 'unreadable' }
+      const rel = path.relative(rootBytes, byteString(fsPath))
+      if (isOutside(rel)) return { state: 'outside' }
+      const walked = await walkBeneath(rootBytes, rel.split('/'), true)
+      switch (walked.state) {
+        case 'found': return { state: 'inside', relative: relativeOf(walked.real) ?? '.', kind: kindOf(walked.stats) }
+        case 'escapes': return { state: 'outside' }
+        case 'missing': return relativeOf(path.resolve(walked.real, ...walked.rest)) === undefined ? { state: 'outside' } : { state: 'broken' }
+        case 'error':
+          if (walked.code === 'ELOOP') return { state: 'loop' }
+          if (walked.code === 'ENOTDIR') return { state: 'broken' }
+          log.debug({ code: walked.code }, 'link target unreadable')
+          return { state: 'unreadable' }
       }
-      const relative = relativeOf(real)
-      if (relative === undefined) return { state: 'outside' }
-      const stats = await lstat(fsPathOf(real)).catch(() => undefined)
-      return { state: 'inside', relative, kind: stats === undefined ? 'other' : kindOf(stats) }
     },
 
-    async inspect (input, field = 'path') {
-      const { lexical, shown } = lexicalOf(input, field)
-      if (path.relative(rootBytes, lexical) === '') {
-        const stats = await lstat(root)
-        return { relative: '.', fsPath: root, stats, kind: 'dir' }
-      }
-      const parent = await service.resolve(Buffer.from(path.dirname(lexical), 'latin1').toString('utf8'), { field })
-      const parentBytes = byteString(parent.fsPath)
-      let own = fsPathOf(path.join(parentBytes, path.basename(lexical)))
-      let stats = await lstat(own).catch((err: unknown) => err as Error)
-      if (stats instanceof Error && errCode(stats) === 'ENOENT' && hasByteEscapes(shown)) {
-        own = fsPathOf(path.join(parentBytes, byteString(unescapeBytes(path.basename(shown)))))
-        stats = await lstat(own).catch((err: unknown) => err as Error)
-      }
-      if (stats instanceof Error) {
-        // Not there: resolve() throws PATH_NOT_FOUND with suggestions (or the matching error).
-        if (errCode(stats) === 'ENOENT') await service.resolve(shown, { field })
-        throw fsError(stats, shown, field)
-      }
+    async inspect (input, field = 'path', signal) {
+      const { components, shown } = lexicalOf(input, field)
+      const walked = await walkBeneath(rootBytes, components, false)
+      await settle(walked, shown, field, true, signal)
+      // settle returned, so every component was found (mustExist): the walk holds the last one's lstat.
+      const { real, stats } = walked as Extract<Walked, { state: 'found' }>
       const kind = kindOf(stats)
-      const relative = parent.requested === '.' ? path.basename(shown) : `${parent.requested}/${path.basename(shown)}`
+      const fsPath = fsPathOf(real)
       return kind === 'symlink'
-        ? { relative, fsPath: own, stats, kind, link: await service.linkTarget(own) }
-        : { relative, fsPath: own, stats, kind }
+        ? { relative: shown, fsPath, stats, kind, link: await service.linkTarget(fsPath) }
+        : { relative: shown, fsPath, stats, kind }
     },
 
     async stat (resolved, field = 'path') {
@@ -348,11 +297,14 @@ export async function createWorkspace (opts: { root: string, log: Logger }): Pro
       }
     },
 
-    walk: (options) => walkTree(service, options),
+    walk: (options) => limiter.run('walk', options.signal, () => walkTree(service, options)),
     sniff: sniffFile,
-    readLines: readLineWindow,
+    readLines: (handle, size, sniff, request) => size <= LARGE_READ_BYTES
+      ? readLineWindow(handle, size, sniff, request)
+      : limiter.run('read', request.signal, () => readLineWindow(handle, size, sniff, request)),
     countLines,
     fsError
   }
+  const ignoreRules = createIgnoreRules((dir, name) => readRuleFile(dir, name, RULE_FILE_BYTES))
   return service
 }

@@ -1,3 +1,5 @@
+import { displayText } from '../services/path-names.js'
+
 /** Longest line shown before it is cut with a marker. */
 export const MAX_LINE_CHARS = 2000
 
@@ -40,5 +42,7 @@ export function languageOf (name: string): string {
 
 /** How a failed path argument is echoed: as given when relative, never an absolute path (it may lie outside). */
 export function shownInput (input: string, field: string): string {
-  return input.startsWith('/') || input.startsWith('file:') || /^[A-Za-z]:[\\/]/.test(input) ? `${field} (absolute path)` : input
+  if (typeof input !== 'string') return `${field} (not a string)`
+  // Names are data: a control character in an echoed input must not start a new line of output.
+  return input.startsWith('/') || input.startsWith('file:') || /^[A-Za-z]:[\\/]/.test(input) ? `${field} (absolute path)` : displayText(input.slice(0, 300))
 }

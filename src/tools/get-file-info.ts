@@ -25,8 +25,8 @@ export const GetFileInfoOutput = Type.Object({
 
 type Info = Record<string, unknown> & { path: string }
 
-async function fileFacts (workspace: WorkspaceService, seen: InspectedPath, info: Info): Promise<void> {
-  const resolved = { relative: seen.relative, absolute: '', fsPath: seen.fsPath, requested: seen.relative }
+async function fileFacts (workspace: WorkspaceService, seen: InspectedPath, info: Info, signal?: AbortSignal): Promise<void> {
+  const resolved = { relative: seen.relative, fsPath: seen.fsPath, requested: seen.relative }
   let handle
   try {
     handle = await workspace.openFile(resolved)
@@ -38,21 +38,21 @@ async function fileFacts (workspace: WorkspaceService, seen: InspectedPath, info
   try {
     const sniff = await workspace.sniff(handle)
     info.binary = sniff.binary
-    if (!sniff.binary && seen.stats.size <= MAX_COUNT_BYTES) info.lines = await workspace.countLines(handle, seen.stats.size)
+    if (!sniff.binary && seen.stats.size <= MAX_COUNT_BYTES) info.lines = await workspace.countLines(handle, seen.stats.size, signal, sniff.encoding)
     else if (!sniff.binary) info.note = 'over 10 MB: lines not counted; read_files with start_line/end_line reads a window'
   } finally {
     await handle.close()
   }
 }
 
-async function describe (workspace: WorkspaceService, path: string, field: string): Promise<Info> {
-  const seen = await workspace.inspect(path, field)
+async function describe (workspace: WorkspaceService, path: string, field: string, signal?: AbortSignal): Promise<Info> {
+  const seen = await workspace.inspect(path, field, signal)
   const info: Info = { path: seen.relative, type: seen.kind, size: seen.stats.size, mtime: new Date(seen.stats.mtimeMs).toISOString() }
   info.gitignored = await workspace.isIgnored(seen.relative, seen.kind === 'dir')
   if (seen.kind === 'file') {
     const language = languageOf(seen.relative)
     if (language !== '') info.language = language
-    await fileFacts(workspace, seen, info)
+    await fileFacts(workspace, seen, info, signal)
   } else if (seen.kind === 'dir') {
     try {
       info.entries = (await workspace.readDirectory(seen)).length
@@ -110,14 +110,16 @@ export const getFileInfo = defineTool({
     { comment: 'Check sizes before reading', arguments: { paths: ['package.json', 'src/index.ts'] } },
     { comment: 'Is this big file text, and is it ignored?', arguments: { paths: ['data/dump.sql'] } }
   ],
-  async run ({ paths, workspace }) {
+  async run ({ paths, workspace }, { signal }) {
     if (paths.length > MAX_PATHS) {
       throw toolError('TOO_MANY_ITEMS', `${paths.length} paths given, at most ${MAX_PATHS} per call`, `split them into ${Math.ceil(paths.length / MAX_PATHS)} calls`)
     }
     const items: Info[] = []
     for (let i = 0; i < paths.length; i++) {
+      // A timed-out or cancelled call stops here: its answer is no longer awaited, so no more work is done for it.
+      signal.throwIfAborted()
       try {
-        items.push(await describe(workspace, paths[i], `paths[${i}]`))
+        items.push(await describe(workspace, paths[i], `paths[${i}]`, signal))
       } catch (err) {
         if (!isToolError(err)) throw err
         items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: err.message })

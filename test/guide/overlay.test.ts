@@ -1,5 +1,5 @@
 import t from 'tap'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOverlaySource, parseOverlay } from '../../src/guide/overlay.js'
@@ -61,4 +61,23 @@ t.test('the file is re-read when it changes, without a restart', async (t) => {
   t.equal(same, before, 'unchanged file → the cached snapshot')
   t.not(after.version, before.version)
   t.equal(after.tools.a_tool.description, 'second version')
+})
+
+t.test('an overlay inside the served root is a workspace file: a link to a file outside is not read', async (t) => {
+  const root = join(dir, 'root')
+  mkdirSync(join(root, 'sub'), { recursive: true })
+  writeFileSync(join(dir, 'outside.yaml'), 'tools:\n  read_files:\n    description: OUTSIDE secret text\n')
+  symlinkSync(join(dir, 'outside.yaml'), join(root, 'docs.yaml'))
+  symlinkSync(dir, join(root, 'sub', 'up'))
+  writeFileSync(join(root, 'inside.yaml'), 'tools:\n  read_files:\n    description: Inside text.\n')
+
+  const viaLink = createOverlaySource({ file: join(root, 'docs.yaml'), root }).current()
+  const viaDirLink = createOverlaySource({ file: join(root, 'sub', 'up', 'outside.yaml'), root }).current()
+  const inside = createOverlaySource({ file: join(root, 'inside.yaml'), root }).current()
+  const operatorsOwn = createOverlaySource({ file: join(dir, 'outside.yaml'), root }).current()
+
+  t.equal(viaLink.status, 'missing')
+  t.equal(viaDirLink.status, 'missing')
+  t.equal(inside.tools.read_files.description, 'Inside text.')
+  t.equal(operatorsOwn.status, 'ok', 'a file outside the root named by the operator is the operator\'s choice')
 })

@@ -1,19 +1,21 @@
 import t from 'tap'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRegistry } from '../../src/mcp/registry.js'
 import { createMcpServer } from '../../src/mcp/server.js'
 import { fillBundle, loadTemplatePrompts, parseBundle } from '../../src/guide/prompts.js'
+import { readPackageTemplates, readWorkspaceTemplates } from '../../src/services/template-files.js'
+import { createWorkspace } from '../../src/services/workspace.js'
 import { captureLogger, initializedSession } from '../helpers/engine.js'
 
-const BUILTIN = fileURLToPath(new URL('../../docs/templates', import.meta.url))
+const BUILTIN = readPackageTemplates(fileURLToPath(new URL('../../docs/templates', import.meta.url)))
 const dir = mkdtempSync(join(tmpdir(), 'wmcp-prompts-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 
 t.test('the three built-in bundles load: spec, impact, design_review, each with a required argument', async (t) => {
-  const prompts = loadTemplatePrompts({ builtinDir: BUILTIN })
+  const prompts = loadTemplatePrompts({ builtin: BUILTIN })
 
   t.same(prompts.map(p => p.name).sort(), ['design_review', 'impact', 'spec'])
   for (const p of prompts) {
@@ -31,14 +33,16 @@ t.test('front matter declares arguments; undeclared placeholders become optional
 })
 
 t.test('a workspace folder adds bundles and replaces a built-in of the same name; broken files are skipped', async (t) => {
-  const user = join(dir, 'templates')
-  mkdirSync(user)
+  const root = join(dir, 'ws')
+  const user = join(root, 'templates')
+  mkdirSync(user, { recursive: true })
   writeFileSync(join(user, 'spec.md'), '---\nname: spec\ndescription: Our own spec format\n---\nSpec for {{feature}}\n')
   writeFileSync(join(user, 'primer.md'), '# Team primer\n\nRead CONTRIBUTING.md first.\n')
   writeFileSync(join(user, 'broken.md'), '---\n[: not yaml\n---\nbody\n')
   const { log, lines } = captureLogger()
 
-  const prompts = loadTemplatePrompts({ builtinDir: BUILTIN, userDir: user, log })
+  const workspace = await createWorkspace({ root, log })
+  const prompts = loadTemplatePrompts({ builtin: BUILTIN, user: await readWorkspaceTemplates(workspace, 'templates', log), log })
 
   t.same(prompts.map(p => p.name).sort(), ['design_review', 'impact', 'primer', 'spec'])
   t.equal(prompts.find(p => p.name === 'spec')?.description, 'Our own spec format')
@@ -46,9 +50,37 @@ t.test('a workspace folder adds bundles and replaces a built-in of the same name
   t.ok(lines.some(l => l.level === 40 && /skipped/.test(String(l.msg))))
 })
 
+t.test('a workspace template that is a link out of the root, or a hard link, is skipped, never served', async (t) => {
+  const outside = join(dir, 'outside')
+  mkdirSync(outside, { recursive: true })
+  const secret = 'CANARY-template-' + process.pid
+  writeFileSync(join(outside, 'secret.md'), `# Secret\n\n${secret}\n`)
+  writeFileSync(join(outside, 'hard.md'), `# Hard\n\n${secret}\n`)
+  const root = join(dir, 'ws-hostile')
+  const user = join(root, '.workspace-mcp', 'templates')
+  mkdirSync(user, { recursive: true })
+  symlinkSync(join(outside, 'secret.md'), join(user, 'abs-link.md'))
+  symlinkSync('../../../outside/secret.md', join(user, 'rel-link.md'))
+  symlinkSync('/etc/passwd', join(user, 'passwd.md'))
+  symlinkSync(outside, join(root, '.workspace-mcp', 'linked-dir'))
+  linkSync(join(outside, 'hard.md'), join(user, 'hard.md'))
+  writeFileSync(join(user, 'fine.md'), '# Fine\n\nInside.\n')
+  const { log } = captureLogger()
+  const workspace = await createWorkspace({ root, log })
+
+  const sources = await readWorkspaceTemplates(workspace, '.workspace-mcp/templates', log)
+  const viaLinkedDir = await readWorkspaceTemplates(workspace, '.workspace-mcp/linked-dir', log)
+
+  t.same(sources.map(s => s.file), ['.workspace-mcp/templates/fine.md'])
+  t.same(viaLinkedDir, [])
+  const prompts = loadTemplatePrompts({ builtin: [], user: sources, log })
+  for (const p of prompts) t.notMatch(JSON.stringify(await p.get({}, { services: {}, signal: new AbortController().signal } as never)), secret)
+  t.notMatch(JSON.stringify(sources), /root:|CANARY/)
+})
+
 t.test('prompts/list and prompts/get serve the bundles with arguments filled in', async (t) => {
   const { log } = captureLogger()
-  const registry = createRegistry({ tools: [], services: {}, prompts: loadTemplatePrompts({ builtinDir: BUILTIN }) })
+  const registry = createRegistry({ tools: [], services: {}, prompts: loadTemplatePrompts({ builtin: BUILTIN }) })
   const server = createMcpServer({ registry, log, info: { name: 't', version: '0' } })
   const { call } = await initializedSession({ registry, server, log, lines: [] })
 

@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { renameSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -6,9 +7,11 @@ import { CLI } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
 import { createHostileWorkspace, type HostileWorkspace } from '../helpers/workspace-fixture.js'
 
-// The canary battery: every hostile path through every workspace tool, over both real transports
-// (the built bin), and the secret stored outside the root must never appear in any response, nor
-// any absolute path outside the root.
+// The canary battery: every hostile path through every workspace tool, resource and prompt, over both
+// real transports (the built bin). The rule is "no fact about anything outside the root": the secret
+// stored outside never appears, no absolute path outside the root appears, and every answer is
+// byte-identical whether the outside targets exist or not (the battery runs twice, the outside tree
+// moved away in between, and the answers are compared pairwise).
 
 /** Every path trick of the fixture: lexical escapes, absolute paths, escaping links, loops, specials. */
 function hostilePaths (fx: HostileWorkspace): string[] {
@@ -17,7 +20,11 @@ function hostilePaths (fx: HostileWorkspace): string[] {
     `${fx.outside}/secret.txt`, `${fx.base}/root-evil/secret.txt`, `${fx.root}-evil/secret.txt`, `file://${fx.outside}/secret.txt`,
     'link-to-secret', 'link-abs-secret', 'link-to-outside-dir', 'link-to-outside-dir/secret.txt', 'link-to-outside-dir/dir/inner.txt',
     'link-to-outside-dir/missing.txt', 'link-to-evil', 'link-to-evil/secret.txt', 'loop-a', 'loopdir/up', 'loopdir/up/link-to-secret',
-    'link-dangling', 'fifo', '%2e%2e/outside/secret.txt', '..\\outside\\secret.txt', 'src/\u0000/../../outside', '~/../outside/secret.txt'
+    'link-dangling', 'fifo', '%2e%2e/outside/secret.txt', '..\\outside\\secret.txt', 'src/\u0000/../../outside', '~/../outside/secret.txt',
+    // The server's own \xHH name syntax, spelling '.', '/' and NUL (the reported escape defect), and missing twins.
+    '\\x2e\\x2e\\x2foutside\\x2fsecret.txt', '\\x2e\\x2e\\x2f\\x2e\\x2e\\x2f\\x2e\\x2e\\x2fetc\\x2fpasswd', '..\\x2foutside',
+    'link-to-outside-dir\\x2fsecret.txt', 'link-abs-secret\\x2f..', 'src\\x00', 'link-to-outside-dir/nope/deeper.txt',
+    'link-to-outside-dir/secret.txt/child', 'link-to-outside-dir/dir', 'fake\\x0a### injected.txt'
   ]
 }
 
@@ -51,22 +58,70 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
   return calls
 }
 
-async function runBattery (t: Test, client: Client, fx: HostileWorkspace): Promise<void> {
+/** Masks what legitimately changes between two runs (clock readings, cache markers). */
+function stable (text: string): string {
+  return text
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
+    .replace(/"(generation_time_ms|duration_ms|elapsed_ms|uptime_s)":[\d.]+/g, '"$1":0')
+    .replace(/(generated in |took |in )[\d.]+ ?ms/g, '$1<n> ms')
+    .replace(/"cached":(true|false)/g, '"cached":<x>')
+    .replace(/ \(cached\)/g, '')
+}
+
+/** Runs every call of the battery plus resources and prompts; returns each answer's text, checked for leaks. */
+async function runBattery (t: Test, client: Client, fx: HostileWorkspace): Promise<Map<string, string>> {
   const { tools } = await client.listTools()
   const names = new Set(tools.map(tool => tool.name))
-  let answered = 0
+  const answers = new Map<string, string>()
   const codes = new Set<string>()
+  const perTool = new Map<string, number>()
+  const check = (key: string, text: string): void => {
+    answers.set(key, stable(text))
+    for (const m of text.matchAll(/ERROR ([A-Z_]+)/g)) codes.add(m[1])
+    if (text.includes(fx.canary)) t.fail(`${key} leaked the canary`)
+    if (text.includes(fx.outside) || text.includes(`${fx.base}/root-evil`)) t.fail(`${key} revealed an absolute path outside the root`)
+  }
   for (const call of battery(fx)) {
     if (!names.has(call.name)) continue
     const result = await client.callTool(call)
-    const text = JSON.stringify(result)
-    answered++
-    for (const m of text.matchAll(/ERROR ([A-Z_]+)/g)) codes.add(m[1])
-    if (text.includes(fx.canary)) t.fail(`${call.name} ${JSON.stringify(call.arguments)} leaked the canary`)
-    if (text.includes(fx.outside) || text.includes(`${fx.base}/root-evil`)) t.fail(`${call.name} ${JSON.stringify(call.arguments)} revealed an absolute path outside the root`)
+    const args = call.arguments as { files?: unknown[], paths?: unknown[] }
+    perTool.set(call.name, (perTool.get(call.name) ?? 0) + (args.files?.length ?? args.paths?.length ?? 1))
+    check(`${call.name} ${JSON.stringify(call.arguments)}`, JSON.stringify(result))
   }
-  t.ok(answered > 50, `${answered} hostile calls answered without a leak`)
+  for (const resource of (await client.listResources()).resources) check(`resources/read ${resource.uri}`, JSON.stringify(await client.readResource({ uri: resource.uri })))
+  for (const prompt of (await client.listPrompts()).prompts) {
+    // A prompt echoes its arguments: only relative spellings, so an echo is never mistaken for a fact.
+    for (const path of hostilePaths(fx).filter(p => !p.includes(fx.base)).slice(0, 8)) {
+      const args = Object.fromEntries((prompt.arguments ?? []).map(a => [a.name, path]))
+      const got = await client.getPrompt({ name: prompt.name, arguments: args }).then(r => JSON.stringify(r), (err: Error) => `error ${err.message}`)
+      perTool.set(`prompt ${prompt.name}`, (perTool.get(`prompt ${prompt.name}`) ?? 0) + 1)
+      check(`prompts/get ${prompt.name} ${path}`, got)
+    }
+  }
+  t.ok(answers.size > 50, `${answers.size} hostile calls answered without a leak`)
+  t.comment(`hostile inputs per tool: ${[...perTool].map(([name, n]) => `${name} ${n}`).join(', ')}`)
   for (const code of ['PATH_OUTSIDE_ROOT', 'SYMLINK_ESCAPES_ROOT', 'INVALID_PATH', 'PATH_NOT_FOUND']) t.ok(codes.has(code), `the battery reached ${code}`)
+  return answers
+}
+
+/** The battery twice — outside targets present, then moved away — and every answer compared pairwise. */
+async function noFactAboutOutside (t: Test, client: Client, fx: HostileWorkspace): Promise<void> {
+  const present = await runBattery(t, client, fx)
+  const moved = [`${fx.outside}`, `${fx.base}/root-evil`]
+  for (const dir of moved) renameSync(dir, `${dir}-moved-away`)
+  let absent: Map<string, string>
+  try {
+    absent = await runBattery(t, client, fx)
+  } finally {
+    for (const dir of moved) renameSync(`${dir}-moved-away`, dir)
+  }
+  let differing = 0
+  for (const [key, text] of present) {
+    if (absent.get(key) === text) continue
+    differing++
+    t.fail(`answer depends on whether the outside exists: ${key}`, { present: text.slice(0, 600), absent: absent.get(key)?.slice(0, 600) })
+  }
+  t.equal(differing, 0, `${present.size} answers identical with the outside present and absent`)
 }
 
 t.test('no hostile call leaks the canary over stdio', async (t) => {
@@ -75,7 +130,7 @@ t.test('no hostile call leaks the canary over stdio', async (t) => {
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', fx.root, '--log-level', 'silent'], stderr: 'ignore' }))
   t.teardown(() => client.close())
 
-  await runBattery(t, client, fx)
+  await noFactAboutOutside(t, client, fx)
 })
 
 t.test('no hostile call leaks the canary over Streamable HTTP', async (t) => {
@@ -85,5 +140,5 @@ t.test('no hostile call leaks the canary over Streamable HTTP', async (t) => {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)))
   t.teardown(() => client.close())
 
-  await runBattery(t, client, fx)
+  await noFactAboutOutside(t, client, fx)
 })

@@ -26,9 +26,9 @@ t.test('resolve: in-root paths, absolute inside, file:// and odd names', async (
   const { fx, ws } = await setup(t)
 
   t.equal(ws.root, fx.root)
-  t.match(await ws.resolve('.'), { relative: '.', absolute: fx.root })
+  t.match(await ws.resolve('.'), { relative: '.', fsPath: fx.root })
   t.match(await ws.resolve(''), { relative: '.' })
-  t.match(await ws.resolve('src/index.ts'), { relative: 'src/index.ts', absolute: path.join(fx.root, 'src/index.ts') })
+  t.match(await ws.resolve('src/index.ts'), { relative: 'src/index.ts', fsPath: path.join(fx.root, 'src/index.ts') })
   t.match(await ws.resolve('./src/../src/app.ts'), { relative: 'src/app.ts' })
   t.match(await ws.resolve(path.join(fx.root, 'README.md')), { relative: 'README.md' })
   t.match(await ws.resolve(`file://${fx.root}/README.md`), { relative: 'README.md' })
@@ -133,4 +133,23 @@ t.test('inspect does not follow the last link and never describes outside target
   t.equal(await toolCodeOf(ws.inspect('link-to-outside-dir/secret.txt')), 'SYMLINK_ESCAPES_ROOT')
   t.equal(await toolCodeOf(ws.inspect('../outside/secret.txt')), 'PATH_OUTSIDE_ROOT')
   t.equal(await toolCodeOf(ws.inspect('src/nope.ts')), 'PATH_NOT_FOUND')
+})
+
+t.test('hard links: a regular file with more than one link is refused unless allowed (one name may be outside)', async (t) => {
+  const { fx } = await setup(t)
+  const fs = await import('node:fs')
+  fs.linkSync(path.join(fx.outside, 'secret.txt'), path.join(fx.root, 'hard-secret.txt'))
+  const strict = await createWorkspace({ root: fx.root, log })
+  const lenient = await createWorkspace({ root: fx.root, log, allowHardLinks: true })
+
+  const resolved = await strict.resolve('hard-secret.txt')
+  const err = await strict.openFile(resolved).catch((e: Error) => e) as Error & { toolCode?: string }
+  t.equal(err.toolCode, 'HARD_LINK_REFUSED')
+  t.notMatch(err.message, fx.canary)
+  t.notMatch(err.message, fx.base)
+  t.equal(await strict.readText('hard-secret.txt'), undefined)
+  t.equal(await toolCodeOf(strict.pin(resolved)), 'HARD_LINK_REFUSED')
+  const handle = await lenient.openFile(await lenient.resolve('hard-secret.txt'))
+  t.match((await handle.readFile()).toString(), fx.canary, 'allowed by the operator, it is an ordinary file')
+  await handle.close()
 })

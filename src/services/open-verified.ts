@@ -1,0 +1,91 @@
+import { constants as fsc, type Stats } from 'node:fs'
+import { lstat, open, readlink, type FileHandle } from 'node:fs/promises'
+import { byteString } from './path-names.js'
+
+/** An open descriptor whose real location was checked after opening. */
+export interface Opened {
+  handle: FileHandle
+  /** fstat of the descriptor. */
+  stats: Stats
+  /** `/proc/<pid>/fd/<n>` when the platform has it: how a child process reaches this very inode. */
+  procPath?: string
+}
+
+/** How openVerified ended. */
+export type OpenResult =
+  | { ok: true, opened: Opened }
+  /** `escaped`: the descriptor is outside the root; `special`: not a file or folder (never opened); `error`: fs error `code`. */
+  | { ok: false, reason: 'escaped' | 'special' | 'error', code: string }
+
+/** What the caller knows about the root, to check a descriptor against it. */
+export interface Containment {
+  /** True when a real absolute byte-string path is inside the root. */
+  inside(realBytes: string): boolean
+  /** Where /proc is missing: the (dev, ino) a fresh no-follow walk of the path finds now, or undefined. */
+  rewalk?(): Promise<{ dev: number, ino: number } | undefined>
+}
+
+let procFd: boolean | undefined
+
+const errCode = (err: unknown): string => (err as NodeJS.ErrnoException)?.code ?? 'EIO'
+
+/**
+ * Opens a path without following its last component, then checks where the descriptor really is
+ * (`/proc/self/fd/N` on Linux) before a single byte is read: a folder swapped for a link between the
+ * caller's check and this open is caught here. FIFOs, sockets and devices are refused before opening.
+ */
+export async function openVerified (fsPath: string | Buffer, within: Containment): Promise<OpenResult> {
+  let before: Stats
+  try {
+    before = await lstat(fsPath)
+  } catch (err) {
+    return { ok: false, reason: 'error', code: errCode(err) }
+  }
+  if (!before.isFile() && !before.isDirectory() && !before.isSymbolicLink()) return { ok: false, reason: 'special', code: 'ESPECIAL' }
+  let handle: FileHandle
+  try {
+    handle = await open(fsPath, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK)
+  } catch (err) {
+    const code = errCode(err)
+    if (code === 'ENXIO' || code === 'ENODEV' || code === 'EOPNOTSUPP') return { ok: false, reason: 'special', code }
+    return { ok: false, reason: 'error', code }
+  }
+  try {
+    const stats = await handle.stat()
+    let real: string | undefined
+    if (procFd !== false) {
+      real = await readlink(`/proc/self/fd/${handle.fd}`, { encoding: 'buffer' }).then(byteString, () => undefined)
+      procFd = real !== undefined
+    }
+    let escaped: boolean
+    if (real !== undefined) escaped = !within.inside(real)
+    else {
+      const now = await within.rewalk?.()
+      escaped = now === undefined || now.dev !== stats.dev || now.ino !== stats.ino
+    }
+    if (escaped) {
+      await handle.close()
+      return { ok: false, reason: 'escaped', code: 'ESCAPED' }
+    }
+    if (!stats.isFile() && !stats.isDirectory()) {
+      await handle.close()
+      return { ok: false, reason: 'special', code: 'ESPECIAL' }
+    }
+    return { ok: true, opened: { handle, stats, procPath: real !== undefined ? `/proc/${process.pid}/fd/${handle.fd}` : undefined } }
+  } catch (err) {
+    await handle.close()
+    throw err
+  }
+}
+
+/** Reads an open file's text up to `maxBytes`; undefined when it is larger (a partial rule file would be wrong). */
+export async function readVerified (handle: FileHandle, maxBytes: number): Promise<string | undefined> {
+  const buf = Buffer.alloc(maxBytes + 1)
+  let got = 0
+  while (got < buf.length) {
+    const { bytesRead } = await handle.read(buf, got, buf.length - got, got)
+    if (bytesRead === 0) break
+    got += bytesRead
+  }
+  return got > maxBytes ? undefined : buf.subarray(0, got).toString('utf8')
+}

@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Logger } from '../logger.js'
+import type { WorkspaceService } from './workspace.js'
+
+/** One template file's text, as the prompt loader parses it. */
+export interface TemplateSource {
+  /** Where it came from (logs only). */
+  file: string
+  source: string
+}
+
+/** Largest template read; a bigger one is skipped. */
+const MAX_TEMPLATE_BYTES = 256 * 1024
+
+/** The server's own bundles (a package folder, not the workspace): every `*.md`, by name. */
+export function readPackageTemplates (dir: string): TemplateSource[] {
+  try {
+    if (!statSync(dir).isDirectory()) return []
+    return readdirSync(dir).filter(n => n.endsWith('.md')).sort().map(n => ({ file: join(dir, n), source: readFileSync(join(dir, n), 'utf8') }))
+  } catch {
+    return []
+  }
+}
+
+/**
+ * The workspace's bundles, read through the jail like any tool read: a template that is a link out of
+ * the root, a FIFO or a hard link is skipped (and logged), never served.
+ */
+export async function readWorkspaceTemplates (workspace: WorkspaceService, relativeDir: string, log?: Logger): Promise<TemplateSource[]> {
+  let dir
+  try {
+    dir = await workspace.resolve(relativeDir, { field: 'templatesDir' })
+    if (!(await workspace.stat(dir)).isDirectory()) return []
+  } catch {
+    return []
+  }
+  const entries = await workspace.readDirectory(dir).catch(() => [])
+  const out: TemplateSource[] = []
+  for (const entry of entries.filter(e => e.name.endsWith('.md')).sort((a, b) => a.name < b.name ? -1 : 1)) {
+    const source = await workspace.readText(entry.relative, MAX_TEMPLATE_BYTES)
+    if (source === undefined) log?.warn({ file: entry.relative }, 'template bundle skipped: not a readable regular file inside the workspace')
+    else out.push({ file: entry.relative, source })
+  }
+  return out
+}
