@@ -1,4 +1,4 @@
-import { displayName } from './path-names.js'
+import { displayName, displayText } from './path-names.js'
 
 /** Longest line kept from ripgrep, in characters; the rest is cut and counted. */
 export const MAX_LINE_CHARS = 2000
@@ -25,11 +25,15 @@ export type RgEvent =
 
 interface RgText { text?: string, bytes?: string }
 
-/** Turns a ripgrep path (`./x` when the search root was `.`) into a display path relative to the root. */
+/**
+ * Turns a ripgrep path (`./x` when the search root was `.`) into a display path relative to ripgrep's cwd.
+ * Every form (raw bytes, JSON `text` or `bytes`) goes through the one safe text form of a name, so a name
+ * holding a newline or an escape sequence cannot forge a line of output.
+ */
 export function displayPath (raw: RgText | Buffer): string {
   let p: string
   if (Buffer.isBuffer(raw)) p = displayName(raw)
-  else if (raw.text !== undefined) p = raw.text
+  else if (raw.text !== undefined) p = displayText(raw.text)
   else p = displayName(Buffer.from(raw.bytes ?? '', 'base64'))
   return p.startsWith('./') ? p.slice(2) : p
 }
@@ -53,6 +57,12 @@ export function cutLine (full: string, at: number | undefined): { text: string, 
 const MATCH = Buffer.from('{"type":"match"')
 const CONTEXT = Buffer.from('{"type":"context"')
 const END = Buffer.from('{"type":"end"')
+const SUMMARY = Buffer.from('{"data":{"elapsed_total"')
+
+/** True for the `summary` event ripgrep writes last when a `--json` run completes (its absence means a cut run). */
+export function isSummaryRecord (record: Buffer): boolean {
+  return record.subarray(0, SUMMARY.length).equals(SUMMARY) || record.subarray(0, 19).toString('latin1') === '{"type":"summary"'
+}
 
 /** True when a `rg --json` line is a file's `end` event (which carries its matched-line count). */
 export function isEndRecord (record: Buffer): boolean {
@@ -89,4 +99,21 @@ export function parseCountRecord (record: Buffer): { path: string, count: number
   const count = Number(record.subarray(nul + 1).toString('ascii'))
   if (!Number.isFinite(count)) return undefined
   return { path: displayPath(record.subarray(0, nul)), count }
+}
+
+/**
+ * A parser of `rg --count --null` records split at '\n': a name holding a newline arrives in pieces (no NUL
+ * yet), which are joined back before the `path\0count` split (a count never holds a newline).
+ */
+export function countRecordParser (): (record: Buffer) => { path: string, count: number } | undefined {
+  let pending: Buffer[] = []
+  return (record) => {
+    if (record.indexOf(0) === -1) {
+      pending.push(record, Buffer.from('\n'))
+      return undefined
+    }
+    const whole = pending.length === 0 ? record : Buffer.concat([...pending, record])
+    pending = []
+    return parseCountRecord(whole)
+  }
 }

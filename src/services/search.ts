@@ -1,48 +1,29 @@
-import { stat } from 'node:fs/promises'
-import { toolError } from '../errors.js'
-import type { ContentItem, CreateSearchOptions, EngineInfo, SearchLimits, SearchMode, SearchRequest, SearchService } from './search-types.js'
-import { compareText } from './compare-text.js'
+import type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, SearchLimits, SearchRequest, SearchService } from './search-types.js'
+import { createLimiter } from './limiter.js'
 import { createResultCache } from './result-cache.js'
-import { displayPath, isEndRecord, parseCountRecord, parseRgJson, type SearchLine } from './search-parse.js'
-import { ancestorRules } from './search-ignore.js'
+import type { SearchLine } from './search-parse.js'
 import { locateRg, probeRg } from './search-locate.js'
-import { classifyRgError, runRg, type RgRun } from './search-rg.js'
+import { runRg } from './search-rg.js'
+import { searchContent, searchFiles, type Pass, type PassContext } from './search-passes.js'
+import { dropFiles, noticesOf, weightOf, type ResultSet } from './search-set.js'
+import { pinTarget } from './search-target.js'
+import { recheckFiles } from './search-recheck.js'
+import type { ResolvedPath } from './workspace.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './search-parse.js'
 export type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, SearchLimits, SearchMode, SearchPage, SearchRequest, SearchService } from './search-types.js'
 
-interface FileEntry {
-  path: string
-  count: number
-  /** Every line ripgrep printed for the file (matches and context), in order; absent until fetched. */
-  lines?: SearchLine[]
-}
-
-interface ResultSet {
-  mode: SearchMode
-  files: FileEntry[]
-  /** prefix[i] = matching lines in files[0..i) (content mode). */
-  prefix: number[]
-  total: number
-  lowerBound: boolean
-  notices: string[]
-  lineCount: number
-  /** Fetches the lines of some files on demand (count-then-fetch strategy). */
-  fetch?: (entries: FileEntry[], signal?: AbortSignal) => Promise<void>
-}
-
 const MAX_FILE_SIZE = '10M'
-const MAX_NAMED_FILE_SIZE = '100M'
-const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
 /** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
 const MAX_COUNTING_BYTES = 4 * 1024 * 1024
-const byPath = (a: { path: string }, b: { path: string }): number => compareText(a.path, b.path)
-const PER_PATH_PROBLEM = /os error|Permission denied|File system loop|No such file|IO error/i
+/** Rounds of re-checking one page (each drops the failing files and slices again). */
+const MAX_RECHECK_ROUNDS = 8
 
 /** Locates ripgrep (bundled first, then PATH) and returns the search service. */
 export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
   const { workspace, log } = opts
   const rg = await locateRg(opts.rgPath)
+  const limiter = opts.limiter ?? createLimiter()
   let probe: Promise<EngineInfo> | undefined
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
@@ -53,178 +34,33 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
   }
   const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
   const live = new Set<number>()
-  const maxCountingBytes = opts.maxCountingBytes ?? MAX_COUNTING_BYTES
-  const root = workspace.root
-  const run = (args: string[], separator: number, onRecord: (r: Buffer) => boolean | undefined, deadline: number, signal?: AbortSignal): Promise<RgRun> =>
-    runRg({ rgPath: rg.rgPath, args, cwd: root, signal, deadline, separator, onRecord, live })
 
-  function baseArgs (req: Required<SearchRequest>, named: boolean): string[] {
-    const args = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-parent', '--max-filesize', named ? MAX_NAMED_FILE_SIZE : MAX_FILE_SIZE]
-    if (req.literal) args.push('--fixed-strings')
-    if (req.ignoreCase) args.push('--ignore-case')
-    for (const g of req.include) args.push('--glob', g)
-    for (const g of req.exclude) args.push('--glob', `!${g.replace(/^!/, '')}`)
-    args.push('--regexp', req.pattern)
-    return args
-  }
-
-  /** Checks a finished run: regex/glob errors throw; per-path problems become notices; a cut run marks the set partial. */
-  function inspect (r: RgRun, req: Required<SearchRequest>, notices: string[], signal?: AbortSignal): boolean {
-    if (r.end === 'aborted') throw signal?.reason ?? toolError('CANCELLED', 'the search was cancelled')
-    if (r.code === 2) {
-      const err = classifyRgError(r.stderr, req.pattern)
-      if (err !== undefined) throw err
-      const lines = r.stderr.split('\n').filter(l => l.trim() !== '')
-      if (lines.length > 0 && !lines.every(l => PER_PATH_PROBLEM.test(l))) {
-        throw toolError('SEARCH_FAILED', `ripgrep failed: ${lines.slice(0, 3).join('; ').slice(0, 500)}`, 'check include/exclude and path, then call again')
-      }
-      notices.push(`${lines.length} path(s) could not be searched: ${lines.slice(0, 3).map(l => l.replace(/^rg: /, '')).join('; ')}`)
+  /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
+  function passContext (resolved: ResolvedPath): PassContext {
+    let deadline: number | undefined
+    return {
+      // Every ripgrep child runs in a slot of the process-wide limiter (BUSY when its queue is full).
+      run: (pass: Pass) => limiter.run('search', pass.signal, () => {
+        deadline ??= Date.now() + limits.timeoutMs
+        return runRg({
+          rgPath: rg.rgPath,
+          args: [...pass.target.args, ...pass.args],
+          cwd: pass.target.cwd,
+          signal: pass.signal,
+          deadline,
+          separator: pass.separator,
+          onRecord: pass.onRecord,
+          onLongRecord: pass.onLongRecord,
+          names: pass.target.names,
+          live
+        })
+      }),
+      pin: () => pinTarget(workspace, resolved, false),
+      timeoutMs: limits.timeoutMs,
+      maxCollected: limits.maxCollected,
+      maxFiles: limits.maxFiles,
+      maxCountingBytes: opts.maxCountingBytes ?? MAX_COUNTING_BYTES
     }
-    if (r.end === 'deadline') {
-      notices.push(`search stopped after ${Math.round(limits.timeoutMs / 1000)} s; results are partial — narrow path or include`)
-      return true
-    }
-    return false
-  }
-
-  async function searchContent (req: Required<SearchRequest>, target: string, named: boolean, walk: string[], signal?: AbortSignal): Promise<ResultSet> {
-    const deadline = Date.now() + limits.timeoutMs
-    const notices: string[] = []
-    const json = [...baseArgs(req, named), '--json']
-    if (req.contextLines > 0) json.push('--context', String(req.contextLines))
-    const jsonArgs = (paths: string[]): string[] => [...json, '--', ...paths]
-    type Entry = FileEntry & { done: boolean }
-    const byFile = new Map<string, Entry>()
-    const entryOf = (map: Map<string, Entry>, file: string): Entry => {
-      let entry = map.get(file)
-      if (entry === undefined) {
-        entry = { path: file, count: 0, lines: [], done: false }
-        map.set(file, entry)
-      }
-      return entry
-    }
-    const collector = (map: Map<string, Entry>, limit: number) => {
-      const state = { counting: false }
-      let matches = 0
-      let held = 0
-      let countedBytes = 0
-      const onRecord = (record: Buffer): boolean => {
-        if (state.counting) {
-        // Counting mode: only each file's end event (with its matched-line count) is parsed.
-          countedBytes += record.length + 1
-          if (isEndRecord(record)) {
-            const ev = parseRgJson(record)
-            if (ev.type === 'end') {
-              const entry = entryOf(map, ev.path)
-              if (!entry.done) {
-                entry.count = ev.matchedLines
-                entry.lines = undefined
-              }
-              entry.done = true
-            }
-          }
-          return countedBytes <= maxCountingBytes
-        }
-        let ev: ReturnType<typeof parseRgJson>
-        try {
-          ev = parseRgJson(record)
-        } catch {
-        // Not ripgrep's JSON (a cut line after a kill is never passed here); skip it rather than fail the search.
-          return true
-        }
-        if (ev.type === 'other') return true
-        const entry = entryOf(map, ev.path)
-        if (ev.type === 'end') {
-          entry.done = true
-          return true
-        }
-        entry.lines!.push(ev.line)
-        held += ev.line.text.length
-        if (ev.line.match) {
-          entry.count++
-          matches++
-        }
-        if (matches > limit || held > MAX_COLLECTED_BYTES) {
-        // Too many lines to hold: keep the complete files, and only count the rest (pages fetch them later).
-          state.counting = true
-          for (const e of map.values()) {
-            if (e.done) continue
-            e.lines = undefined
-            e.count = 0
-          }
-        }
-        return true
-      }
-      return { onRecord, state }
-    }
-
-    const stage = collector(byFile, limits.maxCollected)
-    const first = await run([...walk, ...jsonArgs([target])], 10, stage.onRecord, deadline, signal)
-    const partial = inspect(first, req, notices, signal)
-    let set: ResultSet
-    if (first.end !== 'stopped') {
-      const files = [...byFile.values()].filter(f => f.count > 0).sort(byPath)
-      set = finishContent(files, partial, notices)
-      if (!stage.state.counting) return set
-    } else {
-      // Even counting, the JSON stream was too big: count every file with --count (small output, exact total).
-      const counts: FileEntry[] = []
-      const second = await run([...walk, ...baseArgs(req, named), '--count', '--null', '--with-filename', '--', target], 10, record => {
-        const c = parseCountRecord(record)
-        if (c !== undefined) counts.push({ path: c.path, count: c.count })
-        return counts.length < limits.maxFiles
-      }, deadline, signal)
-      const countPartial = inspect(second, req, notices, signal)
-      if (second.end === 'stopped') notices.push(`more than ${limits.maxFiles} files match; total is a lower bound — narrow path or include`)
-      counts.sort(byPath)
-      for (const entry of counts) {
-        const seen = byFile.get(entry.path)
-        if (seen?.done === true && seen.lines !== undefined && seen.count === entry.count) entry.lines = seen.lines
-      }
-      set = finishContent(counts, countPartial || second.end === 'stopped', notices)
-    }
-    set.fetch = async (entries, fetchSignal) => {
-      // Names that are not valid UTF-8 cannot be passed as arguments; they stay empty (shown as a notice).
-      const wanted = entries.filter(e => !e.path.includes('\\x'))
-      const got = new Map<string, Entry>()
-      if (wanted.length > 0) {
-        const r = await run(jsonArgs(wanted.map(e => e.path)), 10, collector(got, Number.POSITIVE_INFINITY).onRecord, Date.now() + limits.timeoutMs, fetchSignal)
-        inspect(r, req, [], fetchSignal)
-      }
-      for (const e of entries) e.lines = got.get(e.path)?.lines ?? []
-    }
-    return set
-  }
-
-  function finishContent (files: FileEntry[], lowerBound: boolean, notices: string[]): ResultSet {
-    const prefix = [0]
-    for (const f of files) prefix.push(prefix[prefix.length - 1] + f.count)
-    const total = prefix[prefix.length - 1]
-    return { mode: 'content', files, prefix, total, lowerBound, notices, lineCount: total }
-  }
-
-  async function searchFiles (req: Required<SearchRequest>, target: string, named: boolean, walk: string[], signal?: AbortSignal): Promise<ResultSet> {
-    const notices: string[] = []
-    const files: FileEntry[] = []
-    const count = req.mode === 'count'
-    const args = [...walk, ...baseArgs(req, named), count ? '--count' : '--files-with-matches', '--null', '--with-filename', '--', target]
-    const r = await run(args, count ? 10 : 0, record => {
-      if (count) {
-        const c = parseCountRecord(record)
-        if (c !== undefined) files.push({ path: c.path, count: c.count })
-      } else if (record.length > 0) {
-        files.push({ path: displayPath(record), count: -1 })
-      }
-      return files.length < limits.maxFiles
-    }, Date.now() + limits.timeoutMs, signal)
-    let lowerBound = inspect(r, req, notices, signal)
-    if (r.end === 'stopped') {
-      lowerBound = true
-      notices.push(`stopped at ${limits.maxFiles} files; total is a lower bound — narrow path or include`)
-    }
-    files.sort(byPath)
-    const lineCount = count ? files.reduce((n, f) => n + f.count, 0) : 0
-    return { mode: req.mode, files, prefix: [], total: files.length, lowerBound, notices, lineCount }
   }
 
   async function contentPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<ContentItem[]> {
@@ -237,14 +73,14 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
       if (set.prefix[mid] <= offset) lo = mid
       else hi = mid - 1
     }
-    const span: FileEntry[] = []
-    for (let i = lo; i < set.files.length && set.prefix[i] < offset + pageSize; i++) span.push(set.files[i])
-    const missing = span.filter(f => f.lines === undefined)
+    const span: Array<{ file: ResultSet['files'][number], first: number }> = []
+    for (let i = lo; i < set.files.length && set.prefix[i] < offset + pageSize; i++) span.push({ file: set.files[i], first: set.prefix[i] })
+    const missing = span.map(s => s.file).filter(f => f.lines === undefined)
     if (missing.length > 0 && set.fetch !== undefined) await set.fetch(missing, signal)
     const items: ContentItem[] = []
-    for (const file of span) {
+    for (const { file, first } of span) {
       const lines = file.lines ?? []
-      let index = set.prefix[set.files.indexOf(file, lo)]
+      let index = first
       for (let i = 0; i < lines.length && items.length < pageSize; i++) {
         if (!lines[i].match) continue
         if (index++ < offset) continue
@@ -260,13 +96,26 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     return items
   }
 
-  function weightOf (set: ResultSet): number {
-    let w = 1024
-    for (const f of set.files) {
-      w += f.path.length * 2 + 64
-      if (f.lines !== undefined) for (const l of f.lines) w += l.text.length * 2 + 64
+  /** Slices a page, re-checks its files, and slices again without the ones that failed (they leave the set for good). */
+  async function checkedPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<{ content: ContentItem[], files: FileItem[] }> {
+    const checked = new Set<string>()
+    for (let round = 0; ; round++) {
+      const content = set.mode === 'content' ? await contentPage(set, offset, pageSize, contextLines, signal) : []
+      const files = set.mode === 'content' ? [] : set.files.slice(offset, offset + pageSize)
+      const paths = [...content, ...files].map(item => item.path).filter(p => !checked.has(p))
+      if (paths.length === 0) return { content, files }
+      const verdicts = await recheckFiles(workspace, paths, signal)
+      signal?.throwIfAborted()
+      for (const p of paths) checked.add(p)
+      if (verdicts.size === 0) return { content, files }
+      dropFiles(set, verdicts)
+      log.debug({ dropped: verdicts.size }, 'search results dropped by the re-check')
+      if (round >= MAX_RECHECK_ROUNDS) {
+        // Files keep failing (the tree is being changed under the server): show the page without them.
+        const keep = (item: { path: string }): boolean => !verdicts.has(item.path)
+        return { content: content.filter(keep), files: files.filter(keep) }
+      }
     }
-    return w
   }
 
   return {
@@ -277,14 +126,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     limits,
 
     async search (request, { offset, pageSize, signal }) {
-      const resolved = await workspace.resolve(request.path ?? '.', { field: 'path' })
-      if (Buffer.isBuffer(resolved.fsPath)) {
-        throw toolError('INVALID_PATH', `path: "${resolved.relative}" has a name that is not valid UTF-8 and cannot be passed to ripgrep`, 'search its parent folder instead')
-      }
-      const info = await stat(resolved.fsPath).catch((err: unknown) => { throw workspace.fsError(err, resolved.requested) })
-      if (!info.isFile() && !info.isDirectory()) {
-        throw toolError('NOT_A_REGULAR_FILE', `path: "${resolved.requested}" is not a regular file or folder`, 'search a folder or a regular file')
-      }
+      const resolved = await workspace.resolve(request.path ?? '.', { field: 'path', signal })
       const req: Required<SearchRequest> = {
         pattern: request.pattern,
         literal: request.literal ?? false,
@@ -301,22 +143,20 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
       const cached = set !== undefined
       if (set === undefined) {
         const started = Date.now()
-        const named = info.isFile()
-        const rules = named ? undefined : await ancestorRules(root, req.path)
+        const ctx = passContext(resolved)
+        const target = await pinTarget(workspace, resolved, true)
         try {
-          set = req.mode === 'content'
-            ? await searchContent(req, req.path, named, rules?.args ?? [], signal)
-            : await searchFiles(req, req.path, named, rules?.args ?? [], signal)
+          set = req.mode === 'content' ? await searchContent(ctx, req, target, signal) : await searchFiles(ctx, req, target, signal)
         } finally {
-          await rules?.dispose()
+          await target.close()
         }
-        cache.set(key, set, weightOf(set))
-        log.debug({ mode: req.mode, total: set.total, ms: Date.now() - started }, 'search finished')
+        // A run that did not finish (killed, crashed, cut) is never cached: the next call searches again.
+        if (set.complete) cache.set(key, set, weightOf(set))
+        log.debug({ mode: req.mode, total: set.total, complete: set.complete, ms: Date.now() - started }, 'search finished')
       }
       const start = Math.max(0, Math.floor(offset))
       const size = Math.max(1, Math.floor(pageSize))
-      const content = set.mode === 'content' ? await contentPage(set, start, size, req.contextLines, signal) : []
-      const files = set.mode === 'content' ? [] : set.files.slice(start, start + size)
+      const { content, files } = await checkedPage(set, start, size, req.contextLines, signal)
       return {
         mode: set.mode,
         content,
@@ -325,7 +165,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
         totalIsLowerBound: set.lowerBound,
         fileCount: set.files.length,
         lineCount: set.lineCount,
-        notices: [...set.notices],
+        notices: noticesOf(set),
         cached,
         path: req.path
       }

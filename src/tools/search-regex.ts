@@ -122,7 +122,7 @@ export const searchRegex = defineTool({
       const text = renderSearch({ ...input, notices: note === undefined ? notices : [...notices, note] }, level)
       return { text, info: { level } }
     })
-    const fitted = await fitLadder(rungs, budget, tokenizer)
+    const fitted = await fitLadder(rungs, budget, tokenizer, signal)
     const level = fitted.info.level
     const kept = Math.min(level.keep, items)
     const pagination: Pagination = keptPagination(page, offset, pageSize, kept)

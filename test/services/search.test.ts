@@ -237,6 +237,8 @@ t.test('cancellation kills ripgrep', async (t) => {
 t.test('a search past its deadline returns partial results with a notice', async (t) => {
   const fx = await hostileServices(t, { big: false })
   const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 3), timeoutMs: 300 })
+  // Results are re-checked before they are shown: the file the fake names must exist.
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
 
   const page: SearchPage = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 })
 

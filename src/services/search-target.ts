@@ -1,0 +1,78 @@
+import type { PinnedPath, ResolvedPath, WorkspaceService } from './workspace.js'
+import { byteString, fsPathOf, parseName } from './path-names.js'
+import { ancestorRules, type AncestorRules } from './search-ignore.js'
+
+/** What one ripgrep run searches: a pinned inode, never a name ripgrep could be tricked into following out. */
+export interface SearchTarget {
+  /** The searched path relative to the root ('.' for the root), in its display form. */
+  relative: string
+  /** True when the target is a file (named in `path`), false for a folder. */
+  named: boolean
+  /** ripgrep's working directory: the pinned folder itself, or `/` for a pinned file. */
+  cwd: string
+  /** Arguments before `--` (the ancestors' ignore rules). */
+  args: string[]
+  /** The path operands that search the whole target. */
+  paths: string[]
+  /** Maps a path as ripgrep printed it (display form, `./` stripped) to the path relative to the root. */
+  toRelative(shown: string): string
+  /** The operand that makes ripgrep search one file of a result again, or undefined when it cannot be passed. */
+  operand(relative: string): string | undefined
+  /** Replacements for ripgrep's messages: the /proc path by the name the agent knows. */
+  names: Array<[string, string]>
+  close(): Promise<void>
+}
+
+/**
+ * Pins a resolved file or folder (opened no-follow, checked inside the root) and describes the ripgrep run over
+ * it: a folder becomes ripgrep's cwd through `/proc/<pid>/fd/<n>`, so swapping the folder (or one above it)
+ * for a link while ripgrep runs changes nothing; a file is passed as its /proc path. Ancestor rules are
+ * rebased onto the folder when `rules` is set (a whole-folder walk; runs over named files need none).
+ */
+export async function pinTarget (workspace: WorkspaceService, resolved: ResolvedPath, rules: boolean): Promise<SearchTarget> {
+  const pinned: PinnedPath = await workspace.pin(resolved, 'path')
+  let ancestors: AncestorRules | undefined
+  try {
+    const relative = resolved.relative
+    if (!pinned.isDirectory) {
+      return {
+        relative,
+        named: true,
+        cwd: '/',
+        args: [],
+        paths: [pinned.procPath],
+        toRelative: () => relative,
+        operand: (file) => file === relative ? pinned.procPath : undefined,
+        names: [[pinned.procPath, relative]],
+        close: () => pinned.close()
+      }
+    }
+    ancestors = rules ? await ancestorRules((file, max) => workspace.readText(file, max), relative) : undefined
+    const prefix = relative === '.' ? '' : `${relative}/`
+    const done = ancestors
+    return {
+      relative,
+      named: false,
+      cwd: pinned.procPath,
+      args: ancestors?.args ?? [],
+      paths: ['.'],
+      toRelative: (shown) => prefix + shown,
+      operand: (file) => file.startsWith(prefix) ? operandOf(file.slice(prefix.length)) : undefined,
+      names: [[pinned.procPath, relative]],
+      async close () {
+        await done?.dispose()
+        await pinned.close()
+      }
+    }
+  } catch (err) {
+    await ancestors?.dispose()
+    await pinned.close()
+    throw err
+  }
+}
+
+/** The spawn argument for a display path below the cwd; undefined for a name that is not UTF-8 (no string can carry it). */
+function operandOf (shown: string): string | undefined {
+  const fsPath = fsPathOf(byteString(parseName(shown)))
+  return typeof fsPath === 'string' ? `./${fsPath}` : undefined
+}

@@ -1,0 +1,20 @@
+// Child process of search-memory.test.ts: RSS growth of search_regex on a one-line file, measured alone.
+// argv: <root> <file relative to root> <concurrent searches>; prints {"before":…, "peak":…} in bytes.
+import pino from 'pino'
+import { createSearch } from '../../src/services/search.js'
+import { createWorkspace } from '../../src/services/workspace.js'
+
+const [root, file, concurrency] = process.argv.slice(2)
+const log = pino({ level: 'silent' })
+const workspace = await createWorkspace({ root, log })
+const search = await createSearch({ workspace, log, cacheTtlMs: 0 })
+global.gc?.()
+const before = process.memoryUsage.rss()
+let peak = before
+const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 5)
+const pages = await Promise.all(Array.from({ length: Number(concurrency) }, () => search.search({ pattern: 'needle', path: file }, { offset: 0, pageSize: 10 })))
+clearInterval(sampler)
+peak = Math.max(peak, process.memoryUsage.rss())
+const hit = pages[0].content[0]?.hit
+process.stdout.write(JSON.stringify({ before, peak, total: pages[0].total, line: hit?.line, shown: hit?.text.length, length: hit?.length, notices: pages[0].notices }))
+search.close()
