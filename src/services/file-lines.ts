@@ -2,8 +2,6 @@ import type { FileHandle } from 'node:fs/promises'
 
 /** Bytes inspected for the binary check (ripgrep's rule: a NUL byte means binary). */
 export const SNIFF_BYTES = 8192
-/** Files up to this size are read whole; larger ones are streamed. */
-export const WHOLE_READ_BYTES = 10 * 1024 * 1024
 const CHUNK_BYTES = 1024 * 1024
 
 /** What the first bytes of a file say about it. */
@@ -24,14 +22,16 @@ export async function sniffFile (handle: FileHandle): Promise<FileSniff> {
 
 /** A window of lines out of a file. */
 export interface LineWindow {
-  /** The lines, without their line terminators. */
+  /** The lines, without their line terminators; a line over LINE_KEEP_BYTES holds only its first bytes. */
   lines: string[]
   /** 1-based number of lines[0] (when lines is empty: where the window would have started). */
   first: number
   /** Lines in the whole file. */
   totalLines: number
-  /** True when some bytes were not valid UTF-8 (shown as U+FFFD). */
+  /** True when some bytes of the kept text were not valid UTF-8 (shown as U+FFFD). */
   invalidUtf8: boolean
+  /** Lines kept only in part: index in `lines` → the whole line's length in bytes (absent when none was cut). */
+  longLines?: Map<number, number>
 }
 
 /** Which lines to take: `start` 1-based (negative counts from the end), `end` inclusive, at most `maxLines`. */
@@ -42,13 +42,105 @@ export interface WindowRequest {
   signal?: AbortSignal
 }
 
-function decode (buf: Buffer, encoding: FileSniff['encoding']): string {
-  if (encoding === 'utf16le') return buf.subarray(2).toString('utf16le')
-  if (encoding === 'utf16be') {
-    const swapped = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)))
-    return swapped.swap16().toString('utf16le')
+/**
+ * Bytes kept of any one line; the rest is only counted, so a 100 MB line costs this much memory. At most 3
+ * bytes per UTF-16 code unit, so the kept text always reaches past the 2,000-character display cut.
+ */
+export const LINE_KEEP_BYTES = 8192
+
+type Encoding = FileSniff['encoding']
+
+const NEWLINE: Record<Encoding, Buffer> = { utf8: Buffer.from([10]), utf16le: Buffer.from([10, 0]), utf16be: Buffer.from([0, 10]) }
+
+/** Offset of the next line feed at or after `at` (a whole code unit: UTF-16 line feeds sit at even offsets), or -1. */
+function nextNewline (chunk: Buffer, at: number, encoding: Encoding): number {
+  if (encoding === 'utf8') return chunk.indexOf(10, at)
+  for (let i = chunk.indexOf(NEWLINE[encoding], at); i !== -1; i = chunk.indexOf(NEWLINE[encoding], i + 1)) {
+    if ((i - at) % 2 === 0) return i
   }
-  return buf.toString('utf8')
+  return -1
+}
+
+/** End of the last whole UTF-8 character in `raw` (a cut must not leave half a character to show as U+FFFD). */
+function utf8Boundary (raw: Buffer): number {
+  let lead = raw.length - 1
+  while (lead > 0 && raw.length - lead < 4 && (raw[lead] & 0xc0) === 0x80) lead--
+  const b = raw[lead]
+  const need = b < 0x80 ? 1 : (b & 0xe0) === 0xc0 ? 2 : (b & 0xf0) === 0xe0 ? 3 : (b & 0xf8) === 0xf0 ? 4 : 1
+  return raw.length - lead < need ? lead : raw.length
+}
+
+interface KeptLine { parts: Buffer[], kept: number, full: number }
+
+/** Decodes a kept line: cut on a character boundary when it is partial, CR stripped when it is whole. */
+function decodeLine (line: KeptLine, encoding: Encoding): { text: string, invalid: boolean } {
+  let raw = Buffer.concat(line.parts, line.kept)
+  const cut = line.full > line.kept
+  let text: string
+  let invalid = false
+  if (encoding === 'utf8') {
+    if (cut) raw = raw.subarray(0, utf8Boundary(raw))
+    text = raw.toString('utf8')
+    invalid = text.includes('\uFFFD') && !Buffer.from(text).equals(raw)
+  } else {
+    raw = Buffer.from(raw.subarray(0, raw.length & ~1))
+    text = (encoding === 'utf16be' ? raw.swap16() : raw).toString('utf16le')
+    const last = text.charCodeAt(text.length - 1)
+    if (cut && last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1)
+  }
+  if (!cut && text.endsWith('\r')) text = text.slice(0, -1)
+  return { text, invalid }
+}
+
+/**
+ * One streaming pass: counts lines and keeps lines `from`..`to` (at most LINE_KEEP_BYTES of each). Stops
+ * after `to` when `stopAfterWindow` (the total is known), and throws the signal's reason when it aborts.
+ */
+async function scanLines (handle: FileHandle, size: number, encoding: Encoding, window: { from: number, to: number, stopAfterWindow: boolean } | undefined, signal?: AbortSignal): Promise<{ total: number, kept: KeptLine[] }> {
+  const unit = encoding === 'utf8' ? 1 : 2
+  const buf = Buffer.alloc(CHUNK_BYTES)
+  const kept: KeptLine[] = []
+  const from = window?.from ?? Infinity
+  const to = window?.to ?? 0
+  let position = unit === 2 ? 2 : 0
+  let line = 1
+  let lineBytes = 0
+  let current: KeptLine | undefined
+  while (position < size) {
+    signal?.throwIfAborted()
+    const { bytesRead } = await handle.read(buf, 0, Math.min(CHUNK_BYTES, size - position), position)
+    if (bytesRead === 0) break
+    // A UTF-16 chunk must end on a code unit (only the file's very last byte may be odd).
+    const n = unit === 2 && bytesRead % 2 === 1 && position + bytesRead < size ? bytesRead - 1 : bytesRead
+    const chunk = buf.subarray(0, n)
+    position += n
+    let at = 0
+    while (at < n) {
+      const nl = nextNewline(chunk, at, encoding)
+      const end = nl === -1 ? n : nl
+      lineBytes += end - at
+      if (line >= from && line <= to) {
+        current ??= { parts: [], kept: 0, full: 0 }
+        current.full += end - at
+        const take = Math.min(LINE_KEEP_BYTES - current.kept, end - at)
+        if (take > 0) {
+          current.parts.push(Buffer.from(chunk.subarray(at, at + take)))
+          current.kept += take
+        }
+      }
+      if (nl === -1) break
+      if (current !== undefined) kept.push(current)
+      current = undefined
+      line++
+      lineBytes = 0
+      at = nl + unit
+      if (window?.stopAfterWindow === true && line > to) return { total: line - 1, kept }
+    }
+  }
+  // A last line without a line feed counts (a lone odd byte at the end of UTF-16 does not).
+  const total = lineBytes >= unit ? line : line - 1
+  if (current !== undefined && lineBytes >= unit) kept.push(current)
+  return { total, kept }
 }
 
 /** First and last (1-based, inclusive) line of the window, given the file's total. */
@@ -58,69 +150,44 @@ function bounds (req: WindowRequest, total: number): { from: number, to: number 
   return { from, to: Math.min(last, from + req.maxLines - 1) }
 }
 
-/** Reads a window of lines: whole-file decode up to 10 MB, a streaming scan beyond (never loading it whole). */
+/**
+ * Reads a window of lines by streaming the file in 1 MB chunks: only lines inside the window are kept (each
+ * up to LINE_KEEP_BYTES) and decoded, so memory does not grow with the file or with its longest line.
+ * One pass for a window from the start; a window counted from the end first counts the lines.
+ */
 export async function readLineWindow (handle: FileHandle, size: number, sniff: FileSniff, req: WindowRequest): Promise<LineWindow> {
-  if (size <= WHOLE_READ_BYTES) {
-    const buf = await handle.readFile()
-    const text = decode(buf, sniff.encoding)
-    const all = text.split('\n')
-    if (all[all.length - 1] === '') all.pop()
-    const { from, to } = bounds(req, all.length)
-    const lines = all.slice(from - 1, to).map(l => l.endsWith('\r') ? l.slice(0, -1) : l)
-    const invalidUtf8 = sniff.encoding === 'utf8' && text.includes('\uFFFD') && !Buffer.from(text).equals(buf)
-    return { lines, first: from, totalLines: all.length, invalidUtf8 }
+  let from: number
+  let to: number
+  let scan: { total: number, kept: KeptLine[] }
+  if (req.start < 0) {
+    const total = (await scanLines(handle, size, sniff.encoding, undefined, req.signal)).total
+    ;({ from, to } = bounds(req, total))
+    scan = { total, kept: (await scanLines(handle, size, sniff.encoding, { from, to, stopAfterWindow: true }, req.signal)).kept }
+  } else {
+    from = Math.max(1, req.start)
+    to = from + req.maxLines - 1
+    if (req.end !== undefined) to = Math.min(to, req.end)
+    scan = await scanLines(handle, size, sniff.encoding, { from, to, stopAfterWindow: false }, req.signal)
   }
-  const totalLines = await countLines(handle, size, req.signal)
-  const { from, to } = bounds(req, totalLines)
   const lines: string[] = []
-  let line = 1
-  let carry: Buffer[] = []
+  const longLines = new Map<number, number>()
   let invalidUtf8 = false
-  const take = (parts: Buffer[]): void => {
-    const raw = Buffer.concat(parts)
-    let text = raw.toString('utf8')
-    if (text.endsWith('\r')) text = text.slice(0, -1)
-    if (text.includes('\uFFFD') && !Buffer.from(text).equals(raw)) invalidUtf8 = true
+  for (const line of scan.kept) {
+    const { text, invalid } = decodeLine(line, sniff.encoding)
+    if (invalid) invalidUtf8 = true
+    if (line.full > line.kept) longLines.set(lines.length, line.full)
     lines.push(text)
   }
-  const buf = Buffer.alloc(CHUNK_BYTES)
-  let position = 0
-  while (position < size && line <= to) {
-    if (req.signal?.aborted === true) break
-    const { bytesRead } = await handle.read(buf, 0, CHUNK_BYTES, position)
-    if (bytesRead === 0) break
-    position += bytesRead
-    let at = 0
-    const chunk = buf.subarray(0, bytesRead)
-    while (at < chunk.length && line <= to) {
-      const nl = chunk.indexOf(10, at)
-      if (nl === -1) {
-        if (line >= from) carry.push(Buffer.from(chunk.subarray(at)))
-        break
-      }
-      if (line >= from) take([...carry, chunk.subarray(at, nl)])
-      carry = []
-      line++
-      at = nl + 1
-    }
-  }
-  if (carry.length > 0 && line >= from && line <= to) take(carry)
-  return { lines, first: from, totalLines, invalidUtf8 }
+  return { lines, first: from, totalLines: scan.total, invalidUtf8, ...(longLines.size > 0 ? { longLines } : {}) }
 }
 
-/** Counts lines by scanning for '\n' in 1 MB chunks (a last line without '\n' counts). */
-export async function countLines (handle: FileHandle, size: number, signal?: AbortSignal): Promise<number> {
-  const buf = Buffer.alloc(CHUNK_BYTES)
-  let count = 0
-  let position = 0
-  let last = 10
-  while (position < size) {
-    if (signal?.aborted === true) break
-    const { bytesRead } = await handle.read(buf, 0, CHUNK_BYTES, position)
-    if (bytesRead === 0) break
-    for (let at = buf.indexOf(10, 0); at !== -1 && at < bytesRead; at = buf.indexOf(10, at + 1)) count++
-    last = buf[bytesRead - 1]
-    position += bytesRead
+/** Counts lines by scanning for line feeds in 1 MB chunks (a last line without one counts); stops on abort. */
+export async function countLines (handle: FileHandle, size: number, signal?: AbortSignal, encoding: Encoding = 'utf8'): Promise<number> {
+  try {
+    return (await scanLines(handle, size, encoding, undefined, signal)).total
+  } catch (err) {
+    // The caller's deadline has passed: the count is not used, so a partial one is as good as any.
+    if (signal?.aborted === true) return 0
+    throw err
   }
-  return position > 0 && last !== 10 ? count + 1 : count
 }

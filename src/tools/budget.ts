@@ -8,7 +8,7 @@ export const MAX_RESPONSE_TOKENS = 20000
 /** Result of measuring a text against a budget. */
 export interface Measured {
   fits: boolean
-  /** Tokens: exact when `exact`, else the cheap bound or estimate used to decide. */
+  /** Tokens: exact when `exact`, else the never-low bound or the estimate used to decide. */
   tokens: number
   exact: boolean
 }
@@ -19,14 +19,16 @@ const CLEARLY_OVER = 1.6
 /**
  * Measures `text` against `budget` tokens: the UTF-8 byte length is a hard upper bound (every BPE token
  * covers at least one byte), so small texts are never tokenized; clearly oversized ones are not either.
+ * In between, counting stops once the budget is passed (the tokenizer counts in parts cut at token
+ * boundaries), so no more than about the budget's worth of text reaches the BPE.
  */
-export async function measure (text: string, budget: number, tokenizer: Tokenizer): Promise<Measured> {
+export async function measure (text: string, budget: number, tokenizer: Tokenizer, signal?: AbortSignal): Promise<Measured> {
   const upper = tokenizer.count(text)
   if (upper <= budget) return { fits: true, tokens: upper, exact: false }
   const estimate = tokenizer.estimate(text)
   if (estimate > budget * CLEARLY_OVER) return { fits: false, tokens: estimate, exact: false }
-  const exact = await tokenizer.countExact(text)
-  return { fits: exact <= budget, tokens: exact, exact: true }
+  const counted = await tokenizer.countParts([text], { signal, limit: budget })
+  return { fits: counted.tokens[0] <= budget, tokens: counted.tokens[0], exact: counted.exact[0] }
 }
 
 /** A rendering at one rung of a degradation ladder. */
@@ -41,7 +43,7 @@ export interface Rung<T> {
  * Walks a degradation ladder (full → smaller …) and returns the first rung that fits the budget, with its
  * measurement; the last rung is returned even if it does not fit (it should be a one-line summary).
  */
-export async function fitLadder<T> (rungs: Iterable<() => Rung<T>>, budget: number, tokenizer: Tokenizer): Promise<Rung<T> & { measured: Measured, rung: number }> {
+export async function fitLadder<T> (rungs: Iterable<() => Rung<T>>, budget: number, tokenizer: Tokenizer, signal?: AbortSignal): Promise<Rung<T> & { measured: Measured, rung: number }> {
   let last: (Rung<T> & { measured: Measured, rung: number }) | undefined
   let index = 0
   for (const make of rungs) {
@@ -51,7 +53,7 @@ export async function fitLadder<T> (rungs: Iterable<() => Rung<T>>, budget: numb
       index++
       continue
     }
-    const measured = await measure(rung.text, budget, tokenizer)
+    const measured = await measure(rung.text, budget, tokenizer, signal)
     last = { ...rung, measured, rung: index++ }
     if (measured.fits) return last
   }

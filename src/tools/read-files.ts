@@ -3,7 +3,7 @@ import { isToolError, toolError } from '../errors.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import type { Tokenizer } from '../services/tokenizer.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { cutLine, formatBytes, languageOf, shownInput } from './format.js'
+import { cutLine, formatBytes, languageOf, MAX_LINE_CHARS, shownInput } from './format.js'
 import { formatCall } from './paging.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
@@ -36,13 +36,26 @@ interface Item {
   /** Lines kept after budgeting (≤ lines.length). */
   keep?: number
   cutByBudget?: boolean
+  /** Some token counts behind the cut are byte bounds (the call's counting cap), not exact. */
+  estimated?: boolean
+}
+
+/**
+ * The display cut of a line. A line the reader kept only in part (over its per-line byte cap) is cut at the
+ * same 2,000 characters, and says how long the whole line is, in bytes: its character count was never decoded.
+ */
+function shownLine (line: string, wholeBytes: number | undefined): string {
+  if (wholeBytes === undefined) return cutLine(line)
+  const code = line.charCodeAt(MAX_LINE_CHARS - 1)
+  const head = line.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_LINE_CHARS - 1 : MAX_LINE_CHARS)
+  return `${head}… [line cut: ${head.length} chars shown of a ${formatBytes(wholeBytes)} line]`
 }
 
 async function readOne (workspace: WorkspaceService, request: Request, index: number, maxLines: number, signal: AbortSignal): Promise<Item> {
   const field = `files[${index}].path`
   const item: Item = { request, shown: shownInput(request.path, `files[${index}]`) }
   try {
-    const resolved = await workspace.resolve(request.path, { field })
+    const resolved = await workspace.resolve(request.path, { field, signal })
     item.shown = resolved.requested
     const handle = await workspace.openFile(resolved, field)
     try {
@@ -60,7 +73,7 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
       const start = request.start_line === undefined || request.start_line === 0 ? 1 : request.start_line
       const window = await workspace.readLines(handle, size, sniff, { start, end: request.end_line, maxLines, signal })
       item.first = window.first
-      item.lines = window.lines.map(l => cutLine(l))
+      item.lines = window.lines.map((line, i) => shownLine(line, window.longLines?.get(i)))
       item.total = window.totalLines
       item.keep = item.lines.length
       const notes = [formatBytes(size)]
@@ -101,44 +114,92 @@ function render (item: Item, budget: number): string {
   const next = nextStart(item)
   if (next !== undefined) {
     const end = item.request.end_line === undefined ? total : Math.min(item.request.end_line, total)
-    const why = item.cutByBudget === true ? ` (cut to fit max_response_tokens=${budget})` : ''
+    const estimated = item.estimated === true ? '; sizes estimated from bytes' : ''
+    const why = item.cutByBudget === true ? ` (cut to fit max_response_tokens=${budget}${estimated})` : ''
     const call = formatCall('read_files', { files: [{ path: item.shown, start_line: next, end_line: item.request.end_line }] })
     out.push(`… ${end - next + 1} more lines${why} — next: ${call}`)
   }
   return out.join('\n')
 }
 
+/** Tokens between two items ("\n\n"), counted high. */
+const SEPARATOR_TOKENS = 2
+/** Slack for the header's and footer's line numbers changing as lines are cut. */
+const FRAME_SLACK = 4
+
+/**
+ * Tokens of a padded line-number prefix: `width - digits` spaces before the number. Spaces are their own
+ * pieces before a digit (p spaces → a run of p-1, then one), so a line costs its unpadded count plus this.
+ */
+async function paddingCosts (width: number, tokenizer: Tokenizer, signal: AbortSignal): Promise<number[]> {
+  const pads = Array.from({ length: width }, (_, p) => ' '.repeat(p) + '0')
+  const counted = await tokenizer.countParts(pads, { signal })
+  return counted.tokens.map((n, p) => counted.exact[p] ? n - 1 : p)
+}
+
+/**
+ * Fits one item into `share` tokens: lines are counted exactly, in order, only until the share is passed
+ * (never the whole file), then the largest prefix that fits with its header and footer is kept.
+ * Returns the tokens it uses.
+ */
+async function fitItem (item: Item, share: number, budget: number, tokenizer: Tokenizer, signal: AbortSignal): Promise<number> {
+  const lines = item.lines ?? []
+  const first = item.first ?? 1
+  if (item.error !== undefined || lines.length === 0) return tokenizer.count(render(item, budget)) + SEPARATOR_TOKENS
+  // Parts "N\tline\n" start with a digit after a line feed: token boundaries, so their counts add up exactly.
+  const counted = await tokenizer.countParts(lines.map((line, i) => `${first + i}\t${line}\n`), { signal, limit: share })
+  const width = String(first + lines.length - 1).length
+  const pads = await paddingCosts(width, tokenizer, signal)
+  const digits = (i: number): number => String(first + i).length
+  const cost = (k: number): number => {
+    const w = String(Math.max(first + k - 1, 1)).length
+    let sum = 0
+    for (let i = 0; i < k; i++) sum += counted.tokens[i] + pads[w - digits(i)]
+    return sum
+  }
+  const frame = async (k: number): Promise<{ tokens: number, exact: boolean }> => {
+    item.keep = k
+    const drawn = render(item, budget).split('\n')
+    const footer = nextStart(item) !== undefined ? drawn[drawn.length - 1] : ''
+    const f = await tokenizer.countParts([`${drawn[0]}\n`, footer], { signal })
+    return { tokens: f.tokens[0] + f.tokens[1] + FRAME_SLACK + SEPARATOR_TOKENS, exact: f.exact.every(Boolean) }
+  }
+  let keep = lines.length
+  let framed = await frame(keep)
+  if (cost(keep) + framed.tokens > share) {
+    item.cutByBudget = true
+    let lo = 0
+    let hi = lines.length
+    const fits = (k: number): boolean => cost(k) + framed.tokens <= share
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2)
+      if (fits(mid)) lo = mid
+      else hi = mid - 1
+    }
+    keep = lo
+    item.estimated = counted.exact.slice(0, keep).includes(false)
+    // The footer of a cut window is longer than none at all: measure the frame that is really drawn.
+    framed = await frame(keep)
+    while (keep > 0 && !fits(keep)) keep--
+    item.keep = keep
+    if (!framed.exact) item.estimated = true
+  }
+  return cost(keep) + framed.tokens
+}
+
 /**
  * Shares the token budget fairly: small files whole, the rest split what is left (water-filling).
- * Responses within the byte bound skip the tokenizer; otherwise exact counts run on its worker thread.
+ * Responses within the byte bound skip the tokenizer; otherwise each file's lines are counted only up to
+ * its share, so a 1 MB file costs the BPE about one share of text, not a megabyte.
  */
-async function fitBudget (items: Item[], budget: number, tokenizer: Tokenizer): Promise<void> {
-  const draw = (item: Item): string => render(item, budget)
-  const full = items.map(draw).join('\n\n')
-  if (tokenizer.count(full) <= budget || await tokenizer.countExact(full) <= budget) return
-  const counts = await Promise.all(items.map(item => tokenizer.countExact(draw(item))))
-  const sized = items.map((item, i) => ({ item, tokens: counts[i] + 2 })).sort((a, b) => a.tokens - b.tokens)
+async function fitBudget (items: Item[], budget: number, tokenizer: Tokenizer, signal: AbortSignal): Promise<void> {
+  const full = items.map(item => render(item, budget)).join('\n\n')
+  if (tokenizer.count(full) <= budget) return
+  const sized = items.map(item => ({ item, bytes: tokenizer.count(render(item, budget)) })).sort((a, b) => a.bytes - b.bytes)
   let remaining = budget
   for (let i = 0; i < sized.length; i++) {
-    const { item, tokens } = sized[i]
     const share = Math.floor(remaining / (sized.length - i))
-    if (tokens <= share || item.lines === undefined || item.lines.length === 0) {
-      remaining -= tokens
-      continue
-    }
-    item.cutByBudget = true
-    const perChar = tokens / Math.max(1, draw(item).length)
-    const reserve = 80 + item.shown.length
-    let keep = 0
-    let chars = 0
-    while (keep < item.lines.length && (chars + item.lines[keep].length + 8) * perChar <= share - reserve) chars += item.lines[keep++].length + 8
-    item.keep = keep
-    let used = await tokenizer.countExact(draw(item))
-    for (let round = 0; round < 8 && item.keep > 0 && used > share; round++) {
-      item.keep = Math.floor(item.keep * 0.8)
-      used = await tokenizer.countExact(draw(item))
-    }
-    remaining -= used + 2
+    remaining -= await fitItem(sized[i].item, share, budget, tokenizer, signal)
   }
 }
 
@@ -174,8 +235,11 @@ export const readFiles = defineTool({
     }
     const items: Item[] = []
     // One at a time: up to 20 whole reads of 10 MB at once would hold 200 MB.
-    for (let i = 0; i < files.length; i++) items.push(await readOne(workspace, files[i], i, maxLines, signal))
-    await fitBudget(items, budget, tokenizer)
+    for (let i = 0; i < files.length; i++) {
+      signal.throwIfAborted()
+      items.push(await readOne(workspace, files[i], i, maxLines, signal))
+    }
+    await fitBudget(items, budget, tokenizer, signal)
 
     const text = items.map(item => render(item, budget)).join('\n\n')
     const structured = {

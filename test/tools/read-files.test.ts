@@ -1,4 +1,7 @@
 import t from 'tap'
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { createTokenizer } from '../../src/services/tokenizer.js'
 import { readFiles } from '../../src/tools/read-files.js'
 import { BIG_LINES, bigLine, hostileServices, textOf, toolContext } from '../helpers/workspace-fixture.js'
 
@@ -90,8 +93,16 @@ t.test('the token budget is shared, cut windows say how to continue', async (t) 
   const fx = await hostileServices(t)
   const counted: number[] = []
   const quarter = (text: string) => Math.ceil(text.length / 4)
-  // Exact counts are chars/4 here, so the test does not depend on the BPE worker.
-  const tokenizer = { ...fx.tokenizer, count: (text: string) => Buffer.byteLength(text), countExact: async (text: string) => { counted.push(text.length); return quarter(text) } }
+  // Exact counts are chars/4 here (rounded up per part, so sums never undercount), so the test does not depend on the BPE worker.
+  const tokenizer = {
+    ...fx.tokenizer,
+    count: (text: string) => Buffer.byteLength(text),
+    countExact: async (text: string) => { counted.push(text.length); return quarter(text) },
+    countParts: async (parts: readonly string[]) => {
+      counted.push(...parts.map(p => p.length))
+      return { tokens: parts.map(quarter), exact: parts.map(() => true) }
+    }
+  }
 
   await readFiles.run({ workspace: fx.workspace, tokenizer, files: [{ path: 'src/app.ts' }] }, toolContext())
   t.equal(counted.length, 0, 'a small response never reaches the tokenizer')
@@ -105,4 +116,20 @@ t.test('the token budget is shared, cut windows say how to continue', async (t) 
   t.match(big, { start_line: 1 })
   t.ok((big.next_start_line as number) > 1)
   t.match(text, new RegExp(`cut to fit max_response_tokens=1000\\) — next: read_files files=\\[\\{"path":"big\\.txt","start_line":${String(big.next_start_line)},"end_line":2000\\}\\]`))
+})
+
+t.test('a 1 MB read sends about one budget of text to the BPE, not the file, and still fits exactly', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const tokenizer = createTokenizer({ workers: 1 })
+  t.teardown(() => tokenizer.close())
+  const line = 'const value = compute(alpha, beta) + 42; '.repeat(12) + '\n' // ~500 bytes
+  writeFileSync(path.join(fx.root, 'mega.txt'), line.repeat(2100))
+  const result = await readFiles.run({ workspace: fx.workspace, tokenizer, files: [{ path: 'mega.txt' }], max_response_tokens: 5000 }, toolContext())
+  const text = textOf(result)
+  const sent = tokenizer.stats().chars
+  // Before: the whole 1 MB response was counted, then the item, then up to 8 cuts of it (several MB).
+  t.ok(sent < 60_000, `chars sent to the BPE: ${sent}`)
+  const tokens = await tokenizer.countExact(text)
+  t.ok(tokens <= 5000 && tokens > 4500, `the answer uses the budget well: ${tokens} tokens of 5000`)
+  t.match(text, /cut to fit max_response_tokens=5000\) — next: read_files/)
 })
