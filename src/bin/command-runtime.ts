@@ -2,6 +2,7 @@ import pino from 'pino'
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
 import { createLogger } from '../logger.js'
+import { checkRoot } from '../root-check.js'
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../runtime.js'
 
 /** A command's own flags, split from the config flags it passes on. */
@@ -37,7 +38,10 @@ export function splitArgs (argv: string[], booleans: string[], values: string[])
 
 /** Builds the runtime for an offline command: config from flags + env, warnings only, on stderr. */
 export async function commandRuntime (argv: string[], overrides: RuntimeOverrides = {}): Promise<Runtime> {
-  const config = loadConfig(parseConfigFlags(argv))
+  const flags = parseConfigFlags(argv)
+  const config = loadConfig(flags)
+  // These commands print and serve no client, so a broad root is fine; a missing one is still exit 2.
+  checkRoot(config, { refuseBroad: false, flags })
   // stdout carries only the command's output; logs go to stderr, warnings and worse.
   const log = createLogger({ logLevel: 'warn' }, pino.destination({ fd: 2, sync: true }))
   return await createRuntime(config, log, overrides)

@@ -2,6 +2,7 @@ import pino from 'pino'
 import { buildApp } from '../app.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
 import { createLogger } from '../logger.js'
+import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
 
 /** Longest wait for in-flight requests after SIGTERM/SIGINT before exiting anyway. */
@@ -9,8 +10,11 @@ const DRAIN_MS = 10_000
 
 /** `workspace-mcp serve`: Streamable HTTP on /mcp plus /healthz; logs to stdout; drains on SIGTERM. */
 export async function main (argv: string[]): Promise<void> {
-  const config = loadConfig(parseConfigFlags(argv))
+  const flags = parseConfigFlags(argv)
+  const config = loadConfig(flags)
+  const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, pino.destination({ dest: 1, sync: false }))
+  if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log)
   const app = await buildApp({ runtime, config })
 

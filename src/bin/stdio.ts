@@ -2,6 +2,7 @@ import pino from 'pino'
 import { loadConfig, parseConfigFlags } from '../config.js'
 import { createLogger } from '../logger.js'
 import { serveStdio } from '../mcp/stdio.js'
+import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
 
 /** Grace period for in-flight answers after stdin closes (the process exits well within 2 s). */
@@ -9,8 +10,11 @@ const EOF_GRACE_MS = 1500
 
 /** `workspace-mcp stdio`: MCP over stdin/stdout; logs go to stderr only. */
 export async function main (argv: string[]): Promise<void> {
-  const config = loadConfig(parseConfigFlags(argv))
+  const flags = parseConfigFlags(argv)
+  const config = loadConfig(flags)
+  const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, pino.destination({ fd: 2, sync: false }))
+  if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log)
   const stdio = serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout, log })
   log.info({ root: config.root, tools: runtime.registry.tools.length }, 'stdio server ready')
