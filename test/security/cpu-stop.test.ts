@@ -1,0 +1,49 @@
+import t from 'tap'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { spawnStdio } from '../helpers/spawn-stdio.js'
+
+// "Work ends with the call": after a TIMEOUT answer the server must stop spending CPU on that call.
+// Measured with the child's own CPU time (/proc/<pid>/stat utime + stime), never wall-clock limits.
+
+const TICK_MS = 1000 / 100 // USER_HZ is 100 on Linux
+
+function cpuMs (pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS
+}
+
+const linux = process.platform === 'linux'
+
+t.test('a timed-out call stops using CPU: get_file_info over 100 × 10 MB line counts, and read_files', { skip: linux ? false : 'needs /proc' }, async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'wmcp-cpu-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  // 10 MB of short lines: line counting is pure CPU once the page cache holds it.
+  writeFileSync(join(root, 'big.txt'), 'x\n'.repeat(5 * 1024 * 1024))
+  const server = spawnStdio(t, ['--root', root, '--tool-timeout-ms', '100'])
+  server.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+  await server.response(0)
+  server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  // Warm the page cache so the measured work is CPU, not disk.
+  server.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_file_info', arguments: { paths: ['big.txt'] } } })
+  await server.response(1)
+
+  const calls = [
+    { name: 'get_file_info', arguments: { paths: Array.from({ length: 100 }, () => 'big.txt') } },
+    { name: 'read_files', arguments: { files: Array.from({ length: 20 }, () => ({ path: 'big.txt', start_line: -1 })) } }
+  ]
+  let id = 10
+  for (const call of calls) {
+    server.send({ jsonrpc: '2.0', id, method: 'tools/call', params: call })
+    const answer = await server.response(id++) as { result: { content: Array<{ text: string }> } }
+    t.match(answer.result.content[0].text, /^ERROR TIMEOUT/, `${call.name} timed out`)
+    // Anything still running for the call would show as CPU time over the next second.
+    await new Promise(resolve => setTimeout(resolve, 50))
+    const before = cpuMs(server.child.pid as number)
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    const after = cpuMs(server.child.pid as number)
+    t.comment(`${call.name}: ${after - before} ms of CPU in the second after the TIMEOUT answer`)
+    t.ok(after - before <= 100, `${call.name}: CPU after the timeout ${after - before} ms (≤ 100 ms: idle process noise only)`)
+  }
+})
