@@ -16,8 +16,13 @@ export type LimiterStats = Record<WorkKind, { running: number, queued: number, r
 
 /** A process-wide limiter for expensive work, shared by every session of both transports. */
 export interface Limiter {
-  /** Runs `work` in a slot of `kind`; waits in a bounded queue (leaving it if `signal` aborts); BUSY when full. */
-  run<T>(kind: WorkKind, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T>
+  /**
+   * Runs `work` in a slot of `kind`; waits in a bounded queue (leaving it if `signal` aborts); BUSY when full.
+   * `work` is told how many slots of its kind are in use as it starts, itself included.
+   */
+  run<T>(kind: WorkKind, signal: AbortSignal | undefined, work: (running: number) => Promise<T>): Promise<T>
+  /** Throws BUSY now when a call of `kind` would be refused: lets a caller skip its set-up work. */
+  admit(kind: WorkKind): void
   stats(): LimiterStats
 }
 
@@ -55,16 +60,21 @@ export function createLimiter (limits: Partial<Record<WorkKind, Partial<PoolLimi
     next.start()
   }
 
+  /** Refuses with BUSY when every slot of `kind` is taken and its queue is full. */
+  function admit (kind: WorkKind): void {
+    const pool = state[kind]
+    const limit = resolved[kind]
+    if (pool.running < limit.concurrency || pool.waiting.length < limit.queue) return
+    pool.refused++
+    throw toolError('BUSY', `the server is at its limit of ${limit.concurrency} concurrent ${NOUN[kind]} with ${pool.waiting.length} more waiting`,
+      'retry in a few seconds, or narrow the request (a smaller path, fewer files)')
+  }
+
   return {
     async run (kind, signal, work) {
       const pool = state[kind]
-      const limit = resolved[kind]
-      if (pool.running >= limit.concurrency) {
-        if (pool.waiting.length >= limit.queue) {
-          pool.refused++
-          throw toolError('BUSY', `the server is at its limit of ${limit.concurrency} concurrent ${NOUN[kind]} with ${pool.waiting.length} more waiting`,
-            'retry in a few seconds, or narrow the request (a smaller path, fewer files)')
-        }
+      if (pool.running >= resolved[kind].concurrency) {
+        admit(kind)
         await new Promise<void>((resolve, reject) => {
           const waiter: Waiter = { start: resolve, signal }
           if (signal !== undefined) {
@@ -81,11 +91,12 @@ export function createLimiter (limits: Partial<Record<WorkKind, Partial<PoolLimi
         pool.running++
       }
       try {
-        return await work()
+        return await work(pool.running)
       } finally {
         release(kind)
       }
     },
+    admit,
     stats () {
       return Object.fromEntries(kinds.map(k => [k, { running: state[k].running, queued: state[k].waiting.length, refused: state[k].refused }])) as LimiterStats
     }

@@ -55,3 +55,37 @@ t.test('a failing job frees its slot for the next one', async (t) => {
   t.equal(await next, 'next')
   t.match(limiter.stats().read, { running: 0, queued: 0 })
 })
+
+t.test('work is told how many slots of its kind are in use as it starts, itself included', async (t) => {
+  const limiter = createLimiter({ search: { concurrency: 2, queue: 2 } })
+  const gates = [gate(), gate(), gate()]
+  const seen: number[] = []
+  const job = (n: number) => limiter.run('search', undefined, async (running) => { seen.push(running); await gates[n].opened })
+
+  const jobs = [job(0), job(1), job(2)]
+  await new Promise(resolve => setImmediate(resolve))
+  gates[0].open()
+  await jobs[0]
+  await new Promise(resolve => setImmediate(resolve))
+  gates[1].open()
+  gates[2].open()
+  await Promise.all(jobs)
+
+  t.same(seen, [1, 2, 2], 'the queued third starts in the slot the first frees, beside the second')
+})
+
+t.test('admit refuses with BUSY exactly when run would, so a caller can skip its set-up', async (t) => {
+  const limiter = createLimiter({ walk: { concurrency: 1, queue: 1 } })
+  const g = gate()
+
+  t.doesNotThrow(() => limiter.admit('walk'), 'a free slot')
+  const running = limiter.run('walk', undefined, () => g.opened)
+  t.doesNotThrow(() => limiter.admit('walk'), 'room in the queue')
+  const queued = limiter.run('walk', undefined, async () => {})
+  t.throws(() => limiter.admit('walk'), { name: 'Error', message: /limit of 1 concurrent directory walks/ })
+  t.match(limiter.stats().walk, { refused: 1 })
+  t.match(limiter.stats().walk, { running: 1, queued: 1 })
+  g.open()
+  await Promise.all([running, queued])
+  t.doesNotThrow(() => limiter.admit('walk'))
+})
