@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, stdio, cold, guide, search (the last only with --search or BENCH_SEARCH=1).
+// ratios. Sections: http, stdio, cold, guide, limits, reads, search (the last only with --search or
+// BENCH_SEARCH=1). `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--duration 5] [--rounds 2]
-//        [--count 20000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict]
+//        [--count 20000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,7 +24,8 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     out: { type: 'string', default: fileURLToPath(new URL('results/latest.md', import.meta.url)) },
     'no-write': { type: 'boolean', default: false },
-    strict: { type: 'boolean', default: false }
+    strict: { type: 'boolean', default: false },
+    bin: { type: 'string' }
   }
 })
 
@@ -41,7 +43,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'stdio', 'cold', 'guide', ...(values.search ? ['search'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'stdio', 'cold', 'guide', 'limits', 'reads', ...(values.search ? ['search'] : [])]
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
@@ -50,6 +52,8 @@ const runners = {
   stdio: async () => (await import('./lib/stdio-bench.js')).runStdioBench({ ...options, warmup: options.warmupCount }, log),
   cold: async () => (await import('./lib/stdio-bench.js')).runColdBench(options, log),
   guide: async () => (await import('./lib/guide-bench.js')).runGuideBench({ runs: options.runs }, log),
+  limits: async () => (await import('./lib/limits-bench.js')).runLimitsBench({ duration: quick ? 4 : 10 }, log),
+  reads: async () => (await import('./lib/reads-bench.js')).runReadsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   search: async () => {
     if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
     const { runSearchBench, searchBenchTable } = await import(searchModule.href)
