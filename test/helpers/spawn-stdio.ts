@@ -2,8 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 
-/** Absolute path of the built bin (tests run after `npm run build`). */
-export const CLI = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url))
+/** Absolute path of the built bin (tests run after `npm run build`); WORKSPACE_MCP_TEST_CLI points the bin tests at another build. */
+export const CLI = process.env.WORKSPACE_MCP_TEST_CLI ?? fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url))
 
 /** Spawns `workspace-mcp stdio`, collecting stdout lines and stderr; killed on teardown. */
 export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
