@@ -1,0 +1,49 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+// scripts/test.mjs, the runner behind `npm test`: one line per test file, failing assertions in full,
+// the raw TAP kept in a file, and a last line `N passed, N failed, N skipped`; exit code from tap.
+// It runs on fixture tests in a project of their own, so its tap run never touches this run's .tap/.
+
+const repo = fileURLToPath(new URL('../..', import.meta.url))
+// A clean environment: this file itself runs under tap, whose variables would make the inner tap a child of ours.
+const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(TAP|_TAPJS|NODE_OPTIONS$|NODE_V8_COVERAGE$)/.test(key)))
+
+t.test('a failing and a passing file: terse lines, the failure in full, the raw TAP saved, the summary last', async (t) => {
+  const project = t.testdir({
+    'package.json': JSON.stringify({ type: 'module', tap: { 'disable-coverage': true } }),
+    test: {
+      'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')),
+      'fail.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/fail.test.ts'))
+    }
+  })
+  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))
+
+  const run = spawnSync(process.execPath, [path.join(repo, 'scripts/test.mjs'), 'test/pass.test.ts', 'test/fail.test.ts'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
+  const lines = run.stdout.trimEnd().split('\n')
+
+  t.equal(run.status, 1, 'tap\'s failing exit code')
+  t.match(lines, [/^FAILED {2}test\/fail\.test\.ts/])
+  t.ok(lines.some(l => /^ok {6}test\/pass\.test\.ts/.test(l)))
+  t.ok(lines.some(l => /not ok \d+ - this one does not/.test(l)), 'the failing assertion')
+  t.ok(lines.some(l => /\+actual/.test(l)), 'with its diff')
+  t.notOk(lines.some(l => /^\s*ok \d+ - this one holds/.test(l)), 'passing assertions are not printed')
+  t.equal(lines.at(-1), '2 passed, 1 failed, 1 skipped')
+  t.match(fs.readFileSync(path.join(project, '.tap/report/results.tap'), 'utf8'), /ok \d+ - this one holds/, 'the raw TAP is kept')
+})
+
+t.test('an all-green run exits 0 and says so', async (t) => {
+  const project = t.testdir({
+    'package.json': JSON.stringify({ type: 'module', tap: { 'disable-coverage': true } }),
+    test: { 'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')) }
+  })
+  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))
+
+  const run = spawnSync(process.execPath, [path.join(repo, 'scripts/test.mjs'), 'test/pass.test.ts'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
+
+  t.equal(run.status, 0)
+  t.equal(run.stdout.trimEnd().split('\n').at(-1), '1 passed, 0 failed, 1 skipped')
+})
