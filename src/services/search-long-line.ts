@@ -128,7 +128,9 @@ export function createLongRecordScanner (): LongRecordScanner {
       }
       const line = /"line_number":(\d+)/.exec(after.toString('latin1'))
       const raw = Buffer.concat(kept)
-      const text = base64 ? decodeBase64Prefix(raw) : decodeJsonPrefix(raw)
+      const decoded = base64 ? decodeBase64Prefix(raw) : decodeJsonPrefix(raw)
+      // A line kept whole still holds its terminator, which a line of output never shows.
+      const text = keptBytes === rawBytes ? decoded.replace(/\r?\n$/, '') : decoded
       const ending = tail.toString('latin1')
       const terminator = ending.endsWith('\\r\\n') ? 2 : ending.endsWith('\\n') ? 1 : 0
       const length = base64 ? Math.floor(rawBytes * 3 / 4) : units - terminator
