@@ -17,7 +17,8 @@ export type Walked =
   /** An fs error on a component inside the root (ENOTDIR, EACCES, ELOOP …). */
   | { state: 'error', code: string }
 
-const errCode = (err: unknown): string => (err as NodeJS.ErrnoException)?.code ?? 'EIO'
+// fs calls reject with an errno error, which always carries its code.
+const errCode = (err: unknown): string => String((err as NodeJS.ErrnoException).code)
 
 /** Containment on path.relative output (never a string prefix: CVE-2025-53110). */
 export function isOutside (rel: string): boolean {

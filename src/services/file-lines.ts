@@ -111,7 +111,7 @@ async function scanLines (handle: FileHandle, size: number, encoding: Encoding, 
     const { bytesRead } = await handle.read(buf, 0, Math.min(CHUNK_BYTES, size - position), position)
     if (bytesRead === 0) break
     // A UTF-16 chunk must end on a code unit (only the file's very last byte may be odd).
-    const n = unit === 2 && bytesRead % 2 === 1 && position + bytesRead < size ? bytesRead - 1 : bytesRead
+    const n = unit === 2 && bytesRead % 2 === 1 && bytesRead > 1 && position + bytesRead < size ? bytesRead - 1 : bytesRead
     const chunk = buf.subarray(0, n)
     position += n
     let at = 0
@@ -143,9 +143,9 @@ async function scanLines (handle: FileHandle, size: number, encoding: Encoding, 
   return { total, kept }
 }
 
-/** First and last (1-based, inclusive) line of the window, given the file's total. */
+/** First and last (1-based, inclusive) line of a window counted from the end (start < 0), given the file's total. */
 function bounds (req: WindowRequest, total: number): { from: number, to: number } {
-  const from = req.start < 0 ? Math.max(1, total + req.start + 1) : Math.max(1, req.start)
+  const from = Math.max(1, total + req.start + 1)
   const last = req.end === undefined ? total : Math.min(total, req.end)
   return { from, to: Math.min(last, from + req.maxLines - 1) }
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../logger.js'
+import { compareText } from './compare-text.js'
 import type { WorkspaceService } from './workspace.js'
 
 /** One template file's text, as the prompt loader parses it. */
@@ -27,7 +28,7 @@ export function readPackageTemplates (dir: string): TemplateSource[] {
  * The workspace's bundles, read through the jail like any tool read: a template that is a link out of
  * the root, a FIFO or a hard link is skipped (and logged), never served.
  */
-export async function readWorkspaceTemplates (workspace: WorkspaceService, relativeDir: string, log?: Logger): Promise<TemplateSource[]> {
+export async function readWorkspaceTemplates (workspace: WorkspaceService, relativeDir: string, log: Logger): Promise<TemplateSource[]> {
   let dir
   try {
     dir = await workspace.resolve(relativeDir, { field: 'templatesDir' })
@@ -37,9 +38,9 @@ export async function readWorkspaceTemplates (workspace: WorkspaceService, relat
   }
   const entries = await workspace.readDirectory(dir).catch(() => [])
   const out: TemplateSource[] = []
-  for (const entry of entries.filter(e => e.name.endsWith('.md')).sort((a, b) => a.name < b.name ? -1 : 1)) {
+  for (const entry of entries.filter(e => e.name.endsWith('.md')).sort((a, b) => compareText(a.name, b.name))) {
     const source = await workspace.readText(entry.relative, MAX_TEMPLATE_BYTES)
-    if (source === undefined) log?.warn({ file: entry.relative }, 'template bundle skipped: not a readable regular file inside the workspace')
+    if (source === undefined) log.warn({ file: entry.relative }, 'template bundle skipped: not a readable regular file inside the workspace')
     else out.push({ file: entry.relative, source })
   }
   return out
