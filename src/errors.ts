@@ -47,6 +47,10 @@ export const APP_ERR_METHOD_NOT_ALLOWED = createError<[string]>('APP_ERR_METHOD_
 export const APP_ERR_STREAM_CONFLICT = createError('APP_ERR_STREAM_CONFLICT', 'Conflict: this session already has an open GET stream', 409)
 /** Too many POSTs in flight (`maxInflightRequests`); the client should retry shortly. */
 export const APP_ERR_OVERLOADED = createError('APP_ERR_OVERLOADED', 'Server overloaded: too many requests in flight; retry later', 503)
+/** No bearer token, or one that is invalid, expired or meant for another server (401 + WWW-Authenticate). */
+export const APP_ERR_UNAUTHORIZED = createError<[string]>('APP_ERR_UNAUTHORIZED', 'Unauthorized: %s', 401)
+/** A valid token without the scope this server requires (403 + WWW-Authenticate insufficient_scope). */
+export const APP_ERR_INSUFFICIENT_SCOPE = createError<[string]>('APP_ERR_INSUFFICIENT_SCOPE', "Forbidden: the token lacks the '%s' scope", 403)
 /** The server is draining for shutdown and takes no new requests. */
 export const APP_ERR_SHUTTING_DOWN = createError('APP_ERR_SHUTTING_DOWN', 'Server is shutting down; retry on another instance', 503)
 
@@ -128,6 +132,8 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_METHOD_NOT_ALLOWED,
   APP_ERR_STREAM_CONFLICT,
   APP_ERR_OVERLOADED,
+  APP_ERR_UNAUTHORIZED,
+  APP_ERR_INSUFFICIENT_SCOPE,
   APP_ERR_SHUTTING_DOWN,
   APP_ERR_TOOL
 }
