@@ -3,14 +3,15 @@ import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND,
-  APP_ERR_SESSION_REQUIRED, APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
+  APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT,
+  APP_ERR_SESSION_NOT_FOUND, APP_ERR_SESSION_REQUIRED, APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
 } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../src/mcp/rpc.js'
 import type { McpServer } from '../src/mcp/server.js'
 import type { RequestChannel, Send, Session } from '../src/mcp/session.js'
 import { classify, invalidMessage, parseMessage, type Classified } from '../src/mcp/wire.js'
+import type { Principal } from './auth.js'
 import { acceptsEventStream, endStream, openEventStream, writeComment, writeEvent } from './sse.js'
 
 /** Options for the Streamable HTTP endpoint (spec 2025-11-25 basic/transports). */
@@ -27,12 +28,21 @@ export interface McpHttpOptions {
   sessionIdleMs?: number
   /** Most POSTs handled at once; beyond it a POST gets 503 + Retry-After before its body is read. Default 256. */
   maxInflightRequests?: number
+  /** Stateful only: sessions one client (principal) may hold; beyond it initialize gets 429 + Retry-After. Default 100. */
+  maxSessionsPerClient?: number
+}
+
+/** Who a request acts for: the authenticated principal, else the client's address (behind trusted proxies: the forwarded one). */
+export function principalOf (request: FastifyRequest): Principal {
+  return request.principal ?? { id: `ip:${request.ip}`, kind: 'anonymous' }
 }
 
 /** One stateful session as the HTTP layer keeps it. */
 interface HttpSession {
   id: string
   session: Session
+  /** The principal that opened it: only that principal may use it (when authenticated). */
+  principal: Principal
   lastSeen: number
   /** The GET SSE stream, while one is open. */
   stream: ServerResponse | undefined
@@ -75,10 +85,17 @@ class PostChannel implements RequestChannel {
 
 /** Streamable HTTP on one path: POST for messages, GET for the session stream, DELETE to end a session. */
 const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
-  const { server, mode, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256 } = options
+  const { server, mode, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, maxSessionsPerClient = 100 } = options
   const stateless = mode === 'stateless'
   const log = app.log as Logger
   const sessions = new Map<string, HttpSession>()
+  /** Live sessions (and initializes in progress) per principal id. */
+  const perClient = new Map<string, number>()
+  const countClient = (id: string, delta: number): void => {
+    const n = (perClient.get(id) ?? 0) + delta
+    if (n <= 0) perClient.delete(id)
+    else perClient.set(id, n)
+  }
   let reserved = 0
   let closing = false
   let inflight = 0
@@ -122,7 +139,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   }
 
   function terminate (entry: HttpSession, reason: string): void {
-    sessions.delete(entry.id)
+    if (sessions.delete(entry.id)) countClient(entry.principal.id, -1)
     entry.session.close()
     if (entry.stream !== undefined) endStream(entry.stream)
     entry.stream = undefined
@@ -133,25 +150,36 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     const id = request.headers['mcp-session-id']
     if (id === undefined) throw new APP_ERR_SESSION_REQUIRED()
     const entry = sessions.get(id as string)
-    if (entry === undefined) throw new APP_ERR_SESSION_NOT_FOUND()
+    // A session is bound to the principal that opened it (spec security: session hijacking); to anyone
+    // else it does not exist. Without auth there is no identity to bind to.
+    if (entry === undefined || (entry.principal.kind !== 'anonymous' && entry.principal.id !== principalOf(request).id)) throw new APP_ERR_SESSION_NOT_FOUND()
     return entry
   }
 
-  async function initialize (message: Classified, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  async function initialize (message: Classified, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     if (sessions.size + reserved >= maxSessions) {
       throw Object.assign(new APP_ERR_SESSION_LIMIT(), { headers: { 'retry-after': retryAfterSeconds() } })
     }
-    const entry = { id: randomUUID(), lastSeen: Date.now(), stream: undefined } as HttpSession
+    const principal = principalOf(request)
+    // One client cannot take the whole cap: the others still get sessions.
+    if ((perClient.get(principal.id) ?? 0) >= maxSessionsPerClient) {
+      throw Object.assign(new APP_ERR_CLIENT_SESSION_LIMIT(String(maxSessionsPerClient)), { headers: { 'retry-after': retryAfterSeconds() } })
+    }
+    const entry = { id: randomUUID(), lastSeen: Date.now(), stream: undefined, principal } as HttpSession
     entry.send = (message) => { if (entry.stream !== undefined) writeEvent(entry.stream, message) }
     entry.session = server.openSession({ send: entry.send, stateless: false, log: log.child({ session: entry.id.slice(0, 8) }) })
     reserved++
+    countClient(principal.id, 1)
     let out: string | undefined
     try {
       out = await entry.session.dispatch(message)
     } finally {
       reserved--
     }
-    if (!entry.session.initialized || out === undefined) return sendJson(reply, 200, out ?? '')
+    if (!entry.session.initialized || out === undefined) {
+      countClient(principal.id, -1)
+      return sendJson(reply, 200, out ?? '')
+    }
     sessions.set(entry.id, entry)
     // spec basic/transports Session Management: the id goes on the response carrying InitializeResult.
     reply.header('mcp-session-id', entry.id)
@@ -178,7 +206,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     if (message.kind === 'invalid') return sendJson(reply, 400, invalidMessage(message.id, message.error))
     if (stateless) return answer(server.openSession({ stateless: true, log }), message, reply)
     if (request.headers['mcp-session-id'] === undefined && message.kind === 'request' && message.method === 'initialize') {
-      return initialize(message, reply)
+      return initialize(message, request, reply)
     }
     const entry = lookup(request)
     entry.lastSeen = Date.now()
@@ -208,7 +236,12 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       const raw = reply.raw
       openEventStream(raw, true)
       entry.stream = raw
-      raw.once('close', () => { if (entry.stream === raw) entry.stream = undefined })
+      raw.once('close', () => {
+        if (entry.stream !== raw) return
+        entry.stream = undefined
+        // Idle time counts from when the stream went away.
+        entry.lastSeen = Date.now()
+      })
     })
     app.delete(path, async (request, reply) => {
       checkProtocolVersion(request)
@@ -220,7 +253,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     const sweep = (): void => {
       const now = Date.now()
       for (const entry of sessions.values()) {
-        if (now - entry.lastSeen > sessionIdleMs && entry.session.inflightCount === 0) terminate(entry, 'idle')
+        // A client holding its GET stream open is present even when it sends nothing.
+        if (now - entry.lastSeen > sessionIdleMs && entry.session.inflightCount === 0 && entry.stream === undefined) terminate(entry, 'idle')
         // Keeps proxies (nginx's 60 s read timeout) from cutting an idle GET stream.
         else if (entry.stream !== undefined) writeComment(entry.stream, 'ping')
       }

@@ -1,10 +1,15 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import rateLimit from '@fastify/rate-limit'
+import underPressure from '@fastify/under-pressure'
 import type { Config } from './config.js'
+import { APP_ERR_OVERLOADED, APP_ERR_RATE_LIMITED } from './errors.js'
+import { authOptionsOf, checkExposure, trustProxyOf } from './http-options.js'
 import type { Runtime } from './runtime.js'
 import rpcErrors from '../plugins/rpc-errors.js'
-import originGuard from '../plugins/origin-guard.js'
+import originGuard, { isLoopbackHost } from '../plugins/origin-guard.js'
+import auth from '../plugins/auth.js'
 import health from '../plugins/health.js'
-import mcpHttp from '../plugins/mcp-http.js'
+import mcpHttp, { principalOf } from '../plugins/mcp-http.js'
 
 /** What buildApp composes. */
 export interface AppDeps {
@@ -17,13 +22,24 @@ export interface AppDeps {
 /** The HTTP server's Fastify instance type. */
 export type App = FastifyInstance
 
+const MCP_PATH = '/mcp'
+const PROBES = ['/healthz', '/readyz']
+
 /** Builds the Fastify app with every plugin registered, not listening (tests inject into it). */
 export async function buildApp (deps: AppDeps): Promise<App> {
   const { runtime, config = runtime.config } = deps
+  const authOptions = authOptionsOf(config)
+  checkExposure(config, authOptions, isLoopbackHost(config.host))
   const app = Fastify({
     loggerInstance: runtime.log,
     // JSON bodies are parsed by the engine's parser (plugins/mcp-http), which refuses prototype-poisoning keys.
     bodyLimit: config.bodyLimit,
+    // A hop count is accepted at run time (proxy-addr), though Fastify's types list only the other forms.
+    trustProxy: trustProxyOf(config) as boolean | string | string[],
+    // A client that stalls its headers or body, or never sends anything, is cut off: Node's defaults
+    // (no request timeout, 60 s for headers checked every 30 s) let idle sockets pile up for minutes.
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.max(250, Math.min(5000, Math.floor(config.requestTimeoutMs / 4))) },
     // The engine logs every tool call ({ tool, durationMs, outcome }); two more lines per request would halve throughput.
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request pino child (about 1 µs each): the few request-scoped lines carry reqId themselves.
@@ -38,14 +54,35 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     host: config.host,
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
-    publicPaths: ['/healthz', '/readyz']
+    publicPaths: PROBES
   })
+  if (authOptions !== undefined) await app.register(auth, { ...authOptions, protectedPaths: [MCP_PATH] })
+  if (config.maxEventLoopDelayMs > 0) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      // Probes keep answering (a liveness probe failing under load would restart a busy pod); /mcp sheds load.
+      pressureHandler: (request: FastifyRequest, _reply: FastifyReply) => PROBES.includes(request.url)
+        ? undefined
+        : Promise.reject(Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '2' } }))
+    })
+  }
+  if (config.rateLimitPerMinute > 0) {
+    await app.register(rateLimit, {
+      max: config.rateLimitPerMinute,
+      timeWindow: 60_000,
+      // After auth: a client is its token's principal, or its address (the forwarded one behind trusted proxies).
+      keyGenerator: (request) => principalOf(request).id,
+      allowList: (request) => request.url.split('?', 1)[0] !== MCP_PATH,
+      errorResponseBuilder: (_request, context) => Object.assign(new APP_ERR_RATE_LIMITED(context.after), { statusCode: 429 })
+    })
+  }
   await app.register(health)
   await app.register(mcpHttp, {
     server: runtime.server,
     mode: config.mode,
-    path: '/mcp',
+    path: MCP_PATH,
     maxSessions: config.maxSessions,
+    maxSessionsPerClient: config.maxSessionsPerClient,
     sessionIdleMs: config.sessionIdleMs,
     maxInflightRequests: config.maxInflightRequests
   })

@@ -39,6 +39,10 @@ export const APP_ERR_SESSION_NOT_FOUND = createError('APP_ERR_SESSION_NOT_FOUND'
 export const APP_ERR_SESSION_REQUIRED = createError('APP_ERR_SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required', 400)
 /** Session cap reached; the client should retry later. */
 export const APP_ERR_SESSION_LIMIT = createError('APP_ERR_SESSION_LIMIT', 'Too many sessions; retry later', 503)
+/** One client holds as many sessions as it may (`maxSessionsPerClient`); the others are not affected. */
+export const APP_ERR_CLIENT_SESSION_LIMIT = createError<[string]>('APP_ERR_CLIENT_SESSION_LIMIT', 'Too many sessions for this client (limit %s); end one (DELETE) or retry later', 429)
+/** Too many requests from one client in the rate-limit window (`rateLimitPerMinute`). */
+export const APP_ERR_RATE_LIMITED = createError<[string]>('APP_ERR_RATE_LIMITED', 'Too many requests from this client; retry in %s', 429)
 /** MCP-Protocol-Version header with a version this server does not speak. */
 export const APP_ERR_PROTOCOL_VERSION = createError<[string]>('APP_ERR_PROTOCOL_VERSION', 'Bad Request: Unsupported protocol version: %s', 400)
 /** HTTP method not allowed on the MCP endpoint in this mode. */
@@ -128,6 +132,8 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_SESSION_NOT_FOUND,
   APP_ERR_SESSION_REQUIRED,
   APP_ERR_SESSION_LIMIT,
+  APP_ERR_CLIENT_SESSION_LIMIT,
+  APP_ERR_RATE_LIMITED,
   APP_ERR_PROTOCOL_VERSION,
   APP_ERR_METHOD_NOT_ALLOWED,
   APP_ERR_STREAM_CONFLICT,

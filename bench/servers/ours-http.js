@@ -13,7 +13,8 @@ const list = process.argv[2] === 'list'
 const mode = process.argv[3] ?? 'stateless'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 // WORKSPACE_MCP_* variables apply (e.g. WORKSPACE_MCP_CALL_LOG_LEVEL=debug to see the logging cost).
-const config = loadConfig({ root, host: '127.0.0.1', port: '0', mode, toolsPageSize: '1000' }, process.env)
+// No per-client rate limit: the load generator is one client sending thousands of requests a second.
+const config = loadConfig({ root, host: '127.0.0.1', port: '0', mode, toolsPageSize: '1000', rateLimitPerMinute: '0' }, process.env)
 const log = createLogger(config, pino.destination({ fd: 1, sync: false }))
 const runtime = await createRuntime(config, log, { tools: oursTools({ list }), lint: false })
 const app = await buildApp({ runtime })

@@ -35,13 +35,26 @@ t.test('serve logs its URL, answers /healthz and exits 0 after SIGTERM', { timeo
   t.match(output, /"msg":"draining"/)
 })
 
-t.test('serve refuses a non-loopback bind without allowedHosts, naming the setting, exit 2', { timeout: 30000 }, async (t) => {
-  const child = spawn(process.execPath, [CLI, 'serve', '--root', root, '--host', '0.0.0.0', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+/** Runs `serve` with `args` until it exits; returns its exit code and everything it printed. */
+async function serveUntilExit (args: string[]): Promise<{ code: number | null, output: string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (c) => { output += c })
   child.stderr.on('data', (c) => { output += c })
-
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
+  return { code, output }
+}
+
+t.test('serve refuses a non-loopback bind without authentication, saying what to set, exit 2', { timeout: 30000 }, async (t) => {
+  const { code, output } = await serveUntilExit(['--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com'])
+
+  t.equal(code, 2)
+  t.match(output, /WORKSPACE_MCP_AUTH_TOKENS/)
+  t.match(output, /--insecure-no-auth/)
+})
+
+t.test('serve refuses a non-loopback bind without allowedHosts, naming the setting, exit 2', { timeout: 30000 }, async (t) => {
+  const { code, output } = await serveUntilExit(['--host', '0.0.0.0', '--insecure-no-auth'])
 
   t.equal(code, 2)
   t.match(output, /allowedHosts/)

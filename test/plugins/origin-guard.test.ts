@@ -32,7 +32,7 @@ t.test('loopback origins on any port pass on a loopback bind; no Origin passes',
 })
 
 t.test('allowedOrigins extends the list; loopback origins are refused on a public bind', async (t) => {
-  const { app } = await buildTestApp(t, { config: { mode: 'stateless', host: '0.0.0.0', allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] } })
+  const { app } = await buildTestApp(t, { config: { mode: 'stateless', host: '0.0.0.0', insecureNoAuth: true, allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] } })
 
   const listed = await post(app, { origin: 'https://app.example.com', host: 'mcp.example.com' })
   const local = await post(app, { origin: 'http://localhost:3000', host: 'mcp.example.com' })
@@ -75,7 +75,7 @@ t.test('allowedHosts extends the Host list; "*" allows any', async (t) => {
 })
 
 t.test('a non-loopback bind without allowedHosts is a boot error naming the setting', async (t) => {
-  await t.rejects(buildTestApp(t, { config: { host: '0.0.0.0' } }), { code: 'APP_ERR_CONFIG_INVALID', message: /allowedHosts/ })
+  await t.rejects(buildTestApp(t, { config: { host: '0.0.0.0', insecureNoAuth: true } }), { code: 'APP_ERR_CONFIG_INVALID', message: /allowedHosts/ })
 })
 
 t.test('isLoopbackHost knows the loopback names', async (t) => {
