@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT,
+  APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_INVALID_REQUEST, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_NOT_ACCEPTABLE, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT,
   APP_ERR_SESSION_NOT_FOUND, APP_ERR_SESSION_REQUIRED, APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
 } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
@@ -12,7 +12,7 @@ import type { McpServer } from '../src/mcp/server.js'
 import type { RequestChannel, Send, Session } from '../src/mcp/session.js'
 import { classify, invalidMessage, parseMessage, type Classified } from '../src/mcp/wire.js'
 import type { Principal } from './auth.js'
-import { acceptsEventStream, endStream, openEventStream, writeComment, writeEvent } from './sse.js'
+import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeComment, writeEvent } from './sse.js'
 
 /** Options for the Streamable HTTP endpoint (spec 2025-11-25 basic/transports). */
 export interface McpHttpOptions {
@@ -55,7 +55,9 @@ const SUPPORTED = new Set(SUPPORTED_PROTOCOL_VERSIONS)
 function checkProtocolVersion (request: FastifyRequest): void {
   const version = request.headers['mcp-protocol-version']
   // spec basic/transports: absent → assume the negotiated (or 2025-03-26) version; unsupported → 400.
-  if (version !== undefined && !SUPPORTED.has(version as string)) throw new APP_ERR_PROTOCOL_VERSION(String(version).slice(0, 40))
+  if (version !== undefined && !SUPPORTED.has(version as string)) {
+    throw new APP_ERR_PROTOCOL_VERSION(`${String(version).slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`)
+  }
 }
 
 /**
@@ -200,6 +202,9 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     }
   }, async (request, reply) => {
     checkProtocolVersion(request)
+    // spec basic/transports: a POST's Accept lists application/json and text/event-stream; a client
+    // that cannot take JSON cannot read most answers. (One that cannot take SSE is still served JSON.)
+    if (!acceptsJson(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('a POST must accept application/json (and text/event-stream)')
     const message = classify(request.body)
     // While draining, notifications and responses still reach their session (a cancellation, an elicitation answer).
     if (closing && message.kind === 'request') throw closingError()
@@ -210,6 +215,10 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     }
     const entry = lookup(request)
     entry.lastSeen = Date.now()
+    if (message.kind === 'request' && message.method === 'initialize') {
+      // spec lifecycle: initialize is the first request of a session, once.
+      return sendJson(reply, 400, invalidMessage(message.id, new APP_ERR_INVALID_REQUEST('this session is already initialized; send initialize without Mcp-Session-Id to open a new one')))
+    }
     try {
       return await answer(entry.session, message, reply, entry.send)
     } finally {
@@ -228,6 +237,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     app.get(path, { exposeHeadRoute: false }, async (request, reply) => {
       if (closing) throw closingError()
       checkProtocolVersion(request)
+      if (!acceptsEventStream(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('the GET stream is text/event-stream; send Accept: text/event-stream')
       const entry = lookup(request)
       // spec basic/transports Multiple Connections: each message goes to one stream, so one GET stream per session.
       if (entry.stream !== undefined && !entry.stream.destroyed) throw new APP_ERR_STREAM_CONFLICT()

@@ -6,6 +6,12 @@ export function acceptsEventStream (accept: string | undefined): boolean {
   return accept.includes('text/event-stream') || accept.includes('*/*') || accept.includes('text/*')
 }
 
+/** True when an Accept header admits a JSON body (absent: anything goes). */
+export function acceptsJson (accept: string | undefined): boolean {
+  if (accept === undefined || accept === '') return true
+  return accept.includes('application/json') || accept.includes('*/*') || accept.includes('application/*')
+}
+
 const HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',

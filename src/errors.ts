@@ -47,6 +47,8 @@ export const APP_ERR_RATE_LIMITED = createError<[string]>('APP_ERR_RATE_LIMITED'
 export const APP_ERR_PROTOCOL_VERSION = createError<[string]>('APP_ERR_PROTOCOL_VERSION', 'Bad Request: Unsupported protocol version: %s', 400)
 /** HTTP method not allowed on the MCP endpoint in this mode. */
 export const APP_ERR_METHOD_NOT_ALLOWED = createError<[string]>('APP_ERR_METHOD_NOT_ALLOWED', 'Method %s not allowed', 405)
+/** The request's Accept header rules out what the endpoint answers with (JSON for POST, SSE for GET). */
+export const APP_ERR_NOT_ACCEPTABLE = createError<[string]>('APP_ERR_NOT_ACCEPTABLE', 'Not Acceptable: %s', 406)
 /** A second GET stream for a session that already has one open. */
 export const APP_ERR_STREAM_CONFLICT = createError('APP_ERR_STREAM_CONFLICT', 'Conflict: this session already has an open GET stream', 409)
 /** Too many POSTs in flight (`maxInflightRequests`); the client should retry shortly. */
@@ -136,6 +138,7 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_RATE_LIMITED,
   APP_ERR_PROTOCOL_VERSION,
   APP_ERR_METHOD_NOT_ALLOWED,
+  APP_ERR_NOT_ACCEPTABLE,
   APP_ERR_STREAM_CONFLICT,
   APP_ERR_OVERLOADED,
   APP_ERR_UNAUTHORIZED,

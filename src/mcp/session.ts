@@ -35,6 +35,7 @@ export class Session {
   clientCapabilities: Record<string, unknown> = {}
   clientInfo: Record<string, unknown> = {}
   private logLevel = 0
+  private initializeSeen = false
   private readonly inflight = new Map<RequestId, CallHandle>()
   private readonly pending = new Map<RequestId, Pending>()
   private nextOutboundId = 0
@@ -96,7 +97,12 @@ export class Session {
 
   private async handleRequest (id: RequestId, method: string, params: Params, channel?: RequestChannel): Promise<string | undefined> {
     const { shared } = this
-    if (method === 'initialize') return resultMessage(id, this.initialize(params))
+    if (method === 'initialize') {
+      // spec lifecycle: the first request of a session, once (a stateless session is new for each request).
+      if (this.initializeSeen) throw new APP_ERR_INVALID_REQUEST('the session is already initialized')
+      this.initializeSeen = true
+      return resultMessage(id, this.initialize(params))
+    }
     if (method === 'ping') return resultJson(id, '{}')
     if (!this.initialized) throw new APP_ERR_NOT_INITIALIZED(`'${method}' before initialize`)
     const session = this

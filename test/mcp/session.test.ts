@@ -14,6 +14,16 @@ t.test('initialize answers the client\'s version when supported, else the latest
   t.match(known.result, { serverInfo: { name: 'test', version: '0.0.0' }, instructions: 'hi', capabilities: { tools: {}, logging: {}, completions: {} } })
 })
 
+t.test('a second initialize on the same session is an invalid request; the first one stands', async (t) => {
+  const session = testEngine().server.openSession()
+
+  await session.handle(rpc(1, 'initialize', { protocolVersion: '2025-03-26', capabilities: {} }))
+  const again = JSON.parse((await session.handle(rpc(2, 'initialize', { protocolVersion: '2025-11-25', capabilities: {} })))!)
+
+  t.match(again, { id: 2, error: { code: -32600, message: /already initialized/ } })
+  t.equal(session.protocolVersion, '2025-03-26')
+})
+
 t.test('requests other than ping before initialize are refused; ping is answered', async (t) => {
   const session = testEngine().server.openSession()
 
