@@ -7,6 +7,8 @@ export interface HealthOptions {
   livePath?: string
   /** Readiness path; answers 503 once the server starts draining. Default `'/readyz'`. */
   readyPath?: string
+  /** True while the server drains before closing (the listener is still open). Default: never. */
+  isDraining?: () => boolean
 }
 
 const OK = '{"status":"ok"}'
@@ -14,15 +16,16 @@ const CLOSING = '{"status":"closing"}'
 
 /** `GET /healthz` (the process answers) and `GET /readyz` (it accepts new work). */
 const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
-  const { livePath = '/healthz', readyPath = '/readyz' } = options
+  const { livePath = '/healthz', readyPath = '/readyz', isDraining = () => false } = options
   let closing = false
 
   app.get(livePath, (_request, reply) => {
     reply.type('application/json').send(OK)
   })
   app.get(readyPath, (_request, reply) => {
-    if (closing) reply.code(503).header('retry-after', '1')
-    reply.type('application/json').send(closing ? CLOSING : OK)
+    const draining = closing || isDraining()
+    if (draining) reply.code(503).header('retry-after', '1')
+    reply.type('application/json').send(draining ? CLOSING : OK)
   })
   app.addHook('preClose', async () => { closing = true })
 }

@@ -32,6 +32,19 @@ export interface McpHttpOptions {
   maxSessionsPerClient?: number
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Drains the endpoint: new requests get 503 (the listener stays open, so probes still see /readyz
+     * answer 503), GET streams end, and POSTs in flight may finish. Resolves true when none is left
+     * within `graceMs`, false otherwise.
+     */
+    mcpDrain(graceMs: number): Promise<boolean>
+    /** True once draining began (mcpDrain or close). */
+    readonly mcpDraining: boolean
+  }
+}
+
 /** Who a request acts for: the authenticated principal, else the client's address (behind trusted proxies: the forwarded one). */
 export function principalOf (request: FastifyRequest): Principal {
   return request.principal ?? { id: `ip:${request.ip}`, kind: 'anonymous' }
@@ -274,14 +287,25 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     app.addHook('onClose', async () => { clearInterval(sweeper) })
   }
 
-  app.addHook('preClose', async () => {
+  /** Stops taking new requests and ends GET streams; POSTs in flight are left to finish. */
+  function startDraining (): void {
     closing = true
-    // Open GET streams would hold server.close() forever; POSTs in flight are left to finish (drain).
+    // Open GET streams would hold server.close() forever.
     for (const entry of sessions.values()) {
       if (entry.stream !== undefined) endStream(entry.stream)
       entry.stream = undefined
     }
+  }
+
+  app.decorate('mcpDrain', async (graceMs: number): Promise<boolean> => {
+    startDraining()
+    const until = Date.now() + graceMs
+    const busy = (): boolean => inflight > 0
+    while (busy() && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 25))
+    return !busy()
   })
+  app.decorate('mcpDraining', { getter: () => closing })
+  app.addHook('preClose', async () => { startDraining() })
   app.addHook('onClose', async () => {
     for (const entry of [...sessions.values()]) terminate(entry, 'shutdown')
   })

@@ -76,7 +76,7 @@ export async function buildApp (deps: AppDeps): Promise<App> {
       errorResponseBuilder: (_request, context) => Object.assign(new APP_ERR_RATE_LIMITED(context.after), { statusCode: 429 })
     })
   }
-  await app.register(health)
+  await app.register(health, { isDraining: () => app.mcpDraining })
   await app.register(mcpHttp, {
     server: runtime.server,
     mode: config.mode,

@@ -5,9 +5,6 @@ import { createLogger } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
 
-/** Longest wait for in-flight requests after SIGTERM/SIGINT before exiting anyway. */
-const DRAIN_MS = 10_000
-
 /** `workspace-mcp serve`: Streamable HTTP on /mcp plus /healthz; logs to stdout; drains on SIGTERM. */
 export async function main (argv: string[]): Promise<void> {
   const flags = parseConfigFlags(argv)
@@ -18,20 +15,32 @@ export async function main (argv: string[]): Promise<void> {
   const runtime = await createRuntime(config, log)
   const app = await buildApp({ runtime, config })
 
-  let stopping = false
-  const stop = (signal: string): void => {
-    if (stopping) return
-    stopping = true
-    log.info({ signal }, 'draining')
-    const exit = (): void => {
-      log.flush()
-      process.exit(0)
-    }
-    setTimeout(() => { log.warn({ drainMs: DRAIN_MS }, 'drain timed out; exiting'); exit() }, DRAIN_MS).unref()
-    app.close().then(exit, (err: unknown) => { log.error({ err }, 'close failed'); exit() })
+  const exit = (code: number): void => {
+    log.flush()
+    process.exit(code)
   }
-  process.once('SIGTERM', () => stop('SIGTERM'))
-  process.once('SIGINT', () => stop('SIGINT'))
+  let stopping = false
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) {
+      // A second signal means "now": no more waiting, and the exit says the drain did not finish.
+      log.warn({ signal, unfinished: runtime.server.activeCalls() }, 'second signal; exiting without finishing the drain')
+      exit(1)
+      return
+    }
+    stopping = true
+    log.info({ signal, drainMs: config.drainMs }, 'draining')
+    // The listener stays open while draining: probes see /readyz answer 503, new /mcp requests get 503.
+    const drained = await app.mcpDrain(config.drainMs)
+    const unfinished = runtime.server.activeCalls()
+    // Out of time: the connections still open (a call streaming its answer) would hold close() forever.
+    if (!drained) app.server.closeAllConnections()
+    await app.close().catch((err: unknown) => { log.error({ err }, 'close failed') })
+    if (drained) return exit(0)
+    log.error({ drainMs: config.drainMs, unfinished }, `drain timed out with ${unfinished.length} call(s) unfinished: ${unfinished.map(c => `${c.tool} (${c.ms} ms)`).join(', ')}`)
+    exit(1)
+  }
+  process.on('SIGTERM', () => { stop('SIGTERM').catch(() => exit(1)) })
+  process.on('SIGINT', () => { stop('SIGINT').catch(() => exit(1)) })
 
   await app.listen({
     host: config.host,

@@ -31,6 +31,15 @@ export interface McpServer {
   openSession(options?: Partial<Pick<SessionOptions, 'send' | 'stateless' | 'log'>>): Session
   /** The capabilities object initialize advertises. */
   capabilities: Record<string, unknown>
+  /** Tool calls running now, in every session: what a drain that ran out of time leaves unfinished. */
+  activeCalls(): ActiveCall[]
+}
+
+/** A tool call in progress. */
+export interface ActiveCall {
+  tool: string
+  /** How long it has been running, ms. */
+  ms: number
 }
 
 /** Shared, immutable per-server state every session reads. */
@@ -42,6 +51,8 @@ export interface ServerShared {
   capabilities: Record<string, unknown>
   toolTimeoutMs: number
   callLogLevel: 'debug' | 'info'
+  /** Every running tool call (tool name and start time), added and removed by the sessions. */
+  calls: Set<{ tool: string, started: number }>
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -57,11 +68,13 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     instructions: options.instructions,
     capabilities,
     toolTimeoutMs: options.toolTimeoutMs ?? 30000,
-    callLogLevel: options.callLogLevel ?? 'info'
+    callLogLevel: options.callLogLevel ?? 'info',
+    calls: new Set()
   }
   return {
     registry,
     capabilities,
+    activeCalls: () => [...shared.calls].map(c => ({ tool: c.tool, ms: Date.now() - c.started })),
     openSession: (opts = {}) => new Session(shared, {
       log: opts.log ?? options.log,
       send: opts.send,

@@ -151,6 +151,8 @@ export class Session {
     const handle = new ToolCall(this, name, channel?.send ?? this.options.send, meta?.progressToken, this.options.log)
     if (this.closed) handle.abort(new Error('session closed'), 'cancel')
     this.inflight.set(id, handle)
+    const active = { tool: name, started: Date.now() }
+    this.shared.calls.add(active)
     try {
       const result = await callTool(this.shared.registry, name, params.arguments, {
         call: handle,
@@ -163,6 +165,7 @@ export class Session {
     } finally {
       handle.finish()
       this.inflight.delete(id)
+      this.shared.calls.delete(active)
     }
   }
 

@@ -1,4 +1,4 @@
-import { closeSync, constants as fsc, fstatSync, openSync, readlinkSync, readSync } from 'node:fs'
+import { closeSync, constants as fsc, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { isOutside } from './beneath.js'
 
@@ -11,6 +11,15 @@ export interface ConfigFile {
 }
 
 const MAX_BYTES = 4 * 1024 * 1024
+
+/** `resolve(p)`, or undefined when it fails. */
+function realOf (p: string, resolve: (p: string) => string): string | undefined {
+  try {
+    return resolve(p)
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * An operator-configured file. When it lies inside the served root it is a workspace file, and is read as
@@ -29,8 +38,10 @@ export function createConfigFile (file: string, root?: string): ConfigFile {
     }
     try {
       if (jailed) {
-        const real = (() => { try { return readlinkSync(`/proc/self/fd/${fd}`) } catch { return undefined } })()
-        if (real !== undefined && isOutside(path.relative(root, real))) return undefined
+        // Where /proc is missing (macOS) the path's own real path stands in for the descriptor's: a folder
+        // link out of the root is still refused, though a writer racing the open could slip past it.
+        const real = realOf(`/proc/self/fd/${fd}`, readlinkSync) ?? realOf(file, realpathSync)
+        if (real === undefined || isOutside(path.relative(root, real))) return undefined
       }
       if (!fstatSync(fd).isFile()) return undefined
       return use(fd)

@@ -82,11 +82,6 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
   /** Parse → lexical containment. Returns the components below the root and the safe text to echo. */
   function lexicalOf (input: unknown, field: string): { components: string[], shown: string } {
     if (typeof input !== 'string') throw toolError('INVALID_PATH', `${field} must be a string`, `pass a path relative to the workspace root, e.g. ${field}="src/index.ts"`)
-    const match = CONTROL.exec(input)
-    if (match !== null) {
-      const code = `\\u${match[0].charCodeAt(0).toString(16).padStart(4, '0')}`
-      throw toolError('INVALID_PATH', `${field} contains the control character ${code}`, 'remove control characters (NUL, newlines, tabs) from the path, or spell a control byte of a name as \\xHH')
-    }
     if (input.length > MAX_PATH_CHARS) throw toolError('INVALID_PATH', `${field} is ${input.length} characters long (limit ${MAX_PATH_CHARS})`, 'use a shorter path')
     let p = input === '' ? '.' : input
     if (p.startsWith('file://')) {
@@ -95,6 +90,12 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       } catch {
         throw toolError('INVALID_PATH', `${field} is not a valid file:// URL`, `pass a plain relative path, e.g. ${field}="src/index.ts"`)
       }
+    }
+    // Checked on the decoded form too: a file:// URL's %0A is a newline by now.
+    const match = CONTROL.exec(p)
+    if (match !== null) {
+      const code = `\\u${match[0].charCodeAt(0).toString(16).padStart(4, '0')}`
+      throw toolError('INVALID_PATH', `${field} contains the control character ${code}`, 'remove control characters (NUL, newlines, tabs) from the path, or spell a control byte of a name as \\xHH')
     }
     // Escapes are decoded before any check, and can only yield bytes that are not '.', '/' or NUL.
     const bytes = byteString(parseName(p))

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -59,4 +59,66 @@ t.test('serve refuses a non-loopback bind without allowedHosts, naming the setti
   t.equal(code, 2)
   t.match(output, /allowedHosts/)
   t.match(output, /WORKSPACE_MCP_ALLOWED_HOSTS/)
+})
+
+/** Starts `serve` with `args`; resolves with its base URL, its output so far and a promise of its exit. */
+async function startServe (t: Test, args: string[]) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  const state = { output: '' }
+  const exit = new Promise<[number | null, string | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (c: Buffer): void => {
+      state.output += c
+      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(state.output)
+      if (m !== null) resolve(m[1])
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    exit.then(() => reject(new Error(state.output)), reject)
+  })
+  return { child, url, state, exit }
+}
+
+/** Opens a session and starts a call that waits for the client (a sampling request nobody answers). */
+async function hangingCall (url: string): Promise<AbortController> {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  const init = await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } } }) })
+  const session = init.headers.get('mcp-session-id') as string
+  const controller = new AbortController()
+  const call = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }), signal: controller.signal })
+  // The call is running once the sampling request arrives on its SSE stream.
+  const reader = call.body!.getReader()
+  for (let seen = ''; !seen.includes('sampling/createMessage');) seen += new TextDecoder().decode((await reader.read()).value)
+  return controller
+}
+
+t.test('a drain that runs out of time exits 1 naming the unfinished calls; probes see 503 meanwhile', { timeout: 30000 }, async (t) => {
+  const { child, url, state, exit } = await startServe(t, ['--fixtures', 'conformance', '--drain-ms', '1500'])
+  const call = await hangingCall(url)
+  t.teardown(() => call.abort())
+
+  child.kill('SIGTERM')
+  await new Promise(resolve => setTimeout(resolve, 300))
+  const ready = await request(`${url}/readyz`)
+  const fresh = await request(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":9,"method":"ping"}' })
+
+  t.equal(ready.statusCode, 503, 'the listener is still open, and says it is not ready')
+  t.equal(fresh.statusCode, 503, 'new work is refused while draining')
+  t.same(await exit, [1, null])
+  t.match(state.output, /drain timed out with 1 call\(s\) unfinished: test_sampling/)
+})
+
+t.test('a second SIGTERM ends the drain at once with exit 1', { timeout: 30000 }, async (t) => {
+  const { child, url, state, exit } = await startServe(t, ['--fixtures', 'conformance', '--drain-ms', '60000'])
+  const call = await hangingCall(url)
+  t.teardown(() => call.abort())
+
+  child.kill('SIGTERM')
+  await new Promise(resolve => setTimeout(resolve, 300))
+  child.kill('SIGTERM')
+
+  t.same(await exit, [1, null])
+  t.match(state.output, /second signal; exiting without finishing the drain/)
+  t.match(state.output, /"unfinished":\[\{"tool":"test_sampling"/)
 })

@@ -48,7 +48,10 @@ t.test('without /proc a jailed file is still read (no-follow open, regular file)
       readSync: (fd: number, buffer: Buffer, offset: number, _length: number, position: number) => ++readCalls > 1 ? 0 : real.readSync(fd, buffer, offset, 3, position)
     }
   })
-  const root = fs.realpathSync(t.testdir({ 'tools.yaml': 'abcdef' }))
+  const base = fs.realpathSync(t.testdir({ root: { 'tools.yaml': 'abcdef' }, outside: { 'tools.yaml': 'SECRET' } }))
+  const root = path.join(base, 'root')
+  fs.symlinkSync(path.join(base, 'outside'), path.join(root, 'linked'))
 
   t.equal(createWithoutProc(path.join(root, 'tools.yaml'), root).read(), 'abc')
+  t.equal(createWithoutProc(path.join(root, 'linked', 'tools.yaml'), root).read(), undefined, 'a folder link out of the root is refused without /proc too')
 })

@@ -54,6 +54,8 @@ t.test('resolve: a non-string path is INVALID_PATH; a missing link target that c
   fs.symlinkSync('nope/../../../outside/secret.txt', path.join(fx.root, 'climbs'))
 
   t.equal(await toolCodeOf(ws.resolve(42 as unknown as string)), 'INVALID_PATH')
+  const encoded = await ws.resolve(`file://${fx.root}/a%0Ab`).catch((e: Error) => e)
+  t.match(encoded, { toolCode: 'INVALID_PATH', message: /control character \\u000a/ }, 'a control character encoded in a file:// URL is refused like a raw one')
   t.equal(await toolCodeOf(ws.resolve('climbs', { mustExist: false })), 'SYMLINK_ESCAPES_ROOT')
   t.equal(await toolCodeOf(ws.resolve('climbs')), 'SYMLINK_ESCAPES_ROOT')
 })
