@@ -1,18 +1,21 @@
-import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_INVALID_REQUEST, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_NOT_ACCEPTABLE, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION, APP_ERR_SESSION_LIMIT,
-  APP_ERR_SESSION_NOT_FOUND, APP_ERR_SESSION_REQUIRED, APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
+  APP_ERR_INVALID_REQUEST, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_NOT_ACCEPTABLE, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION,
+  APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
 } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../src/mcp/rpc.js'
 import type { McpServer } from '../src/mcp/server.js'
 import type { RequestChannel, Send, Session } from '../src/mcp/session.js'
 import { classify, invalidMessage, parseMessage, type Classified } from '../src/mcp/wire.js'
-import type { Principal } from './auth.js'
-import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeComment, writeEvent } from './sse.js'
+import { createMemoryEventStore, type EventStore } from './event-store.js'
+import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
+import { createSessionTable, type HttpSession } from './http-sessions.js'
+import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeEvent } from './sse.js'
+
+export { principalOf } from './http-sessions.js'
 
 /** Options for the Streamable HTTP endpoint (spec 2025-11-25 basic/transports). */
 export interface McpHttpOptions {
@@ -30,6 +33,8 @@ export interface McpHttpOptions {
   maxInflightRequests?: number
   /** Stateful only: sessions one client (principal) may hold; beyond it initialize gets 429 + Retry-After. Default 100. */
   maxSessionsPerClient?: number
+  /** Stateful only: where SSE events are kept for resumption. Default: in this process, bounded. */
+  events?: EventStore
 }
 
 declare module 'fastify' {
@@ -43,24 +48,6 @@ declare module 'fastify' {
     /** True once draining began (mcpDrain or close). */
     readonly mcpDraining: boolean
   }
-}
-
-/** Who a request acts for: the authenticated principal, else the client's address (behind trusted proxies: the forwarded one). */
-export function principalOf (request: FastifyRequest): Principal {
-  return request.principal ?? { id: `ip:${request.ip}`, kind: 'anonymous' }
-}
-
-/** One stateful session as the HTTP layer keeps it. */
-interface HttpSession {
-  id: string
-  session: Session
-  /** The principal that opened it: only that principal may use it (when authenticated). */
-  principal: Principal
-  lastSeen: number
-  /** The GET SSE stream, while one is open. */
-  stream: ServerResponse | undefined
-  /** Writes to the GET stream; messages with nowhere to go are dropped (nothing waits for them). */
-  send: Send
 }
 
 const SUPPORTED = new Set(SUPPORTED_PROTOCOL_VERSIONS)
@@ -79,22 +66,33 @@ function checkProtocolVersion (request: FastifyRequest): void {
  * that ends with the response. Otherwise they go to the session's GET stream, if any.
  */
 class PostChannel implements RequestChannel {
-  streaming = false
+  stream: EventStream | undefined = undefined
   readonly send: Send
 
-  constructor (reply: FastifyReply, fallback: Send | undefined) {
+  constructor (private readonly reply: FastifyReply, fallback: Send | undefined, private readonly newStream: () => EventStream) {
     this.send = (message) => {
-      if (!this.streaming) {
-        if (reply.raw.destroyed || !acceptsEventStream(reply.request.headers.accept)) {
-          fallback?.(message)
-          return
-        }
-        reply.hijack()
-        openEventStream(reply.raw)
-        this.streaming = true
+      if (this.stream === undefined && !this.startStream()) {
+        fallback?.(message)
+        return
       }
-      writeEvent(reply.raw, message)
+      this.stream?.send(message)
     }
+  }
+
+  /** Turns the reply into an SSE stream; false when the client cannot take one. */
+  private startStream (): boolean {
+    const raw = this.reply.raw
+    if (raw.destroyed || !acceptsEventStream(this.reply.request.headers.accept)) return false
+    this.reply.hijack()
+    this.stream = this.newStream()
+    this.stream.open(raw, false)
+    return true
+  }
+
+  /** SEP-1699: ends the POST's connection mid-call; the rest (the response too) waits for GET + Last-Event-ID. */
+  closeStream (): void {
+    if (this.stream === undefined && !this.startStream()) return
+    if (this.stream?.resumable === true) this.stream.detach()
   }
 }
 
@@ -103,15 +101,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   const { server, mode, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, maxSessionsPerClient = 100 } = options
   const stateless = mode === 'stateless'
   const log = app.log as Logger
-  const sessions = new Map<string, HttpSession>()
-  /** Live sessions (and initializes in progress) per principal id. */
-  const perClient = new Map<string, number>()
-  const countClient = (id: string, delta: number): void => {
-    const n = (perClient.get(id) ?? 0) + delta
-    if (n <= 0) perClient.delete(id)
-    else perClient.set(id, n)
-  }
-  let reserved = 0
+  const events = options.events ?? createMemoryEventStore()
+  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events })
   let closing = false
   let inflight = 0
 
@@ -127,77 +118,22 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   const sendJson = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.code(status).type('application/json').send(body)
 
-  async function answer (session: Session, message: Classified, reply: FastifyReply, fallback?: Send): Promise<FastifyReply | undefined> {
+  async function answer (session: Session, message: Classified, reply: FastifyReply, entry?: HttpSession): Promise<FastifyReply | undefined> {
     if (message.kind !== 'request') {
       await session.dispatch(message)
       // spec basic/transports: an accepted notification or response → 202 with no body.
       return reply.code(202).send()
     }
-    const channel = new PostChannel(reply, fallback)
+    // Only a session's streams can be resumed (a stateless POST has no session to resume on).
+    const channel = new PostChannel(reply, entry?.standalone?.send.bind(entry.standalone), () => new EventStream(entry?.id ?? '', newStreamId(), entry === undefined ? undefined : events))
     const out = await session.dispatch(message, channel)
-    if (channel.streaming) {
-      if (out !== undefined) writeEvent(reply.raw, out)
+    if (channel.stream !== undefined) {
+      if (out !== undefined) channel.stream.send(out, true)
       endStream(reply.raw)
       return undefined
     }
     // A cancelled request has no response (spec utilities/cancellation); end the POST cleanly.
     if (out === undefined) return reply.code(202).send()
-    return sendJson(reply, 200, out)
-  }
-
-  const retryAfterSeconds = (): string => {
-    // The earliest a current session can expire; clients should not hammer a full server.
-    let oldest = Infinity
-    for (const s of sessions.values()) if (s.session.inflightCount === 0 && s.lastSeen < oldest) oldest = s.lastSeen
-    const ms = oldest === Infinity ? sessionIdleMs : oldest + sessionIdleMs - Date.now()
-    return String(Math.min(3600, Math.max(1, Math.ceil(ms / 1000))))
-  }
-
-  function terminate (entry: HttpSession, reason: string): void {
-    if (sessions.delete(entry.id)) countClient(entry.principal.id, -1)
-    entry.session.close()
-    if (entry.stream !== undefined) endStream(entry.stream)
-    entry.stream = undefined
-    log.debug({ session: entry.id.slice(0, 8), reason }, 'session ended')
-  }
-
-  function lookup (request: FastifyRequest): HttpSession {
-    const id = request.headers['mcp-session-id']
-    if (id === undefined) throw new APP_ERR_SESSION_REQUIRED()
-    const entry = sessions.get(id as string)
-    // A session is bound to the principal that opened it (spec security: session hijacking); to anyone
-    // else it does not exist. Without auth there is no identity to bind to.
-    if (entry === undefined || (entry.principal.kind !== 'anonymous' && entry.principal.id !== principalOf(request).id)) throw new APP_ERR_SESSION_NOT_FOUND()
-    return entry
-  }
-
-  async function initialize (message: Classified, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    if (sessions.size + reserved >= maxSessions) {
-      throw Object.assign(new APP_ERR_SESSION_LIMIT(), { headers: { 'retry-after': retryAfterSeconds() } })
-    }
-    const principal = principalOf(request)
-    // One client cannot take the whole cap: the others still get sessions.
-    if ((perClient.get(principal.id) ?? 0) >= maxSessionsPerClient) {
-      throw Object.assign(new APP_ERR_CLIENT_SESSION_LIMIT(String(maxSessionsPerClient)), { headers: { 'retry-after': retryAfterSeconds() } })
-    }
-    const entry = { id: randomUUID(), lastSeen: Date.now(), stream: undefined, principal } as HttpSession
-    entry.send = (message) => { if (entry.stream !== undefined) writeEvent(entry.stream, message) }
-    entry.session = server.openSession({ send: entry.send, stateless: false, log: log.child({ session: entry.id.slice(0, 8) }) })
-    reserved++
-    countClient(principal.id, 1)
-    let out: string | undefined
-    try {
-      out = await entry.session.dispatch(message)
-    } finally {
-      reserved--
-    }
-    if (!entry.session.initialized || out === undefined) {
-      countClient(principal.id, -1)
-      return sendJson(reply, 200, out ?? '')
-    }
-    sessions.set(entry.id, entry)
-    // spec basic/transports Session Management: the id goes on the response carrying InitializeResult.
-    reply.header('mcp-session-id', entry.id)
     return sendJson(reply, 200, out)
   }
 
@@ -224,16 +160,20 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     if (message.kind === 'invalid') return sendJson(reply, 400, invalidMessage(message.id, message.error))
     if (stateless) return answer(server.openSession({ stateless: true, log }), message, reply)
     if (request.headers['mcp-session-id'] === undefined && message.kind === 'request' && message.method === 'initialize') {
-      return initialize(message, request, reply)
+      // Only a tools/call can end without an answer (cancelled): initialize always gets one.
+      const { entry, out } = await table.open(request, async session => await session.dispatch(message) as string)
+      // spec basic/transports Session Management: the id goes on the response carrying InitializeResult.
+      if (entry !== undefined) reply.header('mcp-session-id', entry.id)
+      return sendJson(reply, 200, out)
     }
-    const entry = lookup(request)
+    const entry = table.lookup(request)
     entry.lastSeen = Date.now()
     if (message.kind === 'request' && message.method === 'initialize') {
       // spec lifecycle: initialize is the first request of a session, once.
       return sendJson(reply, 400, invalidMessage(message.id, new APP_ERR_INVALID_REQUEST('this session is already initialized; send initialize without Mcp-Session-Id to open a new one')))
     }
     try {
-      return await answer(entry.session, message, reply, entry.send)
+      return await answer(entry.session, message, reply, entry)
     } finally {
       entry.lastSeen = Date.now()
     }
@@ -244,6 +184,57 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     throw new APP_ERR_METHOD_NOT_ALLOWED(request.method)
   }
 
+  /** Serves the GET stream on `raw` from now on; it ends when the client goes. */
+  function holdStandalone (entry: HttpSession, raw: ServerResponse): void {
+    entry.connection = raw
+    raw.once('close', () => {
+      if (entry.connection !== raw) return
+      entry.connection = undefined
+      entry.standalone?.detach()
+      // Idle time counts from when the stream went away.
+      entry.lastSeen = Date.now()
+    })
+  }
+
+  /**
+   * GET + Last-Event-ID (spec basic/transports, Resumability): replays the stream that event belongs to
+   * from the event store and follows it — a POST's stream until its response, the GET stream for good.
+   * False when the store does not know that event (nothing was written).
+   */
+  async function resume (entry: HttpSession, lastEventId: string, raw: ServerResponse): Promise<boolean> {
+    const stream = streamOfEventId(lastEventId)
+    if (stream === undefined) return false
+    const isStandalone = stream === entry.standalone?.id
+    const gone = new AbortController()
+    let opened = false
+    const open = (): void => {
+      if (opened) return
+      opened = true
+      openEventStream(raw, true)
+    }
+    const known = await events.follow(entry.id, stream, lastEventId, (event) => {
+      open()
+      if (event.message === '') return true
+      // The live GET stream writes to its connection itself once attached below.
+      writeEvent(raw, event.message, event.id)
+      if (event.final === true) {
+        endStream(raw)
+        return false
+      }
+      return true
+    }, gone.signal)
+    if (!known) return false
+    open()
+    if (isStandalone && entry.standalone !== undefined) {
+      gone.abort()
+      entry.standalone.attach(raw)
+      holdStandalone(entry, raw)
+    } else {
+      raw.once('close', () => gone.abort())
+    }
+    return true
+  }
+
   if (stateless) {
     app.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'], url: path, exposeHeadRoute: false, handler: notAllowed('POST') })
   } else {
@@ -251,38 +242,29 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       if (closing) throw closingError()
       checkProtocolVersion(request)
       if (!acceptsEventStream(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('the GET stream is text/event-stream; send Accept: text/event-stream')
-      const entry = lookup(request)
-      // spec basic/transports Multiple Connections: each message goes to one stream, so one GET stream per session.
-      if (entry.stream !== undefined && !entry.stream.destroyed) throw new APP_ERR_STREAM_CONFLICT()
+      const entry = table.lookup(request)
       entry.lastSeen = Date.now()
+      const lastEventId = request.headers['last-event-id']
+      const resuming = typeof lastEventId === 'string' && lastEventId !== ''
+      // spec basic/transports Multiple Connections: each message goes to one stream, so one GET stream per session.
+      if (!resuming && entry.connection !== undefined && !entry.connection.destroyed) throw new APP_ERR_STREAM_CONFLICT()
       reply.hijack()
       const raw = reply.raw
-      openEventStream(raw, true)
-      entry.stream = raw
-      raw.once('close', () => {
-        if (entry.stream !== raw) return
-        entry.stream = undefined
-        // Idle time counts from when the stream went away.
-        entry.lastSeen = Date.now()
-      })
+      if (resuming && await resume(entry, lastEventId, raw)) return
+      // A new GET stream (or one the store no longer knows): fresh ids from a new priming event.
+      if (entry.connection !== undefined && !entry.connection.destroyed) endStream(entry.connection)
+      entry.standalone = new EventStream(entry.id, newStreamId(), events)
+      entry.standalone.open(raw, true)
+      holdStandalone(entry, raw)
     })
     app.delete(path, async (request, reply) => {
       checkProtocolVersion(request)
-      terminate(lookup(request), 'deleted')
+      table.terminate(table.lookup(request), 'deleted')
       return reply.code(200).send()
     })
     app.route({ method: ['PUT', 'PATCH', 'HEAD', 'OPTIONS'], url: path, handler: notAllowed('GET, POST, DELETE') })
 
-    const sweep = (): void => {
-      const now = Date.now()
-      for (const entry of sessions.values()) {
-        // A client holding its GET stream open is present even when it sends nothing.
-        if (now - entry.lastSeen > sessionIdleMs && entry.session.inflightCount === 0 && entry.stream === undefined) terminate(entry, 'idle')
-        // Keeps proxies (nginx's 60 s read timeout) from cutting an idle GET stream.
-        else if (entry.stream !== undefined) writeComment(entry.stream, 'ping')
-      }
-    }
-    const sweeper = setInterval(sweep, Math.max(50, Math.min(15_000, Math.floor(sessionIdleMs / 2))))
+    const sweeper = setInterval(() => table.sweep(), Math.max(50, Math.min(15_000, Math.floor(sessionIdleMs / 2))))
     sweeper.unref()
     app.addHook('onClose', async () => { clearInterval(sweeper) })
   }
@@ -291,9 +273,9 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   function startDraining (): void {
     closing = true
     // Open GET streams would hold server.close() forever.
-    for (const entry of sessions.values()) {
-      if (entry.stream !== undefined) endStream(entry.stream)
-      entry.stream = undefined
+    for (const entry of table.values()) {
+      if (entry.connection !== undefined) endStream(entry.connection)
+      entry.connection = undefined
     }
   }
 
@@ -307,7 +289,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   app.decorate('mcpDraining', { getter: () => closing })
   app.addHook('preClose', async () => { startDraining() })
   app.addHook('onClose', async () => {
-    for (const entry of [...sessions.values()]) terminate(entry, 'shutdown')
+    table.closeAll()
+    await events.close()
   })
 }
 

@@ -31,9 +31,20 @@ function writable (raw: ServerResponse): boolean {
   return !raw.destroyed && !raw.writableEnded
 }
 
-/** Writes one JSON-RPC message as an SSE `message` event (JSON.stringify output holds no raw newline). */
-export function writeEvent (raw: ServerResponse, message: string): void {
-  if (writable(raw)) raw.write(`event: message\ndata: ${message}\n\n`)
+/** Writes one JSON-RPC message as an SSE `message` event with its id (JSON.stringify output holds no raw newline). */
+export function writeEvent (raw: ServerResponse, message: string, id: string): void {
+  if (writable(raw)) raw.write(`id: ${id}\nevent: message\ndata: ${message}\n\n`)
+}
+
+/** How long a client waits before reconnecting after the server closes a stream (the SSE `retry` field), ms. */
+export const RETRY_MS = 1000
+
+/**
+ * Writes a priming event: an id with empty data, and the retry hint (SEP-1699). A client that loses the
+ * stream before any message still has an id to resume from.
+ */
+export function writePriming (raw: ServerResponse, id: string): void {
+  if (writable(raw)) raw.write(`id: ${id}\nretry: ${RETRY_MS}\ndata: \n\n`)
 }
 
 /** Writes an SSE comment line (ignored by clients; keeps intermediaries from timing the stream out). */

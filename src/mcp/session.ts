@@ -21,6 +21,8 @@ export interface SessionOptions {
 /** Where messages related to one request go (HTTP: that POST's SSE stream). */
 export interface RequestChannel {
   send: Send
+  /** Ends the connection the request's messages travel on, if the transport lets the client resume it (SEP-1699). */
+  closeStream?(): void
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
@@ -100,8 +102,9 @@ export class Session {
     if (method === 'initialize') {
       // spec lifecycle: the first request of a session, once (a stateless session is new for each request).
       if (this.initializeSeen) throw new APP_ERR_INVALID_REQUEST('the session is already initialized')
+      const result = this.initialize(params)
       this.initializeSeen = true
-      return resultMessage(id, this.initialize(params))
+      return resultMessage(id, result)
     }
     if (method === 'ping') return resultJson(id, '{}')
     if (!this.initialized) throw new APP_ERR_NOT_INITIALIZED(`'${method}' before initialize`)
@@ -132,9 +135,14 @@ export class Session {
 
   private initialize (params: Params): Record<string, unknown> {
     const requested = params.protocolVersion
+    // spec lifecycle: both are required; a session must not start on a request that names neither.
+    if (typeof requested !== 'string') throw new APP_ERR_INVALID_PARAMS('initialize: protocolVersion must be a string, e.g. "2025-11-25"')
+    if (typeof params.capabilities !== 'object' || params.capabilities === null || Array.isArray(params.capabilities)) {
+      throw new APP_ERR_INVALID_PARAMS('initialize: capabilities must be an object (empty when the client offers none)')
+    }
     // spec lifecycle: answer the client's version when supported, else our latest.
-    this.protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION
-    this.clientCapabilities = (params.capabilities ?? {}) as Record<string, unknown>
+    this.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION
+    this.clientCapabilities = params.capabilities as Record<string, unknown>
     this.clientInfo = (params.clientInfo ?? {}) as Record<string, unknown>
     this.initialized = true
     const { shared } = this
@@ -148,7 +156,7 @@ export class Session {
     if (typeof name !== 'string') throw new APP_ERR_INVALID_PARAMS("'name' must be a string")
     if (this.inflight.has(id)) throw new APP_ERR_INVALID_REQUEST(`request id ${JSON.stringify(id)} is already in use`)
     const meta = params._meta as Params | undefined
-    const handle = new ToolCall(this, name, channel?.send ?? this.options.send, meta?.progressToken, this.options.log)
+    const handle = new ToolCall(this, name, channel?.send ?? this.options.send, meta?.progressToken, this.options.log, channel)
     if (this.closed) handle.abort(new Error('session closed'), 'cancel')
     this.inflight.set(id, handle)
     const active = { tool: name, started: Date.now() }
@@ -238,9 +246,14 @@ class ToolCall extends CallHandle implements ToolContext {
     private readonly name: string,
     private readonly send: Send | undefined,
     private readonly progressToken: unknown,
-    readonly log: Logger
+    readonly log: Logger,
+    private readonly channel?: RequestChannel
   ) {
     super()
+  }
+
+  closeStream (): void {
+    this.channel?.closeStream?.()
   }
 
   get client (): ClientChannel {

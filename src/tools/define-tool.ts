@@ -64,6 +64,12 @@ export interface ToolContext {
   notify(level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void>
   /** The client side of this session. */
   client: ClientChannel
+  /**
+   * Ends the connection this call's messages travel on, where the client can pick it up again (HTTP
+   * with an event store: GET + Last-Event-ID, SEP-1699); elsewhere nothing happens. For long calls
+   * behind proxies that cut idle connections, and for the conformance fixture that tests resumption.
+   */
+  closeStream(): void
 }
 
 /** The whole tool-author API: one object per tool. */

@@ -72,6 +72,12 @@ t.test('the official conformance suite passes against --fixtures conformance, ex
       t.notOk(failing, `${scenario} passes`, { failures: bad.map(c => `${c.status} ${c.id}: ${c.errorMessage ?? ''}`) })
     }
   }
+  // Resumability (SEP-1699) records real checks, not "not applicable": the POST stream is primed, carries
+  // a retry hint, closes mid-call, and the result arrives on the GET that resumes from the last event id.
+  const polling = results.get('server-sse-polling') ?? []
+  for (const id of ['server-sse-priming-event', 'server-sse-retry-field', 'server-sse-disconnect-resume']) {
+    t.ok(polling.some(c => c.id === id && c.status === 'SUCCESS'), `server-sse-polling: ${id} succeeds`, { checks: polling.map(c => `${c.status} ${c.id}`) })
+  }
   t.equal(run.code, 0, 'the suite itself agrees with the baseline (exit 0)', { tail: run.output.slice(-2000) })
   t.comment(`conformance: ${passed} of ${scenarios.length} scenarios pass; baseline: ${Object.keys(BASELINE).join(', ') || 'none'}`)
 })

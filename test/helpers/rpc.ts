@@ -37,5 +37,6 @@ export async function openSession (app: App, capabilities: Record<string, unknow
 
 /** Parses an SSE body into the JSON messages of its `data:` lines. */
 export function sseMessages (body: string): Array<Record<string, any>> {
-  return body.split('\n').filter(line => line.startsWith('data: ')).map(line => JSON.parse(line.slice(6)))
+  // Priming events (an id with empty data, SEP-1699) carry no message.
+  return body.split('\n').filter(line => line.startsWith('data: ') && line.length > 6).map(line => JSON.parse(line.slice(6)))
 }

@@ -177,7 +177,8 @@ export function toolContext (signal: AbortSignal = new AbortController().signal)
     log: pino({ level: 'silent' }),
     progress: async () => {},
     notify: async () => {},
-    client: { capabilities: {}, request: async () => ({}) }
+    client: { capabilities: {}, request: async () => ({}) },
+    closeStream: () => {}
   }
 }
 

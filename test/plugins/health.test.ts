@@ -25,3 +25,13 @@ t.test('/readyz answers 503 once the server drains', async (t) => {
 
   t.equal(status, 503)
 })
+
+t.test('the health plugin on its own: ready until close', async (t) => {
+  const { default: Fastify } = await import('fastify')
+  const { default: health } = await import('../../plugins/health.js')
+  const app = Fastify()
+  await app.register(health)
+  t.teardown(() => app.close())
+
+  t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
+})

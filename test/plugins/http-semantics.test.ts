@@ -63,3 +63,17 @@ t.test('an unsupported MCP-Protocol-Version names the supported ones', async (t)
   t.equal(res.statusCode, 400)
   t.match(res.json().error.message, /1999-01-01.*supported: 2025-11-25, 2025-06-18/)
 })
+
+t.test('an initialize without protocolVersion or capabilities opens no session: -32602, no Mcp-Session-Id', async (t) => {
+  const { app } = await buildTestApp(t, { config: { maxSessionsPerClient: 1 } })
+
+  const noVersion = await postMcp(app, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } })
+  const noCapabilities = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: [] } })
+  const ok = await postMcp(app, INIT)
+
+  t.match(noVersion.json(), { id: 1, error: { code: -32602, message: /protocolVersion/ } })
+  t.match(noCapabilities.json(), { id: 2, error: { code: -32602, message: /capabilities/ } })
+  t.equal(noVersion.headers['mcp-session-id'], undefined)
+  t.equal(ok.statusCode, 200, 'the failed attempts held no place in the client\'s session quota')
+  t.ok(ok.headers['mcp-session-id'])
+})

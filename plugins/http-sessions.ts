@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
+import type { FastifyRequest } from 'fastify'
+import { APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND, APP_ERR_SESSION_REQUIRED } from '../src/errors.js'
+import type { Logger } from '../src/logger.js'
+import type { McpServer } from '../src/mcp/server.js'
+import type { Session } from '../src/mcp/session.js'
+import type { Principal } from './auth.js'
+import type { EventStore } from './event-store.js'
+import type { EventStream } from './event-stream.js'
+import { endStream, writeComment } from './sse.js'
+
+/** One stateful session as the HTTP layer keeps it. */
+export interface HttpSession {
+  id: string
+  session: Session
+  /** The principal that opened it: only that principal may use it (when authenticated). */
+  principal: Principal
+  lastSeen: number
+  /** The GET stream (its events are kept for resumption), while a client holds one open. */
+  standalone: EventStream | undefined
+  /** The connection serving the GET stream now. */
+  connection: ServerResponse | undefined
+}
+
+/** Options of the session table. */
+export interface SessionTableOptions {
+  server: McpServer
+  log: Logger
+  maxSessions: number
+  maxSessionsPerClient: number
+  sessionIdleMs: number
+  /** Keeps SSE events for resumption; told when a session ends. */
+  events: EventStore
+}
+
+/** Who a request acts for: the authenticated principal, else the client's address (behind trusted proxies: the forwarded one). */
+export function principalOf (request: FastifyRequest): Principal {
+  return request.principal ?? { id: `ip:${request.ip}`, kind: 'anonymous' }
+}
+
+/** The stateful sessions of one HTTP endpoint: creation under the global and per-client caps, lookup bound to the principal, idle expiry. */
+export function createSessionTable (options: SessionTableOptions) {
+  const { server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events } = options
+  const sessions = new Map<string, HttpSession>()
+  /** Live sessions (and initializes in progress) per principal id. */
+  const perClient = new Map<string, number>()
+  let reserved = 0
+
+  const countClient = (id: string, delta: number): void => {
+    const n = (perClient.get(id) ?? 0) + delta
+    if (n <= 0) perClient.delete(id)
+    else perClient.set(id, n)
+  }
+
+  const retryAfterSeconds = (): string => {
+    // The earliest a current session can expire; clients should not hammer a full server.
+    let oldest = Infinity
+    for (const s of sessions.values()) if (s.session.inflightCount === 0 && s.lastSeen < oldest) oldest = s.lastSeen
+    const ms = oldest === Infinity ? sessionIdleMs : oldest + sessionIdleMs - Date.now()
+    return String(Math.min(3600, Math.max(1, Math.ceil(ms / 1000))))
+  }
+
+  function terminate (entry: HttpSession, reason: string): void {
+    // Callers hold entries from the table (lookup, sweep, closeAll), so each is still in it.
+    sessions.delete(entry.id)
+    countClient(entry.principal.id, -1)
+    entry.session.close()
+    if (entry.connection !== undefined) endStream(entry.connection)
+    entry.connection = undefined
+    events.forget(entry.id)
+    log.debug({ session: entry.id.slice(0, 8), reason }, 'session ended')
+  }
+
+  return {
+    values: () => sessions.values(),
+
+    /**
+     * Opens a session for `request`'s principal and runs its initialize; the session is kept only when
+     * initialize succeeded. Throws 503 at the global cap, 429 at the client's own.
+     */
+    async open (request: FastifyRequest, initialize: (session: Session) => Promise<string>): Promise<{ entry?: HttpSession, out: string }> {
+      if (sessions.size + reserved >= maxSessions) {
+        throw Object.assign(new APP_ERR_SESSION_LIMIT(), { headers: { 'retry-after': retryAfterSeconds() } })
+      }
+      const principal = principalOf(request)
+      // One client cannot take the whole cap: the others still get sessions.
+      if ((perClient.get(principal.id) ?? 0) >= maxSessionsPerClient) {
+        throw Object.assign(new APP_ERR_CLIENT_SESSION_LIMIT(String(maxSessionsPerClient)), { headers: { 'retry-after': retryAfterSeconds() } })
+      }
+      const entry = { id: randomUUID(), lastSeen: Date.now(), standalone: undefined, connection: undefined, principal } as HttpSession
+      // Every request brings its own channel (its POST, falling back to the GET stream), so no session-wide one.
+      entry.session = server.openSession({ stateless: false, log: log.child({ session: entry.id.slice(0, 8) }) })
+      reserved++
+      countClient(principal.id, 1)
+      let out: string
+      try {
+        out = await initialize(entry.session)
+      } finally {
+        reserved--
+      }
+      if (!entry.session.initialized) {
+        countClient(principal.id, -1)
+        return { out }
+      }
+      sessions.set(entry.id, entry)
+      return { entry, out }
+    },
+
+    /** The request's session: 400 without an id, 404 for an unknown one or one another principal opened. */
+    lookup (request: FastifyRequest): HttpSession {
+      const id = request.headers['mcp-session-id']
+      if (id === undefined) throw new APP_ERR_SESSION_REQUIRED()
+      const entry = sessions.get(id as string)
+      // Bound to the principal that opened it (spec security: session hijacking); to anyone else it does
+      // not exist. Without auth there is no identity to bind to.
+      if (entry === undefined || (entry.principal.kind !== 'anonymous' && entry.principal.id !== principalOf(request).id)) throw new APP_ERR_SESSION_NOT_FOUND()
+      return entry
+    },
+
+    terminate,
+
+    /** Ends idle sessions (a session holding its GET stream open is present) and pings open GET streams. */
+    sweep (): void {
+      const now = Date.now()
+      for (const entry of sessions.values()) {
+        if (now - entry.lastSeen > sessionIdleMs && entry.session.inflightCount === 0 && entry.connection === undefined) terminate(entry, 'idle')
+        // Keeps proxies (nginx's 60 s read timeout) from cutting an idle GET stream.
+        else if (entry.connection !== undefined) writeComment(entry.connection, 'ping')
+      }
+    },
+
+    /** Ends every session (shutdown). */
+    closeAll (): void {
+      for (const entry of [...sessions.values()]) terminate(entry, 'shutdown')
+    }
+  }
+}
+
+/** The session table's type. */
+export type SessionTable = ReturnType<typeof createSessionTable>
