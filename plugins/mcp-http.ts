@@ -158,7 +158,13 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     // While draining, notifications and responses still reach their session (a cancellation, an elicitation answer).
     if (closing && message.kind === 'request') throw closingError()
     if (message.kind === 'invalid') return sendJson(reply, 400, invalidMessage(message.id, message.error))
-    if (stateless) return answer(server.openSession({ stateless: true, log }), message, reply)
+    if (stateless) {
+      const session = server.openSession({ stateless: true, log })
+      // No session to come back to: a client that hangs up cancels its call (its ripgrep is killed).
+      // (Stateful calls outlive the connection, bounded by their deadline: the client may resume.)
+      reply.raw.once('close', () => { if (!reply.raw.writableFinished) session.close() })
+      return answer(session, message, reply)
+    }
     if (request.headers['mcp-session-id'] === undefined && message.kind === 'request' && message.method === 'initialize') {
       // Only a tools/call can end without an answer (cancelled): initialize always gets one.
       const { entry, out } = await table.open(request, async session => await session.dispatch(message) as string)

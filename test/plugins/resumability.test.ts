@@ -1,4 +1,6 @@
 import t, { type Test } from 'tap'
+import net from 'node:net'
+import { Agent, fetch as undiciFetch } from 'undici'
 import { Type } from '@sinclair/typebox'
 import { buildTestApp } from '../helpers/build-app.js'
 import { testTools } from '../helpers/engine.js'
@@ -44,6 +46,11 @@ function parseSse (body: string): SseEvent[] {
 async function setup (t: Test) {
   const { app } = await buildTestApp(t, { tools: [...testTools, streamTwice] })
   const base = `${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`
+  // Our own connection pool, destroyed before the app closes: an aborted stream's socket would
+  // otherwise linger in keep-alive and hold close() for its timeout.
+  const dispatcher = new Agent()
+  t.teardown(() => dispatcher.destroy())
+  const fetch: typeof undiciFetch = (url, init) => undiciFetch(url, { ...init, dispatcher })
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   const post = (session: string | undefined, body: unknown) => fetch(base, { method: 'POST', headers: session === undefined ? headers : { ...headers, 'mcp-session-id': session }, body: JSON.stringify(body) })
   const open = async (): Promise<string> => {
@@ -68,7 +75,7 @@ async function setup (t: Test) {
     controller.abort()
     return { status: res.status, events: parseSse(text), ended }
   }
-  return { app, post, open, get, base }
+  return { app, post, open, get, base, fetch }
 }
 
 const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'stream_twice', arguments: {}, _meta: { progressToken: 'p' } } }
@@ -106,7 +113,7 @@ t.test('a stream closed mid-call is resumed with GET + Last-Event-ID: what came 
 })
 
 t.test('the GET stream resumes from its own last id: a message sent while it was gone is replayed, then it carries on live', async (t) => {
-  const { post, open, get, base } = await setup(t)
+  const { post, open, get, base, fetch } = await setup(t)
   const session = await open()
   const first = await get(session, undefined, events => events.length >= 1)
   // A JSON-only POST sends its related messages to the GET stream, which is disconnected now.
@@ -142,7 +149,7 @@ t.test('an unknown, foreign or malformed Last-Event-ID starts a fresh stream; an
 })
 
 t.test('a client that takes no SSE gets the whole answer as JSON; closing its stream changes nothing', async (t) => {
-  const { base, open } = await setup(t)
+  const { base, open, fetch } = await setup(t)
   const session = await open()
 
   const res = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': session }, body: JSON.stringify(call) })
@@ -166,7 +173,7 @@ t.test('a streaming call cancelled by its client ends its stream without a respo
 })
 
 t.test('ending a session closes its open GET stream', async (t) => {
-  const { base, open } = await setup(t)
+  const { base, open, fetch } = await setup(t)
   const session = await open()
   const stream = await fetch(base, { headers: { accept: 'text/event-stream', 'mcp-session-id': session } })
   const reader = (stream.body as ReadableStream<Uint8Array>).getReader()
@@ -178,4 +185,45 @@ t.test('ending a session closes its open GET stream', async (t) => {
 
   t.equal(deleted.status, 200)
   t.ok(done, 'the server ended the stream')
+})
+
+t.test('stateless: a client that hangs up cancels its call; stateful: the call goes on to its answer', async (t) => {
+  let aborted = 0
+  let finished = 0
+  const parked = defineTool({
+    name: 'parked',
+    title: 'Parked',
+    category: 'fixture',
+    description: 'Waits 300 ms, noting whether its signal aborted first.',
+    annotations: {},
+    input: Type.Object({}),
+    async run (_args, ctx) {
+      await ctx.progress(1, 2)
+      await new Promise<void>(resolve => {
+        const timer = setTimeout(() => { finished++; resolve() }, 300)
+        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); aborted++; resolve() }, { once: true })
+      })
+      return textResult('done')
+    }
+  })
+  for (const mode of ['stateless', 'stateful'] as const) {
+    const { app } = await buildTestApp(t, { tools: [...testTools, parked], config: { mode } })
+    const base = `${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    if (mode === 'stateful') {
+      const init = await fetch(base, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) })
+      headers['mcp-session-id'] = init.headers.get('mcp-session-id') as string
+    }
+    // A client that hangs up: a raw socket closed once the call has started (its first progress arrived).
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'parked', arguments: {}, _meta: { progressToken: 1 } } })
+    const { port } = new URL(base)
+    const socket = net.connect(Number(port), '127.0.0.1')
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+    await new Promise<void>(resolve => socket.on('data', (chunk) => { if (chunk.toString().includes('notifications/progress')) resolve() }))
+    socket.destroy()
+    await new Promise(resolve => setTimeout(resolve, 500))
+  }
+
+  t.equal(aborted, 1, 'the stateless call saw its signal abort')
+  t.equal(finished, 1, 'the stateful one ran to its end')
 })
