@@ -8,6 +8,7 @@ import type { Session } from '../src/mcp/session.js'
 import type { Principal } from './auth.js'
 import type { EventStore } from './event-store.js'
 import type { EventStream } from './event-stream.js'
+import type { SessionRecord, SessionStore } from './session-store.js'
 import { endStream, writeComment } from './sse.js'
 
 /** One stateful session as the HTTP layer keeps it. */
@@ -21,6 +22,10 @@ export interface HttpSession {
   standalone: EventStream | undefined
   /** The connection serving the GET stream now. */
   connection: ServerResponse | undefined
+  /** When the shared store last confirmed the session (and its expiry was pushed back), epoch ms. */
+  confirmed: number
+  /** The log level last saved to the shared store. */
+  savedLogLevel: number
 }
 
 /** Options of the session table. */
@@ -32,6 +37,10 @@ export interface SessionTableOptions {
   sessionIdleMs: number
   /** Keeps SSE events for resumption; told when a session ends. */
   events: EventStore
+  /** Shares sessions with other replicas; without it a session lives in this process only. */
+  store?: SessionStore
+  /** How often a session served here is checked against the shared store (a DELETE or a log level set on another replica), ms. Default 5000. */
+  checkMs?: number
 }
 
 /** Who a request acts for: the authenticated principal, else the client's address (behind trusted proxies: the forwarded one). */
@@ -41,7 +50,7 @@ export function principalOf (request: FastifyRequest): Principal {
 
 /** The stateful sessions of one HTTP endpoint: creation under the global and per-client caps, lookup bound to the principal, idle expiry. */
 export function createSessionTable (options: SessionTableOptions) {
-  const { server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events } = options
+  const { server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store, checkMs = 5000 } = options
   const sessions = new Map<string, HttpSession>()
   /** Live sessions (and initializes in progress) per principal id. */
   const perClient = new Map<string, number>()
@@ -61,15 +70,57 @@ export function createSessionTable (options: SessionTableOptions) {
     return String(Math.min(3600, Math.max(1, Math.ceil(ms / 1000))))
   }
 
-  function terminate (entry: HttpSession, reason: string): void {
+  const failed = (what: string) => (err: Error): void => log.warn({ err: err.message }, `session store: ${what} failed`)
+
+  /**
+   * Ends the session here. Only a client's DELETE ends it everywhere: a session that went idle on this
+   * replica, or outlived its shutdown, may live on at another (the shared record expires by itself).
+   */
+  function terminate (entry: HttpSession, reason: 'deleted' | 'idle' | 'shutdown' | 'gone'): void {
     // Callers hold entries from the table (lookup, sweep, closeAll), so each is still in it.
     sessions.delete(entry.id)
     countClient(entry.principal.id, -1)
     entry.session.close()
     if (entry.connection !== undefined) endStream(entry.connection)
     entry.connection = undefined
-    events.forget(entry.id)
+    if (reason === 'deleted' || store === undefined) {
+      events.forget(entry.id)
+      store?.delete(entry.id).catch(failed('delete'))
+    }
     log.debug({ session: entry.id.slice(0, 8), reason }, 'session ended')
+  }
+
+  /** A local entry for a session initialized elsewhere (from the shared record). */
+  function adopt (id: string, record: SessionRecord): HttpSession {
+    const entry = { id, lastSeen: Date.now(), standalone: undefined, connection: undefined, principal: record.principal, confirmed: Date.now(), savedLogLevel: record.logLevel } as HttpSession
+    entry.session = server.openSession({ stateless: false, log: log.child({ session: id.slice(0, 8) }) })
+    entry.session.restore(record)
+    sessions.set(id, entry)
+    countClient(record.principal.id, 1)
+    return entry
+  }
+
+  /** Finds a session here or in the shared store; undefined when it does not exist (anymore). */
+  async function find (id: string): Promise<HttpSession | undefined> {
+    let entry = sessions.get(id)
+    if (store === undefined) return entry
+    if (entry !== undefined && Date.now() - entry.confirmed < checkMs) return entry
+    const record = await store.load(id)
+    if (record === undefined) {
+      // Deleted (or expired) through another replica.
+      if (entry !== undefined) terminate(entry, 'gone')
+      return undefined
+    }
+    entry = sessions.get(id)
+    if (entry === undefined) entry = adopt(id, record)
+    else {
+      // What another replica changed (the log level) applies here too.
+      entry.session.restore(record)
+      entry.savedLogLevel = record.logLevel
+    }
+    entry.confirmed = Date.now()
+    store.touch(id, sessionIdleMs).catch(failed('touch'))
+    return entry
   }
 
   return {
@@ -88,7 +139,7 @@ export function createSessionTable (options: SessionTableOptions) {
       if ((perClient.get(principal.id) ?? 0) >= maxSessionsPerClient) {
         throw Object.assign(new APP_ERR_CLIENT_SESSION_LIMIT(String(maxSessionsPerClient)), { headers: { 'retry-after': retryAfterSeconds() } })
       }
-      const entry = { id: randomUUID(), lastSeen: Date.now(), standalone: undefined, connection: undefined, principal } as HttpSession
+      const entry = { id: randomUUID(), lastSeen: Date.now(), standalone: undefined, connection: undefined, principal, confirmed: Date.now(), savedLogLevel: 0 } as HttpSession
       // Every request brings its own channel (its POST, falling back to the GET stream), so no session-wide one.
       entry.session = server.openSession({ stateless: false, log: log.child({ session: entry.id.slice(0, 8) }) })
       reserved++
@@ -104,14 +155,29 @@ export function createSessionTable (options: SessionTableOptions) {
         return { out }
       }
       sessions.set(entry.id, entry)
+      // Saved before the id is handed out: the client's next request may land on another replica.
+      if (store !== undefined) {
+        const state = entry.session.snapshot()
+        entry.savedLogLevel = state.logLevel
+        await store.save(entry.id, { ...state, principal }, sessionIdleMs)
+      }
       return { entry, out }
     },
 
+    /** Saves what a request changed in the session (its log level) for the other replicas. */
+    persist (entry: HttpSession): void {
+      if (store === undefined) return
+      const state = entry.session.snapshot()
+      if (state.logLevel === entry.savedLogLevel) return
+      entry.savedLogLevel = state.logLevel
+      store.save(entry.id, { ...state, principal: entry.principal }, sessionIdleMs).catch(failed('save'))
+    },
+
     /** The request's session: 400 without an id, 404 for an unknown one or one another principal opened. */
-    lookup (request: FastifyRequest): HttpSession {
+    async lookup (request: FastifyRequest): Promise<HttpSession> {
       const id = request.headers['mcp-session-id']
       if (id === undefined) throw new APP_ERR_SESSION_REQUIRED()
-      const entry = sessions.get(id as string)
+      const entry = await find(id as string)
       // Bound to the principal that opened it (spec security: session hijacking); to anyone else it does
       // not exist. Without auth there is no identity to bind to.
       if (entry === undefined || (entry.principal.kind !== 'anonymous' && entry.principal.id !== principalOf(request).id)) throw new APP_ERR_SESSION_NOT_FOUND()

@@ -13,6 +13,7 @@ import { classify, invalidMessage, parseMessage, type Classified } from '../src/
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
 import { createSessionTable, type HttpSession } from './http-sessions.js'
+import type { SessionStore } from './session-store.js'
 import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeEvent } from './sse.js'
 
 export { principalOf } from './http-sessions.js'
@@ -35,6 +36,10 @@ export interface McpHttpOptions {
   maxSessionsPerClient?: number
   /** Stateful only: where SSE events are kept for resumption. Default: in this process, bounded. */
   events?: EventStore
+  /** Stateful only: sessions shared with other replicas (Redis). Default: none, sessions live here. */
+  sessions?: SessionStore
+  /** With shared sessions: how often one served here is checked against the store, ms. Default 5000. */
+  sessionCheckMs?: number
 }
 
 declare module 'fastify' {
@@ -102,7 +107,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   const stateless = mode === 'stateless'
   const log = app.log as Logger
   const events = options.events ?? createMemoryEventStore()
-  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events })
+  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs })
   let closing = false
   let inflight = 0
 
@@ -172,7 +177,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       if (entry !== undefined) reply.header('mcp-session-id', entry.id)
       return sendJson(reply, 200, out)
     }
-    const entry = table.lookup(request)
+    const entry = await table.lookup(request)
     entry.lastSeen = Date.now()
     if (message.kind === 'request' && message.method === 'initialize') {
       // spec lifecycle: initialize is the first request of a session, once.
@@ -182,6 +187,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       return await answer(entry.session, message, reply, entry)
     } finally {
       entry.lastSeen = Date.now()
+      table.persist(entry)
     }
   })
 
@@ -248,7 +254,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       if (closing) throw closingError()
       checkProtocolVersion(request)
       if (!acceptsEventStream(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('the GET stream is text/event-stream; send Accept: text/event-stream')
-      const entry = table.lookup(request)
+      const entry = await table.lookup(request)
       entry.lastSeen = Date.now()
       const lastEventId = request.headers['last-event-id']
       const resuming = typeof lastEventId === 'string' && lastEventId !== ''
@@ -265,7 +271,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     })
     app.delete(path, async (request, reply) => {
       checkProtocolVersion(request)
-      table.terminate(table.lookup(request), 'deleted')
+      table.terminate(await table.lookup(request), 'deleted')
       return reply.code(200).send()
     })
     app.route({ method: ['PUT', 'PATCH', 'HEAD', 'OPTIONS'], url: path, handler: notAllowed('GET, POST, DELETE') })

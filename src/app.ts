@@ -77,6 +77,11 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     })
   }
   await app.register(health, { isDraining: () => app.mcpDraining })
+  // Loaded only when asked for: a single process needs no Redis client at all.
+  const shared = config.redisUrl === '' || config.mode === 'stateless'
+    ? undefined
+    : await (await import('../plugins/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log: runtime.log })
+  if (shared !== undefined) app.addHook('onClose', async () => { await shared.close() })
   await app.register(mcpHttp, {
     server: runtime.server,
     mode: config.mode,
@@ -84,7 +89,10 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     maxSessions: config.maxSessions,
     maxSessionsPerClient: config.maxSessionsPerClient,
     sessionIdleMs: config.sessionIdleMs,
-    maxInflightRequests: config.maxInflightRequests
+    maxInflightRequests: config.maxInflightRequests,
+    events: shared?.events,
+    sessions: shared?.sessions,
+    sessionCheckMs: config.sessionCheckMs
   })
   return app
 }

@@ -27,6 +27,15 @@ export interface RequestChannel {
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 
+/** What another process needs to go on serving an initialized session (a shared session store). */
+export interface SessionState {
+  protocolVersion: string
+  clientCapabilities: Record<string, unknown>
+  clientInfo: Record<string, unknown>
+  /** Index into the MCP log levels the client chose with logging/setLevel. */
+  logLevel: number
+}
+
 type Params = Record<string, unknown>
 interface Pending { resolve: (v: Record<string, unknown>) => void, reject: (e: Error) => void }
 
@@ -71,6 +80,21 @@ export class Session {
       if (rpc.code === RPC_ERROR.InternalError) this.options.log.error({ err, method }, 'request failed')
       return errorMessage(id, rpc)
     }
+  }
+
+  /** The negotiated state, for a shared store (another replica restores it). */
+  snapshot (): SessionState {
+    return { protocolVersion: this.protocolVersion, clientCapabilities: this.clientCapabilities, clientInfo: this.clientInfo, logLevel: this.logLevel }
+  }
+
+  /** Takes over a session initialized elsewhere: no initialize is due, and none is accepted. */
+  restore (state: SessionState): void {
+    this.protocolVersion = state.protocolVersion
+    this.clientCapabilities = state.clientCapabilities
+    this.clientInfo = state.clientInfo
+    this.logLevel = state.logLevel
+    this.initialized = true
+    this.initializeSeen = true
   }
 
   /** Aborts every in-flight call and rejects pending server→client requests. */

@@ -1,0 +1,41 @@
+import type { Test } from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+
+/** Where redis-server is, or undefined (tests that need it skip, naming the package). */
+export function findRedis (): string | undefined {
+  for (const candidate of ['/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server']) if (existsSync(candidate)) return candidate
+  const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' })
+  return which.status === 0 && which.stdout.trim() !== '' ? which.stdout.trim() : undefined
+}
+
+/** A free TCP port on 127.0.0.1 (closed again before it is returned). */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise(resolve => server.close(resolve))
+  return port
+}
+
+/** Starts a throw-away redis-server on 127.0.0.1 (no persistence); stopped on teardown. Resolves its URL. */
+export async function startRedis (t: Test): Promise<string> {
+  const bin = findRedis()
+  if (bin === undefined) throw new Error('redis-server is not installed (apt-get install redis-server)')
+  const port = await freePort()
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    const guard = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000)
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString()
+      if (output.includes('Ready to accept connections')) { clearTimeout(guard); resolve() }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', code => { clearTimeout(guard); reject(new Error(`redis-server exited with ${code}:\n${output}`)) })
+  })
+  return `redis://127.0.0.1:${port}`
+}
