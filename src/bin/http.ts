@@ -39,8 +39,12 @@ export async function main (argv: string[]): Promise<void> {
     log.error({ drainMs: config.drainMs, unfinished }, `drain timed out with ${unfinished.length} call(s) unfinished: ${unfinished.map(c => `${c.tool} (${c.ms} ms)`).join(', ')}`)
     exit(1)
   }
-  process.on('SIGTERM', () => { stop('SIGTERM').catch(() => exit(1)) })
-  process.on('SIGINT', () => { stop('SIGINT').catch(() => exit(1)) })
+  const failed = (err: unknown): void => {
+    process.stderr.write(`workspace-mcp: shutdown failed: ${String((err as Error)?.stack ?? err)}\n`)
+    process.exit(1)
+  }
+  process.on('SIGTERM', () => { stop('SIGTERM').catch(failed) })
+  process.on('SIGINT', () => { stop('SIGINT').catch(failed) })
 
   await app.listen({
     host: config.host,
