@@ -9,6 +9,8 @@ export interface HealthOptions {
   readyPath?: string
   /** True while the server drains before closing (the listener is still open). Default: never. */
   isDraining?: () => boolean
+  /** Why the server cannot do its work now (the root is gone, ripgrep is missing), or undefined. Default: never. */
+  unusable?: () => string | undefined
 }
 
 const OK = '{"status":"ok"}'
@@ -16,16 +18,17 @@ const CLOSING = '{"status":"closing"}'
 
 /** `GET /healthz` (the process answers) and `GET /readyz` (it accepts new work). */
 const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
-  const { livePath = '/healthz', readyPath = '/readyz', isDraining = () => false } = options
+  const { livePath = '/healthz', readyPath = '/readyz', isDraining = () => false, unusable = () => undefined } = options
   let closing = false
 
   app.get(livePath, (_request, reply) => {
     reply.type('application/json').send(OK)
   })
   app.get(readyPath, (_request, reply) => {
-    const draining = closing || isDraining()
-    if (draining) reply.code(503).header('retry-after', '1')
-    reply.type('application/json').send(draining ? CLOSING : OK)
+    if (closing || isDraining()) return reply.code(503).header('retry-after', '1').type('application/json').send(CLOSING)
+    const problem = unusable()
+    if (problem !== undefined) return reply.code(503).type('application/json').send(JSON.stringify({ status: 'unusable', reason: problem }))
+    return reply.type('application/json').send(OK)
   })
   app.addHook('preClose', async () => { closing = true })
 }

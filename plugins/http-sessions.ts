@@ -125,6 +125,8 @@ export function createSessionTable (options: SessionTableOptions) {
 
   return {
     values: () => sessions.values(),
+    /** Sessions live here now. */
+    count: () => sessions.size,
 
     /**
      * Opens a session for `request`'s principal and runs its initialize; the session is kept only when

@@ -12,7 +12,7 @@ import type { RequestChannel, Send, Session } from '../src/mcp/session.js'
 import { classify, invalidMessage, parseMessage, type Classified } from '../src/mcp/wire.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
-import { createSessionTable, type HttpSession } from './http-sessions.js'
+import { createSessionTable, principalOf, type HttpSession } from './http-sessions.js'
 import type { SessionStore } from './session-store.js'
 import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeEvent } from './sse.js'
 
@@ -52,6 +52,8 @@ declare module 'fastify' {
     mcpDrain(graceMs: number): Promise<boolean>
     /** True once draining began (mcpDrain or close). */
     readonly mcpDraining: boolean
+    /** Live stateful sessions here and POSTs being answered now (metrics). */
+    mcpStats(): { sessions: number, inflight: number }
   }
 }
 
@@ -73,8 +75,11 @@ function checkProtocolVersion (request: FastifyRequest): void {
 class PostChannel implements RequestChannel {
   stream: EventStream | undefined = undefined
   readonly send: Send
+  /** The request id and principal on the call's log lines (never the token). */
+  readonly logFields: Record<string, unknown>
 
   constructor (private readonly reply: FastifyReply, fallback: Send | undefined, private readonly newStream: () => EventStream) {
+    this.logFields = { reqId: reply.request.id, principal: principalOf(reply.request).id }
     this.send = (message) => {
       if (this.stream === undefined && !this.startStream()) {
         fallback?.(message)
@@ -299,6 +304,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     return !busy()
   })
   app.decorate('mcpDraining', { getter: () => closing })
+  app.decorate('mcpStats', () => ({ sessions: table.count(), inflight }))
   app.addHook('preClose', async () => { startDraining() })
   app.addHook('onClose', async () => {
     table.closeAll()

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
@@ -10,6 +11,7 @@ import originGuard, { isLoopbackHost } from '../plugins/origin-guard.js'
 import auth from '../plugins/auth.js'
 import health from '../plugins/health.js'
 import mcpHttp, { principalOf } from '../plugins/mcp-http.js'
+import metrics from '../plugins/metrics.js'
 
 /** What buildApp composes. */
 export interface AppDeps {
@@ -24,6 +26,20 @@ export type App = FastifyInstance
 
 const MCP_PATH = '/mcp'
 const PROBES = ['/healthz', '/readyz']
+
+/** Why the server cannot do its work now: the root is gone or no longer a folder, or there is no ripgrep. */
+function unusable (runtime: Runtime): string | undefined {
+  const { workspace, search } = runtime.registry.services
+  // A server without a workspace (tests, fixtures) has neither to lose.
+  if (workspace === undefined) return undefined
+  try {
+    if (!statSync(workspace.root).isDirectory()) return 'the workspace root is no longer a folder'
+  } catch (err) {
+    return `the workspace root cannot be reached (${(err as NodeJS.ErrnoException).code})`
+  }
+  if (search === undefined) return 'ripgrep is not available: search_regex is not served'
+  return undefined
+}
 
 /** Builds the Fastify app with every plugin registered, not listening (tests inject into it). */
 export async function buildApp (deps: AppDeps): Promise<App> {
@@ -50,11 +66,13 @@ export async function buildApp (deps: AppDeps): Promise<App> {
   // JSON only: a text/plain body would reach the route as a string.
   app.removeContentTypeParser('text/plain')
   await app.register(rpcErrors)
+  const metricsPath = config.metricsPath === '' ? undefined : config.metricsPath
   await app.register(originGuard, {
     host: config.host,
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
-    publicPaths: PROBES
+    // Orchestrators probe and scrape by the pod's address, not a name clients use.
+    publicPaths: metricsPath === undefined ? PROBES : [...PROBES, metricsPath]
   })
   if (authOptions !== undefined) await app.register(auth, { ...authOptions, protectedPaths: [MCP_PATH] })
   if (config.maxEventLoopDelayMs > 0) {
@@ -73,10 +91,11 @@ export async function buildApp (deps: AppDeps): Promise<App> {
       // After auth: a client is its token's principal, or its address (the forwarded one behind trusted proxies).
       keyGenerator: (request) => principalOf(request).id,
       allowList: (request) => request.url.split('?', 1)[0] !== MCP_PATH,
-      errorResponseBuilder: (_request, context) => Object.assign(new APP_ERR_RATE_LIMITED(context.after), { statusCode: 429 })
+      errorResponseBuilder: (_request, context) => Object.assign(new APP_ERR_RATE_LIMITED(context.after), { statusCode: 429 }),
+      onExceeded: () => { if (metricsPath !== undefined) app.countRateLimited() }
     })
   }
-  await app.register(health, { isDraining: () => app.mcpDraining })
+  await app.register(health, { isDraining: () => app.mcpDraining, unusable: () => unusable(runtime) })
   // Loaded only when asked for: a single process needs no Redis client at all.
   const shared = config.redisUrl === '' || config.mode === 'stateless'
     ? undefined
@@ -94,5 +113,8 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     sessions: shared?.sessions,
     sessionCheckMs: config.sessionCheckMs
   })
+  if (metricsPath !== undefined) {
+    await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, path: metricsPath, sessions: () => app.mcpStats() })
+  }
   return app
 }

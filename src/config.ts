@@ -40,6 +40,7 @@ export const ConfigSchema = Type.Object({
   maxSessionsPerClient: Type.Integer({ minimum: 1, maximum: 100000, default: 100, description: 'Stateful sessions one client (token, or address without auth) may hold; beyond it initialize gets 429 + Retry-After.' }),
   rateLimitPerMinute: Type.Integer({ minimum: 0, maximum: 10000000, default: 1200, description: 'Requests to /mcp per client per minute (initialize included); beyond it 429 + Retry-After. 0 turns the limit off.' }),
   maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 600000, default: 1000, description: 'Event-loop delay beyond which /mcp answers 503 + Retry-After until the process catches up (0 turns the check off).' }),
+  metricsPath: Type.String({ default: '/metrics', description: 'Where Prometheus metrics are served (exempt from the Host check, like the probes; keep it off the public network). Empty turns them off.' }),
   redisUrl: Type.String({ default: '', description: 'Stateful mode behind a load balancer: keep session records and resumable SSE events in this Redis (redis://host:port), so any replica serves any session.' }),
   sessionCheckMs: Type.Integer({ minimum: 0, maximum: 3600000, default: 5000, description: 'With redisUrl: how often a replica re-reads a session it serves from Redis (a DELETE or log level set through another replica shows up within this time).' }),
   requestTimeoutMs: Type.Integer({ minimum: 1000, maximum: 600000, default: 30000, description: 'Longest time a client may take to send a whole request (headers and body); slower connections are closed.' }),

@@ -50,6 +50,10 @@ export interface CallOptions {
   timeoutMs: number
   /** Level of the per-call outcome log line. */
   callLogLevel: 'debug' | 'info'
+  /** Fields the transport adds to the call's log lines (HTTP: request id, principal). */
+  logFields?: Record<string, unknown>
+  /** Told how each call ended (metrics); duration in seconds. */
+  onCall?: (tool: string, outcome: CallOutcome, seconds: number) => void
 }
 
 // One sweep for every deadline instead of a timer per call (setTimeout/clearTimeout were ~7% of a
@@ -144,9 +148,11 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
     }
     outcome = 'failed'
     const ref = randomBytes(4).toString('hex')
-    log.error({ err, tool: name, ref }, 'tool failed')
+    log.error({ err, tool: name, ref, ...options.logFields }, 'tool failed')
     return errorResult(`Tool '${name}' failed (ref ${ref})`)
   } finally {
-    log[options.callLogLevel]({ tool: name, durationMs: Math.round((performance.now() - started) * 1000) / 1000, outcome }, 'tool call')
+    const ms = performance.now() - started
+    log[options.callLogLevel]({ tool: name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...options.logFields }, 'tool call')
+    options.onCall?.(name, outcome, ms / 1000)
   }
 }

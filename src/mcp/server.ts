@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js'
 import { createFeatureHandlers, type FeatureHandlers } from './features.js'
+import type { CallOutcome } from './dispatch.js'
 import type { Registry } from './registry.js'
 import { Session, type SessionOptions } from './session.js'
 
@@ -24,6 +25,9 @@ export interface McpServerOptions {
   callLogLevel?: 'debug' | 'info'
 }
 
+/** Told how a tool call ended: its tool, outcome and duration in seconds (metrics). */
+export type CallObserver = (tool: string, outcome: CallOutcome, seconds: number) => void
+
 /** The engine: one registry, one set of handlers, any number of sessions. */
 export interface McpServer {
   registry: Registry
@@ -33,6 +37,8 @@ export interface McpServer {
   capabilities: Record<string, unknown>
   /** Tool calls running now, in every session: what a drain that ran out of time leaves unfinished. */
   activeCalls(): ActiveCall[]
+  /** Calls `observer` as each tool call ends (metrics); returns the function that stops it. */
+  observeCalls(observer: CallObserver): () => void
 }
 
 /** A tool call in progress. */
@@ -53,6 +59,8 @@ export interface ServerShared {
   callLogLevel: 'debug' | 'info'
   /** Every running tool call (tool name and start time), added and removed by the sessions. */
   calls: Set<{ tool: string, started: number }>
+  /** Set while someone observes calls (metrics); the engine then reports each call's end. */
+  onCall?: CallObserver
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -71,10 +79,20 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     callLogLevel: options.callLogLevel ?? 'info',
     calls: new Set()
   }
+  const observers = new Set<CallObserver>()
+  const notify: CallObserver = (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }
   return {
     registry,
     capabilities,
     activeCalls: () => [...shared.calls].map(c => ({ tool: c.tool, ms: Date.now() - c.started })),
+    observeCalls (observer) {
+      observers.add(observer)
+      shared.onCall = notify
+      return () => {
+        observers.delete(observer)
+        if (observers.size === 0) shared.onCall = undefined
+      }
+    },
     openSession: (opts = {}) => new Session(shared, {
       log: opts.log ?? options.log,
       send: opts.send,

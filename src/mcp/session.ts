@@ -23,6 +23,8 @@ export interface RequestChannel {
   send: Send
   /** Ends the connection the request's messages travel on, if the transport lets the client resume it (SEP-1699). */
   closeStream?(): void
+  /** Fields for the request's log lines (HTTP: request id, principal; never a token). */
+  logFields?: Record<string, unknown>
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
@@ -189,7 +191,9 @@ export class Session {
       const result = await callTool(this.shared.registry, name, params.arguments, {
         call: handle,
         timeoutMs: this.shared.toolTimeoutMs,
-        callLogLevel: this.shared.callLogLevel
+        callLogLevel: this.shared.callLogLevel,
+        logFields: channel?.logFields,
+        onCall: this.shared.onCall
       })
       // spec cancellation: no response for a request the client cancelled.
       if (handle.cancelled) return undefined

@@ -6,7 +6,7 @@ import { systemClock, type Clock } from './clock.js'
 import { createWorkspace, type WorkspaceService } from './workspace.js'
 import { createSearch, type SearchService } from './search.js'
 import { createTokenizer, type Tokenizer } from './tokenizer.js'
-import { createLimiter } from './limiter.js'
+import { createLimiter, type Limiter } from './limiter.js'
 
 /** Every injectable service; a tool whose service is absent is neither listed nor callable. */
 export interface Services {
@@ -18,6 +18,8 @@ export interface Services {
   catalog?: ToolCatalog
   /** The usage-guide renderer over the YAML overlay (added by createRuntime when absent). */
   guide?: UsageGuide
+  /** The process-wide bound on expensive work (its stats feed /metrics). */
+  limiter?: Limiter
 }
 
 /** Name of an injectable service. */
@@ -38,5 +40,5 @@ export async function createServices (config: Config, log: Logger): Promise<Serv
     log.warn({ err }, 'ripgrep not available: search tools disabled')
     return undefined
   })
-  return { workspace, search, tokenizer, clock: systemClock }
+  return { workspace, search, tokenizer, clock: systemClock, limiter }
 }

@@ -4,19 +4,22 @@ import { loadConfig, type Config } from '../../src/config.js'
 import { createRuntime, type Runtime } from '../../src/runtime.js'
 import type { AnyTool } from '../../src/tools/define-tool.js'
 import { systemClock } from '../../src/services/clock.js'
+import type { Services } from '../../src/services/index.js'
 import { captureLogger, testTools } from './engine.js'
 
 /** Options for a test app: config overrides (unvalidated, so tests may use tiny timeouts) and tools. */
 export interface TestAppOptions {
   config?: Partial<Config>
   tools?: AnyTool[]
+  /** Services beside the clock (the test tools need only the clock). */
+  services?: Services
 }
 
 /** Builds the real app over the test tools (clock service only); closed on teardown. */
 export async function buildTestApp (t: Test, options: TestAppOptions = {}): Promise<{ app: App, runtime: Runtime, lines: Array<Record<string, unknown>> }> {
   const { log, lines } = captureLogger()
   const config = Object.freeze({ ...loadConfig({ root: process.cwd() }, {}), ...options.config }) as Config
-  const runtime = await createRuntime(config, log, { tools: options.tools ?? testTools, services: { clock: systemClock } })
+  const runtime = await createRuntime(config, log, { tools: options.tools ?? testTools, services: { clock: systemClock, ...options.services } })
   const app = await buildApp({ runtime, config })
   t.teardown(() => app.close())
   return { app, runtime, lines }

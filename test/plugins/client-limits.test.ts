@@ -92,3 +92,15 @@ t.test('with auth configured, /mcp needs a token and the well-known metadata is 
   const metadata = await jwtApp.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp', headers: { host: 'localhost' } })
   t.match(metadata.json(), { resource: 'https://mcp.example.test/mcp', authorization_servers: ['https://issuer.example.test'] })
 })
+
+t.test('a call\'s log line carries the request id, the session and the principal, never the token', async (t) => {
+  const { app, lines } = await buildTestApp(t, { config: { authTokens, callLogLevel: 'info', logLevel: 'info' } })
+  const init = await postMcp(app, INIT, as(tokens[0]))
+  const session = init.headers['mcp-session-id'] as string
+
+  await postMcp(app, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo_text', arguments: { text: 'x' } } }, { ...as(tokens[0]), 'mcp-session-id': session })
+
+  const line = lines.find(l => l.msg === 'tool call')
+  t.match(line, { tool: 'echo_text', outcome: 'ok', durationMs: Number, reqId: String, session: session.slice(0, 8), principal: 'token:alice' })
+  t.notOk(lines.some(l => JSON.stringify(l).includes(tokens[0])), 'the token is in no log line')
+})

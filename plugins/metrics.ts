@@ -1,0 +1,74 @@
+import fp from 'fastify-plugin'
+import type { FastifyPluginAsync } from 'fastify'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { McpServer } from '../src/mcp/server.js'
+import type { Limiter } from '../src/services/limiter.js'
+
+/** Options of the metrics endpoint. */
+export interface MetricsOptions {
+  /** The engine whose tool calls are counted. */
+  server: McpServer
+  /** The process-wide work limiter (running, queued, refused per kind), when the services have one. */
+  limiter?: Limiter
+  /** Where the Prometheus text is served. Default `/metrics`. */
+  path?: string
+  /** Live stateful sessions and POSTs in flight, read at scrape time. */
+  sessions?: () => { sessions: number, inflight: number }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts a request refused by the rate limit (the rate-limit plugin reports each one). */
+    countRateLimited(): void
+  }
+}
+
+/**
+ * `GET /metrics` in Prometheus text (prom-client): tool calls by tool and outcome with a latency
+ * histogram, live sessions, POSTs and tool calls in flight, the work limiter's slots and queue,
+ * rate-limited requests, and Node's own (event-loop delay, heap, GC). Its own registry: nothing
+ * leaks between app instances.
+ */
+const metrics: FastifyPluginAsync<MetricsOptions> = async (app, options) => {
+  const { server, limiter, path = '/metrics', sessions } = options
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 })
+
+  const calls = new Counter({ name: 'mcp_tool_calls_total', help: 'Tool calls by tool and outcome.', labelNames: ['tool', 'outcome'], registers: [registry] })
+  const latency = new Histogram({
+    name: 'mcp_tool_call_duration_seconds',
+    help: 'Tool call duration.',
+    labelNames: ['tool'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry]
+  })
+  const rateLimited = new Counter({ name: 'mcp_rate_limited_requests_total', help: 'Requests refused by the per-client rate limit.', registers: [registry] })
+  // Read at scrape time, so nothing is counted on the request path.
+  const gauge = (config: ConstructorParameters<typeof Gauge>[0]): void => { registry.registerMetric(new Gauge({ ...config, registers: [] })) }
+  gauge({ name: 'mcp_tool_calls_in_flight', help: 'Tool calls running now.', collect () { this.set(server.activeCalls().length) } })
+  if (sessions !== undefined) {
+    gauge({ name: 'mcp_sessions', help: 'Live stateful sessions on this replica.', collect () { this.set(sessions().sessions) } })
+    gauge({ name: 'mcp_http_requests_in_flight', help: 'POSTs being answered now.', collect () { this.set(sessions().inflight) } })
+  }
+  if (limiter !== undefined) {
+    const read = (field: 'running' | 'queued' | 'refused') => function (this: Gauge) {
+      for (const [kind, stats] of Object.entries(limiter.stats())) this.set({ kind }, stats[field])
+    }
+    gauge({ name: 'mcp_limiter_running', help: 'Expensive work running, by kind (search, walk, read).', labelNames: ['kind'], collect: read('running') })
+    gauge({ name: 'mcp_limiter_queued', help: 'Expensive work waiting for a slot, by kind.', labelNames: ['kind'], collect: read('queued') })
+    gauge({ name: 'mcp_limiter_refused', help: 'Calls refused with BUSY since start, by kind.', labelNames: ['kind'], collect: read('refused') })
+  }
+
+  const stop = server.observeCalls((tool, outcome, seconds) => {
+    calls.inc({ tool, outcome })
+    latency.observe({ tool }, seconds)
+  })
+  app.decorate('countRateLimited', () => { rateLimited.inc() })
+  app.get(path, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()))
+  app.addHook('onClose', async () => {
+    stop()
+    registry.clear()
+  })
+}
+
+export default fp(metrics, { name: 'metrics', fastify: '5.x' })
