@@ -1,8 +1,11 @@
-# workspace-mcp: Streamable HTTP MCP server for a read-only workspace.
+# workspace-mcp: Streamable HTTP MCP server for a read-only workspace. It refuses to start on a
+# non-loopback address without auth, so give it the sha256 of a token (README, "Deploy"):
 #   docker build -t workspace-mcp .
-#   docker run --rm -p 127.0.0.1:3000:3000 -v "$PWD:/workspace:ro" workspace-mcp
+#   docker run --rm -p 127.0.0.1:3000:3000 -e WORKSPACE_MCP_AUTH_TOKENS="me:<sha256 of the token>" \
+#     --read-only --tmpfs /tmp -v "$PWD:/workspace:ro" workspace-mcp
 # Without a mount it serves its own docs/ (copied to /workspace). Configuration: WORKSPACE_MCP_*
 # variables (README). Behind a proxy, set WORKSPACE_MCP_ALLOWED_HOSTS to the names clients use.
+# bash docker/check.sh builds this image and checks it runs as described.
 
 # ---- build: full dependencies, tsc + esbuild bundle, then drop devDependencies
 FROM node:22-bookworm-slim AS build

@@ -61,23 +61,27 @@ t.test('every COPY source exists and is not excluded by .dockerignore', async t 
   for (const heavy of ['node_modules', 'dist', '.git']) t.ok(ig.ignores(heavy), `${heavy} stays out of the build context`)
 })
 
-t.test('compose: stateless replicas behind nginx, read-only, with Redis', async t => {
+t.test('compose: replicas sharing sessions through Redis behind nginx, auth on, the user\'s workspace read-only', async t => {
   const [compose] = yamlDocs('docker/compose.yaml')
   const { mcp, nginx, redis } = compose.services
-  t.equal(mcp.environment.WORKSPACE_MCP_MODE, 'stateless', 'replicas are stateless')
+  t.equal(mcp.environment.WORKSPACE_MCP_MODE, 'stateful')
+  t.equal(mcp.environment.WORKSPACE_MCP_REDIS_URL, 'redis://redis:6379', 'sessions and streams shared through the redis service')
+  t.match(mcp.environment.WORKSPACE_MCP_AUTH_TOKENS, /^\$\{WORKSPACE_MCP_AUTH_TOKENS:\?/, 'auth is required: compose refuses to start without tokens')
   t.ok(mcp.deploy.replicas >= 2, 'several replicas')
   t.ok(mcp.deploy.resources.limits.memory, 'memory limit')
   t.equal(mcp.read_only, true, 'read-only root filesystem')
-  t.ok(mcp.volumes.some((v: string) => v.endsWith(':/workspace:ro')), 'workspace mounted read-only')
+  t.ok(mcp.volumes.includes('$' + '{WORKSPACE_DIR:-..}:/workspace:ro'), 'the workspace the user names (default: this checkout), read-only')
   t.ok(nginx.volumes.some((v: string) => v.startsWith('./nginx.conf:')), 'nginx uses docker/nginx.conf')
   t.ok(nginx.ports.every((p: string) => p.startsWith('127.0.0.1:')), 'published on loopback only')
   t.ok(redis, 'redis service')
   t.match(read('docker/nginx.conf'), /^\s*server mcp:3000;$/m, 'nginx upstream is the mcp service')
 })
 
-t.test('kubernetes: probes, limits, non-root, read-only root filesystem', async t => {
+t.test('kubernetes: auth from a Secret, probes, limits, non-root, read-only, the workspace volume, an autoscaler', async t => {
   const [deployment] = yamlDocs('docker/k8s/deployment.yaml')
   const [service] = yamlDocs('docker/k8s/service.yaml')
+  const [hpa] = yamlDocs('docker/k8s/hpa.yaml')
+  const [pvc] = yamlDocs('docker/k8s/workspace-pvc.yaml')
   t.equal(deployment.kind, 'Deployment')
   const pod = deployment.spec.template.spec
   t.equal(pod.securityContext.runAsNonRoot, true, 'runAsNonRoot')
@@ -87,11 +91,16 @@ t.test('kubernetes: probes, limits, non-root, read-only root filesystem', async 
   t.ok(container.resources.limits.cpu && container.resources.limits.memory, 'resource limits')
   t.equal(container.livenessProbe.httpGet.path, '/healthz', 'liveness on /healthz')
   t.equal(container.readinessProbe.httpGet.path, '/readyz', 'readiness on /readyz (503 while draining)')
-  const env = Object.fromEntries(container.env.map((e: { name: string, value: string }) => [e.name, e.value]))
+  const env = Object.fromEntries(container.env.map((e: { name: string, value?: string, valueFrom?: unknown }) => [e.name, e.value ?? e.valueFrom]))
   t.equal(env.WORKSPACE_MCP_MODE, 'stateless')
-  t.ok(env.WORKSPACE_MCP_ALLOWED_HOSTS, 'allowed hosts set for the non-loopback bind')
+  t.same(env.WORKSPACE_MCP_AUTH_TOKENS, { secretKeyRef: { name: 'workspace-mcp-auth', key: 'tokens' } }, 'tokens from a Secret')
+  t.match(env.WORKSPACE_MCP_ALLOWED_HOSTS, /\$\(POD_NAMESPACE\)/, 'allowed hosts follow the namespace it runs in')
+  t.notMatch(read('docker/k8s/deployment.yaml'), /\.default\.svc/, 'no namespace written in')
+  t.match(container.volumeMounts.find((m: { name: string }) => m.name === 'workspace'), { mountPath: '/workspace', readOnly: true })
+  t.equal(pod.volumes.find((v: { name: string }) => v.name === 'workspace').persistentVolumeClaim.claimName, pvc.metadata.name)
   t.equal(service.kind, 'Service')
   t.same(service.spec.selector, deployment.spec.selector.matchLabels, 'Service selects the Deployment pods')
+  t.equal(hpa.spec.scaleTargetRef.name, deployment.metadata.name, 'the autoscaler scales this Deployment')
 })
 
 const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find(p => existsSync(p))
@@ -105,4 +114,19 @@ t.test('docker/nginx.conf passes nginx -t', { skip: nginx === undefined ? 'nginx
   writeFileSync(join(dir, 'nginx.conf'), conf)
   const r = spawnSync(nginx!, ['-t', '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log'), '-g', `pid ${join(dir, 'nginx.pid')};`], { encoding: 'utf8', timeout: 10000 })
   t.equal(r.status, 0, `nginx -t: ${r.stderr}`)
+})
+
+t.test('the project checks its own image: docker/check.sh, run by .ci/run, documented in the README', async t => {
+  const check = read('docker/check.sh')
+  t.match(check, /--read-only/, 'runs the image with a read-only root filesystem')
+  t.match(check, /:\/workspace:ro/, 'mounts the workspace read-only')
+  t.match(check, /WORKSPACE_MCP_AUTH_TOKENS=/, 'runs it with auth on')
+  t.match(check, /\/healthz/, 'probes /healthz')
+  t.match(check, /status !== 401/, 'expects 401 without a token')
+  t.match(check, /Bearer /, 'makes an authenticated MCP call')
+  t.match(check, /stop -t \d+/, 'stops it gracefully and checks the exit code')
+  t.match(read('.ci/run'), /^if bash docker\/check\.sh; then/m, '.ci/run runs it and counts its result')
+  const readme = read('README.md')
+  t.match(readme, /bash docker\/check\.sh/, 'the README documents it')
+  t.notMatch(readme, /\.\.\/shared\//, 'the README names no file outside the repository')
 })

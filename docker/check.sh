@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# docker/check.sh: builds the image from the Dockerfile and runs it the way it is meant to run, then
+# checks it: not root, read-only root filesystem, the workspace mounted read-only, /healthz, an MCP
+# call without a token refused (401) and one with a token served (a file of the mounted workspace
+# read back), the image's HEALTHCHECK, and a stop that drains and exits 0.
+#
+#   bash docker/check.sh            # docker when a daemon answers, else buildah + podman (root)
+#   ENGINE=podman bash docker/check.sh
+#
+# Machines without a registry (CI here) cannot pull FROM node:22-bookworm-slim: with podman the
+# script then builds a stand-in under that name from Debian (debootstrap, from the machine's own apt
+# mirror) with this machine's node and npm in it, and says so. Knobs: ENGINE, IMAGE, PORT, LAB (podman
+# storage and the stand-in), KEEP=1 (leave the container running).
+set -Eeuo pipefail
+cd "$(dirname "$0")/.."
+
+IMAGE=${IMAGE:-localhost/workspace-mcp:check}
+NAME=workspace-mcp-check
+PORT=${PORT:-18090}
+LAB=${LAB:-/tmp/workspace-mcp-check}
+BASE=$(awk 'toupper($1) == "FROM" { print $2; exit }' Dockerfile)
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf '\ncontainer check FAILED: %s\n' "$*" >&2; exit 1; }
+now() { date +%s; }
+started=$(now)
+
+# ---------------------------------------------------------------- the engine
+if [ -z "${ENGINE:-}" ]; then
+  if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then ENGINE=docker; else ENGINE=podman; fi
+fi
+say "engine: $ENGINE"
+
+if [ "$ENGINE" = podman ]; then
+  [ "$(id -u)" = 0 ] || die "podman here runs rootful: run as root, or with a Docker daemon (ENGINE=docker)"
+  need=()
+  for p in buildah podman runc debootstrap uidmap netavark aardvark-dns iptables; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    say "apt-get install ${need[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
+  # Storage and settings of our own, never the machine's. runc, not crun: crun refuses hybrid cgroups,
+  # and no limit above this process's own hard ones can be set here.
+  mkdir -p "$LAB/storage" "$LAB/run"
+  export CONTAINERS_STORAGE_CONF=$LAB/storage.conf CONTAINERS_CONF=$LAB/containers.conf CONTAINERS_REGISTRIES_CONF=$LAB/registries.conf
+  printf '[storage]\ndriver = "overlay"\ngraphroot = "%s/storage"\nrunroot = "%s/run"\n' "$LAB" "$LAB" >"$CONTAINERS_STORAGE_CONF"
+  nofile=$(ulimit -Hn); [ "$nofile" = unlimited ] && nofile=1048576
+  printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=32768:32768"]\n[engine]\nruntime = "runc"\n' "$nofile" "$nofile" >"$CONTAINERS_CONF"
+  printf 'unqualified-search-registries = ["docker.io"]\nshort-name-mode = "permissive"\n' >"$CONTAINERS_REGISTRIES_CONF"
+  export BUILDAH_RUNTIME=runc
+  # podman without systemd says so on every run and stop; that line is all it is.
+  ctr() { podman "$@" 2> >(grep -v 'systemd connection' >&2); }
+else
+  ctr() { docker "$@"; }
+fi
+
+# ---------------------------------------------------------------- the base image
+standin() {
+  say "no $BASE here and no registry to pull it from: building a stand-in (Debian bookworm, this machine's node $(node -v))"
+  local root=$LAB/rootfs mirror
+  mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+  [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$mirror" ] || die "no apt mirror configured for debootstrap"
+  if [ ! -f "$root/.done" ]; then
+    rm -rf "$root"
+    debootstrap --variant=minbase bookworm "$root" "$mirror" >"$LAB/debootstrap.log" 2>&1 || { tail -5 "$LAB/debootstrap.log"; die "debootstrap"; }
+    touch "$root/.done"
+  fi
+  # Where the official image keeps them, and its user: node, uid and gid 1000.
+  install -D -m 0755 "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
+  local npm_dir; npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+  rm -rf "$root/usr/local/lib/node_modules/npm" && mkdir -p "$root/usr/local/lib/node_modules"
+  cp -a "$npm_dir" "$root/usr/local/lib/node_modules/npm"
+  ln -sfn ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+  chroot "$root" getent passwd node >/dev/null || { chroot "$root" groupadd --gid 1000 node && chroot "$root" useradd --uid 1000 --gid node --create-home node; }
+  tar -C "$root" --exclude=./.done -c . | ctr import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'CMD ["node"]' - "$BASE" >/dev/null
+}
+if [ "$ENGINE" = podman ] && ! ctr image exists "$BASE"; then
+  timeout 60 podman pull -q "$BASE" >/dev/null 2>&1 || standin
+fi
+
+# ---------------------------------------------------------------- build
+say "build $IMAGE"
+if [ "$ENGINE" = podman ]; then
+  extra=()
+  # Where TLS is intercepted (this sandbox), npm inside the build needs the machine's CA: it goes in
+  # for the RUN steps only, as npm's global config, and never into a layer.
+  ca=${NODE_EXTRA_CA_CERTS:-}
+  if [ -n "$ca" ] && [ -f "$ca" ]; then
+    mkdir -p "$LAB/ca" && cp "$ca" "$LAB/ca/ca.crt" && printf 'cafile=/usr/local/etc/ca.crt\n' >"$LAB/ca/npmrc"
+    extra+=(--volume "$LAB/ca:/usr/local/etc:ro")
+  fi
+  buildah bud --isolation chroot --network host --pull=never --format docker --layers --force-rm "${extra[@]}" -t "$IMAGE" . >"$LAB/build.log" 2>&1 \
+    || { tail -30 "$LAB/build.log"; die "build"; }
+else
+  docker build -t "$IMAGE" . || die "build"
+fi
+
+# ---------------------------------------------------------------- run
+workspace=$(mktemp -d)
+chmod 755 "$workspace"
+marker="served from a read-only mount $(date +%s)"
+printf '# Check\n\n%s\n' "$marker" >"$workspace/CHECK.md"
+chmod 644 "$workspace/CHECK.md"
+token="check-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+sha=$(printf %s "$token" | sha256sum | cut -d' ' -f1)
+cleanup() {
+  [ -n "${KEEP:-}" ] || ctr rm -f "$NAME" >/dev/null 2>&1 || true
+  rm -rf "$workspace"
+}
+trap cleanup EXIT
+ctr rm -f "$NAME" >/dev/null 2>&1 || true
+
+say "run: read-only root filesystem, workspace mounted read-only, auth on, port 127.0.0.1:$PORT"
+ctr run -d --name "$NAME" -p "127.0.0.1:$PORT:3000" --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges \
+  -v "$workspace:/workspace:ro" -e WORKSPACE_MCP_AUTH_TOKENS="check:$sha" "$IMAGE" >/dev/null || die "run"
+
+# The HTTP checks, with the node this machine has (slim images have no curl, and we need none).
+PORT=$PORT TOKEN=$token MARKER=$marker node --input-type=module -e '
+const base = `http://127.0.0.1:${process.env.PORT}`
+const fail = (why) => { console.error(why); process.exit(1) }
+let up = false
+for (let i = 0; i < 120 && !up; i++) {
+  try { up = (await fetch(`${base}/healthz`)).ok } catch {}
+  if (!up) await new Promise(r => setTimeout(r, 250))
+}
+if (!up) fail("no answer on /healthz")
+console.log("GET /healthz: 200")
+const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "check", version: "1" } } }
+const anonymous = await fetch(`${base}/mcp`, { method: "POST", headers, body: JSON.stringify(init) })
+if (anonymous.status !== 401) fail(`initialize without a token: ${anonymous.status}, expected 401`)
+console.log(`POST /mcp without a token: 401 (${anonymous.headers.get("www-authenticate")})`)
+const auth = { ...headers, authorization: `Bearer ${process.env.TOKEN}` }
+const opened = await fetch(`${base}/mcp`, { method: "POST", headers: auth, body: JSON.stringify(init) })
+const session = opened.headers.get("mcp-session-id")
+if (opened.status !== 200 || session === null) fail(`initialize with the token: ${opened.status} ${await opened.text()}`)
+console.log(`POST /mcp initialize with the token: 200, session ${session.slice(0, 8)}…`)
+const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read_files", arguments: { files: [{ path: "CHECK.md" }] } } }
+const read = await (await fetch(`${base}/mcp`, { method: "POST", headers: { ...auth, "mcp-session-id": session }, body: JSON.stringify(call) })).text()
+if (!read.includes(process.env.MARKER)) fail(`read_files did not return the mounted file: ${read.slice(0, 300)}`)
+console.log("tools/call read_files: the mounted workspace file came back")
+' || { ctr logs "$NAME" 2>&1 | tail -20; die "HTTP checks"; }
+
+uid=$(ctr exec "$NAME" id -u)
+[ "$uid" != 0 ] || die "the container runs as root"
+echo "process uid in the container: $uid"
+if ctr exec "$NAME" sh -c 'touch /app/written 2>/dev/null'; then die "the root filesystem is writable"; fi
+echo "root filesystem: read-only"
+if [ "$ENGINE" = podman ]; then
+  ctr healthcheck run "$NAME" >/dev/null || die "the image's HEALTHCHECK failed"
+else
+  for _ in $(seq 1 60); do [ "$(docker inspect -f '{{.State.Health.Status}}' "$NAME")" = healthy ] && break; sleep 1; done
+  [ "$(docker inspect -f '{{.State.Health.Status}}' "$NAME")" = healthy ] || die "the image's HEALTHCHECK failed"
+fi
+echo "HEALTHCHECK: healthy"
+
+if [ -z "${KEEP:-}" ]; then
+  ctr stop -t 15 "$NAME" >/dev/null
+  code=$(ctr inspect -f '{{.State.ExitCode}}' "$NAME")
+  [ "$code" = 0 ] || { ctr logs "$NAME" 2>&1 | tail -10; die "stop: exit code $code, expected 0 (drained)"; }
+  echo "stop: drained, exit code 0"
+fi
+say "container check: OK ($ENGINE, $(( $(now) - started )) s)"
