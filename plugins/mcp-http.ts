@@ -119,7 +119,12 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   // The engine's parser, not Fastify's: the same bytes get the same answer as over stdio
   // (prototype-poisoning keys included). bodyLimit still applies (parseAs buffer).
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // Only a POST carries a message; a DELETE sent with the common headers has no body to parse.
+    if (request.method !== 'POST') {
+      done(null, undefined)
+      return
+    }
     const parsed = parseMessage(body as Buffer)
     if (parsed.ok) done(null, parsed.message)
     else done(parsed.error as Error & { statusCode: number }, undefined)

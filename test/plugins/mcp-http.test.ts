@@ -56,6 +56,20 @@ t.test('DELETE ends the session and later use answers 404', async (t) => {
   t.equal(again.statusCode, 404)
 })
 
+t.test('a DELETE sent with the POST headers (content-type JSON, no body, or a stray one) ends the session', async (t) => {
+  const { app } = await buildTestApp(t)
+  const empty = await openSession(app)
+  const stray = await openSession(app)
+  const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+  const noBody = await app.inject({ method: 'DELETE', url: '/mcp', headers: { ...json, 'mcp-session-id': empty } })
+  const withBody = await app.inject({ method: 'DELETE', url: '/mcp', headers: { ...json, 'mcp-session-id': stray }, payload: '{"not": ' })
+
+  t.equal(noBody.statusCode, 200, noBody.body)
+  t.equal(withBody.statusCode, 200, withBody.body)
+  t.equal((await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': empty })).statusCode, 404)
+})
+
 t.test('an unsupported MCP-Protocol-Version answers 400; a supported or absent one is accepted', async (t) => {
   const { app } = await buildTestApp(t)
   const sid = await openSession(app)
