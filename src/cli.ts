@@ -12,7 +12,7 @@ Commands:
   guide    Print the tool usage guide
   check    Check tool descriptions and schemas against the conventions
 
-Run 'workspace-mcp <command> --help' for the options of one command.
+Run 'workspace-mcp <command> --help' for the options of one command, 'workspace-mcp --version' for the version.
 Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configuration.`
 
 /** Each command's module exports main(argv). */
@@ -26,9 +26,19 @@ const COMMANDS: Record<string, () => Promise<{ main: (argv: string[]) => Promise
 
 async function run (argv: string[]): Promise<void> {
   const [command, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  if (command === undefined) {
     process.stderr.write(USAGE + '\n')
-    process.exitCode = command === undefined ? 2 : 0
+    process.exitCode = 2
+    return
+  }
+  // Asked-for output goes to stdout (`workspace-mcp --help | less`); usage after a mistake goes to stderr.
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE + '\n')
+    return
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    const { PACKAGE } = await import('./package-info.js')
+    process.stdout.write(`${PACKAGE.name} ${PACKAGE.version}\n`)
     return
   }
   const load = COMMANDS[command]

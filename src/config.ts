@@ -19,7 +19,7 @@ export const ConfigSchema = Type.Object({
   toolsPageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Tools per `tools/list` page (cursor pagination beyond it).' }),
   maxSessions: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'Stateful HTTP session cap; beyond it initialize gets 503 + Retry-After.' }),
   maxInflightRequests: Type.Integer({ minimum: 1, maximum: 100000, default: 256, description: 'Most HTTP POSTs handled at once; beyond it a POST gets 503 + Retry-After.' }),
-  sessionIdleMs: Type.Integer({ minimum: 1000, default: 1800000, description: 'Idle time after which a stateful HTTP session expires.' }),
+  sessionIdleMs: Type.Integer({ minimum: 1000, maximum: 604800000, default: 1800000, description: 'Idle time after which a stateful HTTP session expires.' }),
   allowedOrigins: Type.Array(Type.String(), { default: [], description: 'Extra allowed Origin values (comma-separated). Loopback origins are always allowed on a loopback bind.' }),
   allowedHosts: Type.Array(Type.String(), { default: [], description: 'Extra allowed Host names (comma-separated); required for a non-loopback bind.' }),
   bodyLimit: Type.Integer({ minimum: 1024, maximum: 104857600, default: 4194304, description: 'Largest accepted HTTP request body, in bytes.' }),
@@ -69,6 +69,19 @@ function isBooleanSchema (schema: TSchema): boolean {
   return (schema as { type?: string }).type === 'boolean'
 }
 
+/** The values a union of literals allows (`mode`, `logLevel`…), or undefined for any other schema. */
+export function allowedValues (schema: TSchema): string[] | undefined {
+  const members = (schema as { anyOf?: Array<{ const?: unknown }> }).anyOf
+  if (members === undefined || !members.every(m => typeof m.const === 'string')) return undefined
+  return members.map(m => m.const as string)
+}
+
+/** TypeBox's message, except for a union of literals, where "Expected union value" names the choices. */
+function describeError (schema: TSchema, message: string): string {
+  const values = allowedValues(schema)
+  return values === undefined ? message : `expected one of ${values.map(v => JSON.stringify(v)).join(', ')}`
+}
+
 /** Parses argv flags (after the command) into raw config values; unknown flags are an error. Boolean keys are bare flags. */
 export function parseConfigFlags (argv: string[]): Record<string, string> {
   const options: Record<string, { type: 'string' | 'boolean' }> = {}
@@ -103,7 +116,7 @@ export function loadConfig (flags: Record<string, unknown> = {}, env: NodeJS.Pro
   if (errors.length > 0) {
     const detail = errors.map(e => {
       const key = e.path.split('/')[1] ?? e.path
-      return `${key} (${configFlagName(key)} / ${envName(key)}): ${e.message}, received ${JSON.stringify(e.value)}`
+      return `${key} (${configFlagName(key)} / ${envName(key)}): ${describeError(e.schema, e.message)}, received ${JSON.stringify(e.value)}`
     })
     throw new APP_ERR_CONFIG_INVALID([...new Set(detail)].join('; '))
   }

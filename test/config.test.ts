@@ -1,5 +1,7 @@
 import t from 'tap'
-import { loadConfig, parseConfigFlags } from '../src/config.js'
+import type { TSchema } from '@sinclair/typebox'
+import { readFileSync } from 'node:fs'
+import { ConfigSchema, allowedValues, configFlagName, loadConfig, parseConfigFlags } from '../src/config.js'
 
 t.test('defaults: root is the current directory, loopback bind on 3000, stateful', async (t) => {
   const config = loadConfig({}, {}, '/tmp')
@@ -32,4 +34,21 @@ t.test('allowBroadRoot: off by default, a bare --allow-broad-root flag, or a boo
   }
   t.throws(() => loadConfig({}, { WORKSPACE_MCP_ALLOW_BROAD_ROOT: 'yes' }), { code: 'APP_ERR_CONFIG_INVALID', message: /allowBroadRoot \(--allow-broad-root \/ WORKSPACE_MCP_ALLOW_BROAD_ROOT\)/ })
   t.throws(() => parseConfigFlags(['--allow-broad-root=yes']), { code: 'APP_ERR_CONFIG_INVALID', message: /allow-broad-root/ })
+})
+
+t.test('the README configuration table states every flag\'s range and every choice', async (t) => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  for (const [key, schema] of Object.entries(ConfigSchema.properties) as Array<[string, { minimum?: number, maximum?: number }]>) {
+    const row = readme.split('\n').find(line => line.startsWith(`| \`${configFlagName(key)}\` |`))
+    if (row === undefined) {
+      t.fail(`${configFlagName(key)} has no row in the README table`)
+      continue
+    }
+    if (schema.minimum !== undefined) t.match(row, `${schema.minimum}–${schema.maximum ?? ''}`, `${key}: its range`)
+    for (const value of allowedValues(schema as TSchema) ?? []) t.match(row, `\`${value}\``, `${key}: the choice ${value}`)
+  }
+})
+
+t.test('an invalid choice lists the valid ones instead of "Expected union value"', async (t) => {
+  t.throws(() => loadConfig({ logLevel: 'loud' }, {}), { message: /logLevel .*expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent", received "loud"/ })
 })

@@ -1,4 +1,5 @@
-import { ConfigSchema, configEnvName, configFlagName } from '../config.js'
+import type { TSchema } from '@sinclair/typebox'
+import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../config.js'
 
 const SERVER_KEYS: Record<string, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
@@ -30,9 +31,14 @@ const EXIT: Record<string, string> = {
 export function commandHelp (command: string): string {
   const lines = [`Usage: workspace-mcp ${command} [options]`, '', 'Options (each also read from its environment variable):']
   for (const key of SERVER_KEYS[command] ?? []) {
-    const schema = (ConfigSchema.properties as Record<string, { description?: string, default?: unknown }>)[key]
-    const def = schema.default === undefined ? '' : ` (default ${JSON.stringify(schema.default)})`
-    lines.push(`  ${configFlagName(key).padEnd(26)}  ${configEnvName(key)}`, `      ${schema.description ?? ''}${def}`)
+    const schema = (ConfigSchema.properties as Record<string, TSchema & { description?: string, default?: unknown, minimum?: number, maximum?: number }>)[key]
+    const facts = [
+      ...(allowedValues(schema) === undefined ? [] : [`one of ${allowedValues(schema)?.join(', ')}`]),
+      ...(schema.minimum === undefined ? [] : [`${schema.minimum}–${schema.maximum ?? '∞'}`]),
+      ...(schema.default === undefined ? [] : [`default ${JSON.stringify(schema.default)}`])
+    ]
+    const suffix = facts.length === 0 ? '' : ` (${facts.join('; ')})`
+    lines.push(`  ${configFlagName(key).padEnd(26)}  ${configEnvName(key)}`, `      ${schema.description ?? ''}${suffix}`)
   }
   return lines.join('\n') + '\n' + (EXTRA[command] ?? '') + '\n' + (EXIT[command] ?? 'Exit codes: 0 success, 1 failure, 2 bad usage or configuration.')
 }

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
@@ -46,4 +47,33 @@ t.test('an unknown flag is bad usage: exit 2, nothing on stdout', async (t) => {
   t.equal(out.status, 2)
   t.equal(out.stdout, '')
   t.match(out.stderr, /Unknown option '--bogus'/)
+})
+
+t.test('top level: --help and --version print to stdout with exit 0; no command is bad usage on stderr, exit 2', async (t) => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string, version: string }
+  for (const flag of ['--help', '-h', 'help']) {
+    const out = run([flag])
+    t.equal(out.status, 0, flag)
+    t.match(out.stdout, /^Usage: workspace-mcp <command>/, `${flag}: usage on stdout`)
+    t.equal(out.stderr, '', flag)
+  }
+  for (const flag of ['--version', '-v', 'version']) {
+    const out = run([flag])
+    t.equal(out.status, 0, flag)
+    t.equal(out.stdout, `${pkg.name} ${pkg.version}\n`, `${flag}: name and version`)
+  }
+  const bare = run([])
+  t.equal(bare.status, 2)
+  t.equal(bare.stdout, '')
+  t.match(bare.stderr, /^Usage: workspace-mcp <command>/)
+})
+
+t.test('an invalid choice names every valid one; --help shows each flag\'s range and choices', async (t) => {
+  const mode = run(['serve', '--mode', 'weird'])
+  t.equal(mode.status, 2)
+  t.match(mode.stderr, /mode \(--mode \/ WORKSPACE_MCP_MODE\): expected one of "stateful", "stateless", received "weird"/)
+  t.notMatch(mode.stderr, /union/)
+  const help = run(['serve', '--help']).stdout
+  t.match(help, /--body-limit[^\n]*\n[^\n]*\(1024–104857600; default 4194304\)/)
+  t.match(help, /--log-level[^\n]*\n[^\n]*one of fatal, error, warn, info, debug, trace, silent/)
 })
