@@ -1,7 +1,18 @@
+import { isatty } from 'node:tty'
 import pino, { type DestinationStream, type Logger } from 'pino'
 
 /** The logger type every layer receives. */
 export type { Logger }
+
+/** Where logs go (fd 1 or 2): pino-pretty when `format` asks for it or (auto) a person reads a terminal, JSON otherwise. */
+export async function logDestination (fd: 1 | 2, format: string, sync = false): Promise<DestinationStream> {
+  if (format === 'pretty' || (format === 'auto' && isatty(fd))) {
+    // Loaded only here: a server whose logs go to a pipe or a collector never pays for it.
+    const { default: pretty } = await import('pino-pretty')
+    return pretty({ destination: fd, sync, colorize: isatty(fd), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name' })
+  }
+  return pino.destination({ fd, sync })
+}
 
 /** Creates the pino logger both transports share; stdio passes fd 2, HTTP fd 1. */
 export function createLogger (config: { logLevel: string }, destination: DestinationStream): Logger {

@@ -1,7 +1,6 @@
-import pino from 'pino'
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
-import { createLogger } from '../logger.js'
+import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../runtime.js'
 
@@ -43,6 +42,6 @@ export async function commandRuntime (argv: string[], overrides: RuntimeOverride
   // These commands print and serve no client, so a broad root is fine; a missing one is still exit 2.
   checkRoot(config, { refuseBroad: false, flags })
   // stdout carries only the command's output; logs go to stderr, warnings and worse.
-  const log = createLogger({ logLevel: 'warn' }, pino.destination({ fd: 2, sync: true }))
+  const log = createLogger({ logLevel: 'warn' }, await logDestination(2, config.logFormat, true))
   return await createRuntime(config, log, overrides)
 }

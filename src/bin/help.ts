@@ -3,7 +3,7 @@ import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../c
 
 const SERVER_KEYS: Record<string, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
-  stdio: ['root', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
+  stdio: ['root', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
   tools: ['root', 'fixtures', 'docsFile'],
   guide: ['root', 'fixtures', 'docsFile'],
   check: ['root', 'fixtures', 'docsFile']

@@ -1,7 +1,6 @@
-import pino from 'pino'
 import { buildApp } from '../app.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
-import { createLogger } from '../logger.js'
+import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
 
@@ -10,7 +9,7 @@ export async function main (argv: string[]): Promise<void> {
   const flags = parseConfigFlags(argv)
   const config = loadConfig(flags)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
-  const log = createLogger(config, pino.destination({ dest: 1, sync: false }))
+  const log = createLogger(config, await logDestination(1, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log)
   const app = await buildApp({ runtime, config })

@@ -1,6 +1,5 @@
-import pino from 'pino'
 import { loadConfig, parseConfigFlags } from '../config.js'
-import { createLogger } from '../logger.js'
+import { createLogger, logDestination } from '../logger.js'
 import { serveStdio } from '../mcp/stdio.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
@@ -13,7 +12,7 @@ export async function main (argv: string[]): Promise<void> {
   const flags = parseConfigFlags(argv)
   const config = loadConfig(flags)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
-  const log = createLogger(config, pino.destination({ fd: 2, sync: false }))
+  const log = createLogger(config, await logDestination(2, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log)
   const stdio = serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout, log })

@@ -1,0 +1,38 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { spawnHttp } from '../helpers/spawn-http.js'
+import { CLI } from '../helpers/spawn-stdio.js'
+
+const ESC = '\u001b'
+const JSON_LINE = /^\{"level":30,.*"msg":"workspace-mcp listening at http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m
+// pino-pretty's line, with or without colour codes around the level and the message.
+const PRETTY_LINE = new RegExp(String.raw`^\[\d\d:\d\d:\d\d\.\d{3}\] (${ESC}\[\d+m)?INFO(${ESC}\[\d+m)?: (${ESC}\[\d+m)?workspace-mcp listening at http://127\.0\.0\.1:\d+/mcp`, 'm')
+
+t.test('logs to a pipe are JSON lines by default (a collector parses them)', async (t) => {
+  const server = await spawnHttp(t)
+  await new Promise(resolve => setTimeout(resolve, 200))
+  t.match(server.output(), JSON_LINE)
+})
+
+t.test('--log-format pretty prints pino-pretty lines, without colour on a pipe', async (t) => {
+  const server = await spawnHttp(t, ['--log-format', 'pretty'])
+  await new Promise(resolve => setTimeout(resolve, 200))
+  t.match(server.output(), PRETTY_LINE)
+  t.notMatch(server.output(), /"level":/, 'no JSON')
+  t.notOk(server.output().includes(ESC), 'no escape codes into a pipe')
+})
+
+const script = spawnSync('script', ['--version'], { encoding: 'utf8' })
+t.test('auto: a terminal gets coloured pretty lines', { skip: script.status === 0 ? false : 'needs `script` (util-linux) for a pseudo-terminal' }, async (t) => {
+  // `script` gives the server a pseudo-terminal as stdout; timeout ends it after its first lines.
+  const run = spawnSync('script', ['-qec', `timeout -s INT 3 ${process.execPath} ${CLI} serve --port 0`, '/dev/null'], { encoding: 'utf8', timeout: 20000 })
+  t.match(run.stdout, PRETTY_LINE)
+  t.ok(run.stdout.includes(`${ESC}[32mINFO`), 'coloured')
+  t.notMatch(run.stdout, /"level":/)
+})
+
+t.test('an unknown log format is bad usage naming the choices', async (t) => {
+  const run = spawnSync(process.execPath, [CLI, 'serve', '--log-format', 'xml'], { encoding: 'utf8' })
+  t.equal(run.status, 2)
+  t.match(run.stderr, /logFormat \(--log-format \/ WORKSPACE_MCP_LOG_FORMAT\): expected one of "auto", "json", "pretty"/)
+})
