@@ -38,6 +38,7 @@ const worst = (a: RgSkipped, b: RgSkipped): RgSkipped => ({ binary: Math.max(a.b
 /** The walk and match flags of every pass (`--debug` is read only to count the files ripgrep skips silently). */
 export function baseArgs (req: Required<SearchRequest>, named: boolean): string[] {
   const args = ['--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-parent', '--debug', '--max-filesize', named ? MAX_NAMED_FILE_SIZE : MAX_FILE_SIZE]
+  if (!req.respectGitignore) args.push('--no-ignore')
   if (req.literal) args.push('--fixed-strings')
   if (req.ignoreCase) args.push('--ignore-case')
   for (const g of req.include) args.push('--glob', g)
@@ -235,4 +236,33 @@ export async function searchFiles (ctx: PassContext, req: Required<SearchRequest
     skipped: r.skipped,
     unreadable: verdict.unreadable
   })
+}
+
+/** Most hidden files a probe lists before it stops (the count is then a lower bound). */
+const MAX_HIDDEN_PROBED = 1000
+
+/**
+ * Which matching files the ignore rules hid: the same search without them (`--no-ignore`, and none of the
+ * ancestors' rules), paths only, minus the files already found. Undefined when the probe did not finish
+ * cleanly — a hint is never worth a misleading figure.
+ */
+export async function probeHidden (ctx: PassContext, req: Required<SearchRequest>, target: SearchTarget, found: Set<string>, signal?: AbortSignal): Promise<{ paths: string[], lowerBound: boolean } | undefined> {
+  const free: Required<SearchRequest> = { ...req, respectGitignore: false }
+  const paths: string[] = []
+  const r = await ctx.run({
+    target: { ...target, args: [] },
+    args: [...baseArgs(free, target.named), '--files-with-matches', '--null', '--with-filename', '--', ...target.paths],
+    separator: 0,
+    onRecord: record => {
+      if (record.length === 0) return true
+      const file = target.toRelative(displayPath(record))
+      if (!found.has(file)) paths.push(file)
+      return paths.length < MAX_HIDDEN_PROBED
+    },
+    signal
+  })
+  const verdict = inspectRun(r, req.pattern, [], { json: false, sawSummary: false, timeoutMs: ctx.timeoutMs, signal })
+  if (verdict.failed !== undefined) return undefined
+  paths.sort(compareText)
+  return { paths, lowerBound: verdict.partial || r.end === 'stopped' }
 }

@@ -1,4 +1,4 @@
-import type { SearchMode } from './search-types.js'
+import type { HiddenMatches, SearchMode } from './search-types.js'
 import type { SearchLine } from './search-parse.js'
 import type { RgSkipped } from './search-rg.js'
 
@@ -36,6 +36,8 @@ export interface ResultSet {
   /** Files skipped because ripgrep could not read them. */
   unreadable: number
   dropped: Dropped
+  /** Matching files hidden by ignore rules, when a probe looked for them. */
+  hidden?: HiddenMatches
   /** Fetches the lines of some files on demand (count-then-fetch strategy). */
   fetch?: (entries: FileEntry[], signal?: AbortSignal) => Promise<void>
 }

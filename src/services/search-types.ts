@@ -20,6 +20,19 @@ export interface SearchRequest {
   /** Lines of context around each match (content mode). */
   contextLines?: number
   mode?: SearchMode
+  /** Apply .gitignore/.ignore rules (default true); false searches ignored files too. */
+  respectGitignore?: boolean
+}
+
+/** Matching files the ignore rules hid from a small result (found by a second, rule-free pass). */
+export interface HiddenMatches {
+  /** Matching files hidden by ignore rules (a lower bound when `lowerBound`). */
+  files: number
+  lowerBound: boolean
+  /** The first hidden file, by path. */
+  example: string
+  /** The rule that hides it: `.gitignore:12` and the pattern. */
+  rule?: { where: string, pattern: string }
 }
 
 /** One matching line on a page, with its context lines. */
@@ -59,6 +72,8 @@ export interface SearchPage {
   cached: boolean
   /** The resolved search path, relative to the root ('.' for the root). */
   path: string
+  /** Set when ignore rules hid files that match (checked when a search finds fewer than 20 files). */
+  hidden?: HiddenMatches
 }
 
 /** What get_workspace_info tells about ripgrep. */

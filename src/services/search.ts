@@ -1,22 +1,24 @@
 import { availableParallelism } from 'node:os'
-import type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, SearchLimits, SearchRequest, SearchService } from './search-types.js'
+import type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchRequest, SearchService } from './search-types.js'
 import { createLimiter } from './limiter.js'
 import { createResultCache } from './result-cache.js'
 import type { SearchLine } from './search-parse.js'
 import { locateRg, probeRg } from './search-locate.js'
 import { runRg } from './search-rg.js'
-import { searchContent, searchFiles, type Pass, type PassContext } from './search-passes.js'
+import { probeHidden, searchContent, searchFiles, type Pass, type PassContext } from './search-passes.js'
 import { dropFiles, noticesOf, weightOf, type ResultSet } from './search-set.js'
-import { pinTarget } from './search-target.js'
+import { pinTarget, type SearchTarget } from './search-target.js'
 import { recheckFiles } from './search-recheck.js'
 import type { ResolvedPath } from './workspace.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './search-parse.js'
-export type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, SearchLimits, SearchMode, SearchPage, SearchRequest, SearchService } from './search-types.js'
+export type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchMode, SearchPage, SearchRequest, SearchService } from './search-types.js'
 
 const MAX_FILE_SIZE = '10M'
 /** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
 const MAX_COUNTING_BYTES = 4 * 1024 * 1024
+/** A search finding fewer files than this also looks for matches the ignore rules hid (a near-empty answer is where a hidden tree misleads). */
+const PROBE_HIDDEN_BELOW = 20
 /** Rounds of re-checking one page (each drops the failing files and slices again). */
 const MAX_RECHECK_ROUNDS = 8
 
@@ -130,6 +132,15 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     }
   }
 
+  /** The probe for hidden matches, with the rule that hides the first one; a failed probe says nothing. */
+  async function hiddenMatches (ctx: PassContext, req: Required<SearchRequest>, target: SearchTarget, set: ResultSet, signal?: AbortSignal): Promise<HiddenMatches | undefined> {
+    const probe = await probeHidden(ctx, req, target, new Set(set.files.map(f => f.path)), signal)
+    if (probe === undefined || probe.paths.length === 0) return undefined
+    const example = probe.paths[0]
+    const rule = await workspace.explainIgnored(example, false)
+    return { files: probe.paths.length, lowerBound: probe.lowerBound, example, ...(rule === undefined ? {} : { rule }) }
+  }
+
   return {
     engine () {
       probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
@@ -147,7 +158,8 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
         include: request.include ?? [],
         exclude: request.exclude ?? [],
         contextLines: request.mode === undefined || request.mode === 'content' ? Math.max(0, Math.min(10, request.contextLines ?? 0)) : 0,
-        mode: request.mode ?? 'content'
+        mode: request.mode ?? 'content',
+        respectGitignore: request.respectGitignore ?? true
       }
       // Context is part of the key: the stored lines differ. Offset and page size are not.
       const key = JSON.stringify(req)
@@ -158,9 +170,12 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
         limiter.admit('search')
         const started = Date.now()
         const ctx = passContext(resolved)
-        const target = await pinTarget(workspace, resolved, true)
+        const target = await pinTarget(workspace, resolved, req.respectGitignore)
         try {
           set = req.mode === 'content' ? await searchContent(ctx, req, target, signal) : await searchFiles(ctx, req, target, signal)
+          if (req.respectGitignore && !target.named && set.complete && !set.lowerBound && set.files.length < PROBE_HIDDEN_BELOW) {
+            set.hidden = await hiddenMatches(ctx, req, target, set, signal)
+          }
         } finally {
           await target.close()
         }
@@ -181,7 +196,8 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
         lineCount: set.lineCount,
         notices: noticesOf(set),
         cached,
-        path: req.path
+        path: req.path,
+        ...(set.hidden === undefined ? {} : { hidden: set.hidden })
       }
     },
 

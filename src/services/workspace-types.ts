@@ -3,6 +3,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type { ToolError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { FileSniff, LineWindow, WindowRequest } from './file-lines.js'
+import type { IgnoreMatch } from './ignore-rules.js'
 import type { Limiter } from './limiter.js'
 import type { WalkOptions, WalkResult } from './walk.js'
 
@@ -83,6 +84,8 @@ export interface WorkspaceService {
   isIgnored(relative: string, isDirectory: boolean): Promise<boolean>
   /** The verdict for a child of a directory already known not to be ignored (cheaper, for walks). */
   isIgnoredEntry(parentRelative: string, name: string, isDirectory: boolean): Promise<boolean>
+  /** The rule that hides a path (`.gitignore:12` and its text), or undefined when it is not ignored. */
+  explainIgnored(relative: string, isDirectory: boolean): Promise<IgnoreMatch | undefined>
   /** Lists one directory (opened no-follow and verified) by raw names, kinds from the dirent; links are not followed. */
   readDirectory(dir: { relative: string, fsPath: string | Buffer }): Promise<DirEntry[]>
   /** Tells where a symbolic link (given by its own fs path) points, reading only inside the root. */

@@ -227,6 +227,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
 
     isIgnored: (relative, isDirectory) => ignoreRules.isIgnored(relative, isDirectory),
     isIgnoredEntry: (parent, name, isDirectory) => ignoreRules.isIgnoredEntry(parent, name, isDirectory),
+    explainIgnored: (relative, isDirectory) => ignoreRules.explain(relative, isDirectory),
 
     async readDirectory (dir) {
       const prefix = dir.relative === '.' ? '' : `${dir.relative}/`

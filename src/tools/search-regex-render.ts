@@ -108,7 +108,7 @@ export function renderSearch (input: RenderInput, level: RenderLevel): string {
   lines.push('')
   if (page.mode === 'content') lines.push(...contentBody(page.content.slice(0, kept), level))
   else lines.push(...fileBody(page.files.slice(0, kept), page.mode))
-  if (items === 0) lines.push(page.total === 0 ? 'No matches.' : 'No results on this page (offset is past the end).')
+  if (items === 0) lines.push(page.total > 0 ? 'No results on this page (offset is past the end).' : page.hidden === undefined ? 'No matches.' : 'No matches in the files the ignore rules leave in (see the note above).')
   lines.push('', pagingFooter('search_regex', keptPagination(page, input.offset, input.pageSize, kept), input.callArgs))
   return lines.join('\n')
 }

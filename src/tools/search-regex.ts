@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { fitLadder, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, type Rung } from './budget.js'
-import { PaginationOutput, type Pagination } from './paging.js'
+import type { HiddenMatches } from '../services/search.js'
+import { formatCall, PaginationOutput, type Pagination } from './paging.js'
 import { keptPagination, renderSearch, type RenderInput, type RenderLevel } from './search-regex-render.js'
 
 /** structuredContent of search_regex: locations and pagination only, never file bodies. */
@@ -49,6 +50,13 @@ function budgetNotice (level: RenderLevel, full: RenderLevel, budget: number): s
   return `response budget of ${budget} tokens: ${cuts.join(', ')} — raise max_response_tokens (up to ${MAX_RESPONSE_TOKENS}), lower page_size, or read exact lines with read_files`
 }
 
+/** Says which matching files the ignore rules hid, which rule, and the exact call that includes them. */
+function hiddenNotice (hidden: HiddenMatches, callArgs: Record<string, unknown>): string {
+  const count = `${hidden.files}${hidden.lowerBound ? '+' : ''} more matching file${hidden.files === 1 && !hidden.lowerBound ? '' : 's'}`
+  const rule = hidden.rule === undefined ? '' : `, hidden by ${hidden.rule.where} ${JSON.stringify(hidden.rule.pattern)}`
+  return `${count} excluded by ignore rules (e.g. ${hidden.example}${rule}) — to search them: ${formatCall('search_regex', { ...callArgs, respect_gitignore: false })}`
+}
+
 /** Regex (or literal) search of file contents through ripgrep, with deterministic pages and a token budget. */
 export const searchRegex = defineTool({
   name: 'search_regex',
@@ -57,7 +65,7 @@ export const searchRegex = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Search file contents with a regular expression (or a literal string) and get matching lines grouped by file with line numbers.\n\n' +
     'Syntax is ripgrep\'s (Rust regex), not JavaScript: escape ( ) { } . with a backslash; look-around and backreferences are not supported (use context_lines or literal=true). ' +
-    'Use find_files to match file names and read_files to read around a hit. .gitignore is respected; hidden files are searched only when `path` names them; files over 10 MB are skipped unless named in `path`. ' +
+    'Use find_files to match file names and read_files to read around a hit. .gitignore/.ignore rules apply, in a git repository or not (respect_gitignore=false searches ignored files too), and a near-empty answer says when those rules hid matching files; hidden files are searched only when `path` names them; files over 10 MB are skipped unless named in `path`. ' +
     'Results are sorted by path and line; the footer gives the exact call for the next page (served from a 60 s cache). Long answers are shortened to max_response_tokens, never refused.',
   input: Type.Object({
     pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in ripgrep (Rust regex) syntax, or a plain string with literal=true, e.g. "fetchUser\\\\(" or "getUser|fetchUser"' }),
@@ -70,6 +78,7 @@ export const searchRegex = defineTool({
     output_mode: Type.Optional(Type.Union(OUTPUT_MODES.map(m => Type.Literal(m)), { default: 'content', description: 'What to return: matching lines ("content"), matching file paths ("files"), or per-file match counts ("count"), e.g. "files"' })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Results per page (1–100): matching lines in content mode, files otherwise, e.g. 20' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Index of the first result to return, from the previous footer\'s next call, e.g. 10' })),
+    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip files that .gitignore/.ignore rules exclude; false searches them too, e.g. false in an unpacked tarball whose .gitignore hides the whole tree' })),
     max_response_tokens: Type.Optional(Type.Integer({ minimum: MIN_RESPONSE_TOKENS, maximum: MAX_RESPONSE_TOKENS, default: 8000, description: 'Token budget of the answer (1000–20000); over it, lines are shortened and results dropped, with a note, e.g. 4000' })),
     search: Inject('search'),
     tokenizer: Inject('tokenizer')
@@ -96,7 +105,8 @@ export const searchRegex = defineTool({
       include: args.include,
       exclude: args.exclude,
       contextLines,
-      mode
+      mode,
+      respectGitignore: args.respect_gitignore ?? true
     }, { offset, pageSize, signal })
 
     const notices: string[] = []
@@ -111,8 +121,10 @@ export const searchRegex = defineTool({
       context_lines: args.context_lines,
       output_mode: args.output_mode,
       page_size: args.page_size,
+      respect_gitignore: args.respect_gitignore,
       max_response_tokens: args.max_response_tokens
     }
+    if (page.hidden !== undefined) notices.push(hiddenNotice(page.hidden, callArgs))
     const input: RenderInput = { page, pattern, literal, offset, pageSize, callArgs, notices }
     const items = mode === 'content' ? page.content.length : page.files.length
     const levels = [...ladder(items, contextLines > 0)]
