@@ -27,7 +27,7 @@ t.test('search_regex on a named 100 MB one-line file: memory stays bounded (the 
     const r = measure(root, 'one-line.txt', concurrency)
     const growth = (r.peak - r.before) / MB
     t.comment(`${concurrency} at once: RSS +${growth.toFixed(0)} MB`)
-    t.equal(r.total, 1)
+    t.equal(r.total, 1, `one match (notices: ${r.notices.join('; ')})`)
     t.equal(r.line, 1, 'the line number survives (ripgrep writes it after the line)')
     t.equal(r.shown, 2000, 'the kept start of the line')
     t.equal(r.length, 100 * MB + 6, 'the full length is counted while streaming')
