@@ -2,14 +2,18 @@ import { basename } from 'node:path'
 import { parse } from 'yaml'
 import type { Logger } from '../logger.js'
 import type { TemplateSource } from '../services/template-files.js'
-import { definePrompt, type PromptArgument, type PromptDefinition } from '../tools/define-prompt.js'
+import { definePrompt, type PromptArgument, type PromptContext, type PromptDefinition } from '../tools/define-prompt.js'
+import { completePaths } from './path-completion.js'
+
+/** How an argument completes: workspace paths, or a fixed list of values. */
+export type Completion = 'paths' | string[]
 
 /** A Markdown template bundle parsed from its file. */
 export interface TemplateBundle {
   name: string
   title?: string
   description: string
-  arguments: Array<PromptArgument & { default?: string }>
+  arguments: Array<PromptArgument & { default?: string, complete?: Completion }>
   body: string
   file: string
 }
@@ -17,6 +21,22 @@ export interface TemplateBundle {
 const PLACEHOLDER = /\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/g
 const NAME = /^[a-z][a-z0-9_-]{0,63}$/
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function completionOf (raw: unknown): { complete?: Completion } {
+  if (raw === undefined) return {}
+  if (raw === 'paths') return { complete: 'paths' }
+  if (Array.isArray(raw) && raw.every(v => typeof v === 'string')) return { complete: raw }
+  throw new Error('an argument\'s complete must be "paths" or a list of strings')
+}
+
+/** Completion values of one argument for the text typed so far: its own list, paths, or its default. */
+function completer (arg: TemplateBundle['arguments'][number]): ((value: string, ctx: PromptContext) => Promise<string[]>) | undefined {
+  const { complete, default: fallback } = arg
+  if (complete === 'paths') return async (value, ctx) => ctx.services.workspace === undefined ? [] : await completePaths(ctx.services.workspace, value, ctx.signal)
+  const fixed = complete ?? (fallback === undefined ? undefined : [fallback])
+  if (fixed === undefined) return undefined
+  return async (value) => fixed.filter(v => v.toLowerCase().startsWith(value.toLowerCase()))
+}
 
 /**
  * Parses one bundle: optional YAML front matter (name, title, description, arguments) then the
@@ -43,7 +63,8 @@ export function parseBundle (file: string, source: string): TemplateBundle {
       name: raw.name,
       description: typeof raw.description === 'string' ? raw.description : undefined,
       required: raw.required === true,
-      ...(typeof raw.default === 'string' ? { default: raw.default } : {})
+      ...(typeof raw.default === 'string' ? { default: raw.default } : {}),
+      ...completionOf(raw.complete)
     })
   }
   for (const m of body.matchAll(PLACEHOLDER)) {
@@ -67,6 +88,10 @@ export function bundlePrompt (bundle: TemplateBundle): PromptDefinition {
     title: bundle.title,
     description: bundle.description,
     arguments: bundle.arguments.map(({ name, description, required }) => ({ name, ...(description === undefined ? {} : { description }), required })),
+    complete: Object.fromEntries(bundle.arguments.flatMap(arg => {
+      const complete = completer(arg)
+      return complete === undefined ? [] : [[arg.name, complete]]
+    })),
     get: (args) => ({
       description: bundle.description,
       messages: [{ role: 'user', content: { type: 'text', text: fillBundle(bundle, args) } }]

@@ -4,7 +4,7 @@ import type { ToolContext, ToolResult } from '../tools/define-tool.js'
 import type { Registry } from './registry.js'
 
 /** How a call ended, as logged. */
-export type CallOutcome = 'ok' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
+export type CallOutcome = 'ok' | 'partial' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
 
 /**
  * One running call. Aborting goes through abort(), which also settles the race directly:
@@ -126,11 +126,14 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
       // Synchronous tools skip the race: nothing can abort them mid-run anyway.
       const result = out instanceof Promise ? await untilAborted(call, out) : out
       if (result.isError === true) outcome = 'tool_error'
-      return result
+      if (result.partial === undefined) return result
+      if (result.partial && outcome === 'ok') outcome = 'partial'
+      const { partial: _partial, ...sent } = result
+      return sent
     } catch (err) {
       if (call.timedOut) {
         outcome = 'timeout'
-        return errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, 'narrow the request (a smaller path, fewer items or a smaller page_size) and call again').message)
+        return errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again').message)
       }
       if (call.cancelled) {
         outcome = 'cancelled'

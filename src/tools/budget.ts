@@ -60,3 +60,25 @@ export async function fitLadder<T> (rungs: Iterable<() => Rung<T>>, budget: numb
   if (last === undefined) throw new Error('fitLadder needs at least one rung')
   return last
 }
+
+/**
+ * The largest `n` in [lo, hi] whose rendering fits the budget, by bisection (renderings must grow with
+ * `n`); undefined when not even `lo` fits. About log2(hi - lo) measurements instead of one per step.
+ */
+export async function fitLargest<T> (lo: number, hi: number, make: (n: number) => Rung<T>, budget: number, tokenizer: Tokenizer, signal?: AbortSignal): Promise<(Rung<T> & { measured: Measured, n: number }) | undefined> {
+  let best: (Rung<T> & { measured: Measured, n: number }) | undefined
+  while (lo <= hi) {
+    const n = best === undefined ? lo : Math.ceil((lo + hi) / 2)
+    const rung = make(n)
+    const measured = await measure(rung.text, budget, tokenizer, signal)
+    if (measured.fits) {
+      best = { ...rung, measured, n }
+      lo = n + 1
+    } else if (best === undefined) {
+      return undefined
+    } else {
+      hi = n - 1
+    }
+  }
+  return best
+}

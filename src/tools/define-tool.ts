@@ -36,6 +36,8 @@ export interface ToolResult {
   content: ToolContent[]
   structuredContent?: Record<string, unknown>
   isError?: boolean
+  /** Server side only, never sent: a deadline or cap cut the work short, so the call is logged `partial`. */
+  partial?: boolean
 }
 
 /** A worked example shown in the guide; validated against the input schema at startup. */
@@ -87,6 +89,8 @@ export interface ToolDefinition<I extends TObject = TObject> {
   /** Shape of structuredContent, if the tool returns one. */
   output?: TObject
   examples?: ToolExample[]
+  /** What the TIMEOUT error suggests, i.e. what actually shortens this tool's work. */
+  timeoutHint?: string
   run(args: Static<I>, ctx: ToolContext): Promise<ToolResult> | ToolResult
 }
 

@@ -4,7 +4,7 @@ import { toolError } from '../errors.js'
 import type { DirEntry } from '../services/workspace.js'
 import type { WalkEntry } from '../services/walk.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
-import { formatBytes } from './format.js'
+import { counted, formatBytes } from './format.js'
 import { compareText, paginate, pagingFooter, PaginationOutput } from './paging.js'
 
 /** Most globs per list, and most entries one search walks before it stops (total becomes a lower bound). */
@@ -63,6 +63,7 @@ export const findFiles = defineTool({
     workspace: Inject('workspace')
   }),
   output: FindFilesOutput,
+  timeoutHint: 'give a smaller path or more specific patterns (a smaller page_size does not shorten the walk), then call again',
   examples: [
     { comment: 'Every test file', arguments: { patterns: ['**/*.test.ts', '**/*.spec.ts'] } },
     { comment: 'Config files under src, without fixtures', arguments: { patterns: ['*.config.*', 'tsconfig*.json'], path: 'src', exclude: ['**/fixtures/**'] } },
@@ -99,9 +100,9 @@ export const findFiles = defineTool({
     const notices = [...walked.notes]
     if (files.length === 0) {
       notices.push(`no match; ${includeHidden ? '' : 'hidden files (include_hidden=true) and '}${respectGitignore ? 'gitignored files (respect_gitignore=false) are skipped' : 'check the globs'}`)
-    } else if (page.items.length === 0) notices.push(`offset ${offset} is past the end (${files.length} matches); use offset=0`)
+    } else if (page.items.length === 0) notices.push(`offset ${offset} is past the end (${counted(files.length, 'match', 'matches')}); use offset=0`)
 
-    const lines = [`# ${files.length}${walked.truncated ? '+' : ''} files match ${JSON.stringify(patterns)} under ${dir.requested} (by ${sort})`]
+    const lines = [`# ${counted(`${files.length}${walked.truncated ? '+' : ''}`, 'file')} match${files.length === 1 && !walked.truncated ? 'es' : ''} ${JSON.stringify(patterns)} under ${dir.requested} (by ${sort})`]
     for (const notice of notices) lines.push(`Note: ${notice}`)
     for (const f of page.items) {
       const when = sort === 'mtime' && f.mtimeMs > 0 ? `  ${new Date(f.mtimeMs).toISOString()}` : ''
@@ -117,10 +118,11 @@ export const findFiles = defineTool({
       page_size: pageSize !== 100 ? pageSize : undefined
     }
     lines.push(pagingFooter('find_files', page.pagination, nextArgs))
-    return textResult(lines.join('\n'), {
+    const result = textResult(lines.join('\n'), {
       path: dir.requested,
       files: page.items.map(f => f.relative),
       pagination: page.pagination
     })
+    return { ...result, partial: walked.truncated }
   }
 })

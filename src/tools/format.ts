@@ -3,6 +3,11 @@ import { displayText } from '../services/path-names.js'
 /** Longest line shown before it is cut with a marker. */
 export const MAX_LINE_CHARS = 2000
 
+/** `1 file`, `2 files`, `1 entry`, `3 entries`: a count with its noun in the right number. */
+export function counted (n: number | string, singular: string, plural = singular.endsWith('y') ? `${singular.slice(0, -1)}ies` : `${singular}s`): string {
+  return `${n} ${n === 1 || n === '1' ? singular : plural}`
+}
+
 /** Human size: `512 B`, `4.2 KB`, `1.3 MB` (1024-based). */
 export function formatBytes (bytes: number): string {
   if (bytes < 0) return '? B'

@@ -106,6 +106,7 @@ export const getFileInfo = defineTool({
     workspace: Inject('workspace')
   }),
   output: GetFileInfoOutput,
+  timeoutHint: 'ask about fewer paths per call, then call again',
   examples: [
     { comment: 'Check sizes before reading', arguments: { paths: ['package.json', 'src/index.ts'] } },
     { comment: 'Is this big file text, and is it ignored?', arguments: { paths: ['data/dump.sql'] } }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import type { WalkEntry } from '../services/walk.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
-import { formatBytes } from './format.js'
+import { counted, formatBytes } from './format.js'
 import { compareText, paginate, pagingFooter, PaginationOutput } from './paging.js'
 
 /** Most entries one listing walks before it stops (the total is then a lower bound). */
@@ -22,18 +22,38 @@ function linkText (entry: WalkEntry): string {
   return link.state === 'outside' ? '[link, outside workspace]' : `[link, ${link.state}]`
 }
 
+/**
+ * How an entry is shown: a direct child by its path (copyable as is), a deeper one by its name, indented
+ * under its folder, so depth=2 does not repeat the folder's path on every line.
+ */
+function shownName (e: WalkEntry): string {
+  return e.depth <= 1 ? e.relative : `${'  '.repeat(e.depth - 1)}${e.relative.slice(e.relative.lastIndexOf('/') + 1)}`
+}
+
+/** A page that starts inside a folder first repeats that folder's line (and its parents'), marked continued. */
+function continuedFolders (first: WalkEntry | undefined): string[] {
+  if (first === undefined || first.depth <= 1) return []
+  const parts = first.relative.split('/')
+  const lines: string[] = []
+  for (let level = 1; level < first.depth; level++) {
+    const relative = parts.slice(0, parts.length - first.depth + level).join('/')
+    lines.push(level === 1 ? `${relative}/  (continued)` : `${'  '.repeat(level - 1)}${relative.slice(relative.lastIndexOf('/') + 1)}/  (continued)`)
+  }
+  return lines
+}
+
 function entryLine (e: WalkEntry, showMtime: boolean): string {
   const when = showMtime && e.mtimeMs > 0 ? `  ${new Date(e.mtimeMs).toISOString()}` : ''
   switch (e.kind) {
     case 'dir': {
       const note = e.ignored === true
         ? '  (ignored, not expanded)'
-        : e.unreadable !== undefined ? `  (unreadable: ${e.unreadable})` : e.childCount !== undefined ? `  (${e.childCount} ${e.childCount === 1 ? 'entry' : 'entries'})` : ''
-      return `${e.relative}/${note}${when}`
+        : e.unreadable !== undefined ? `  (unreadable: ${e.unreadable})` : e.childCount !== undefined ? `  (${counted(e.childCount, 'entry')})` : ''
+      return `${shownName(e)}/${note}${when}`
     }
-    case 'file': return `${e.relative}  ${formatBytes(e.size)}${when}`
-    case 'symlink': return `${e.relative} -> ${linkText(e)}`
-    default: return `${e.relative}  [${e.kind}]`
+    case 'file': return `${shownName(e)}  ${formatBytes(e.size)}${when}`
+    case 'symlink': return `${shownName(e)} -> ${linkText(e)}`
+    default: return `${shownName(e)}  [${e.kind}]`
   }
 }
 
@@ -56,6 +76,7 @@ export const listDirectory = defineTool({
     workspace: Inject('workspace')
   }),
   output: ListDirectoryOutput,
+  timeoutHint: 'list a smaller path or a lower depth (a smaller page_size does not shorten the walk), then call again',
   examples: [
     { comment: 'The top level of the workspace', arguments: {} },
     { comment: 'Two levels of src, newest first', arguments: { path: 'src', depth: 2, sort: 'mtime' } },
@@ -89,14 +110,15 @@ export const listDirectory = defineTool({
     })
     const page = paginate(walked.entries, offset, pageSize, walked.truncated)
     const notices = [...walked.notes]
-    if (walked.skippedHidden > 0) notices.push(`${walked.skippedHidden} hidden entries not shown (include_hidden=true shows them)`)
-    if (walked.skippedIgnored > 0) notices.push(`${walked.skippedIgnored} gitignored entries not shown (respect_gitignore=false shows them)`)
-    if (page.items.length === 0 && walked.entries.length > 0) notices.push(`offset ${offset} is past the end (${walked.entries.length} entries); use offset=0`)
+    if (walked.skippedHidden > 0) notices.push(`${counted(walked.skippedHidden, 'hidden entry', 'hidden entries')} not shown (include_hidden=true shows them)`)
+    if (walked.skippedIgnored > 0) notices.push(`${counted(walked.skippedIgnored, 'gitignored entry', 'gitignored entries')} not shown (respect_gitignore=false shows them)`)
+    if (page.items.length === 0 && walked.entries.length > 0) notices.push(`offset ${offset} is past the end (${counted(walked.entries.length, 'entry')}); use offset=0`)
 
     const shown = dir.requested === dir.relative ? dir.relative : `${dir.requested} (-> ${dir.relative})`
-    const lines = [`# ${shown} — ${walked.entries.length}${walked.truncated ? '+' : ''} entries (depth ${depth}, by ${sort}, directories first)`]
+    const lines = [`# ${shown} — ${counted(`${walked.entries.length}${walked.truncated ? '+' : ''}`, 'entry')} (depth ${depth}${depth > 1 ? ', deeper entries indented under their folder' : ''}, by ${sort}, directories first)`]
     for (const notice of notices) lines.push(`Note: ${notice}`)
     if (walked.entries.length === 0) lines.push('(empty)')
+    lines.push(...continuedFolders(page.items[0]))
     for (const entry of page.items) lines.push(entryLine(entry, sort === 'mtime'))
     const nextArgs = {
       path: dir.requested,
@@ -107,10 +129,11 @@ export const listDirectory = defineTool({
       page_size: pageSize !== 200 ? pageSize : undefined
     }
     lines.push(pagingFooter('list_directory', page.pagination, nextArgs, 'Entries'))
-    return textResult(lines.join('\n'), {
+    const result = textResult(lines.join('\n'), {
       path: dir.requested,
       entries: page.items.map(e => e.kind === 'dir' ? `${e.relative}/` : e.relative),
       pagination: page.pagination
     })
+    return { ...result, partial: walked.truncated }
   }
 })

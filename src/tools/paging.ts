@@ -45,6 +45,16 @@ export function paginate<T> (sorted: readonly T[], offset: number, pageSize: num
   }
 }
 
+/** The arguments whose value differs from the schema's default: a footer repeats only what the caller chose. */
+export function withoutDefaults (args: Record<string, unknown>, schema: { properties: Record<string, { default?: unknown }> }): Record<string, unknown> {
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(args)) {
+    const fallback = schema.properties[key]?.default
+    if (value !== undefined && (fallback === undefined || JSON.stringify(value) !== JSON.stringify(fallback))) kept[key] = value
+  }
+  return kept
+}
+
 /** Renders a call the model can copy: `tool key=value …` with JSON values, absent values skipped. */
 export function formatCall (tool: string, args: Record<string, unknown>): string {
   const parts = [tool]

@@ -223,6 +223,7 @@ export const readFiles = defineTool({
     tokenizer: Inject('tokenizer')
   }),
   output: ReadFilesOutput,
+  timeoutHint: 'read fewer files, or a line range (start_line, end_line) of a large one, then call again',
   examples: [
     { comment: 'Two whole files in one call', arguments: { files: [{ path: 'package.json' }, { path: 'src/index.ts' }] } },
     { comment: 'Lines 120–180 of one file', arguments: { files: [{ path: 'src/app.ts', start_line: 120, end_line: 180 }] } },

@@ -1,12 +1,13 @@
 import type { ContentItem, FileItem, SearchLine, SearchPage } from '../services/search.js'
 import { pagingFooter, type Pagination } from './paging.js'
+import { counted } from './format.js'
 
 /** One rung of the search output's degradation ladder. */
 export interface RenderLevel {
   /** Longest line shown, in characters. */
   maxLine: number
-  /** Whether context lines are shown. */
-  context: boolean
+  /** Context lines shown before and after each match (at most what was searched for). */
+  context: number
   /** Items of the page kept (a prefix of the page). */
   keep: number
   /** Show only per-file counts of the kept items instead of lines. */
@@ -57,12 +58,12 @@ function header (input: RenderInput): string {
   const where = page.path === '.' ? '' : ` under ${page.path}`
   const plus = page.totalIsLowerBound ? '+' : ''
   if (page.mode === 'content') {
-    return `${fmt(page.total)}${plus} matching lines in ${fmt(page.fileCount)}${plus} files for ${shownPattern}${where}`
+    return `${counted(`${fmt(page.total)}${plus}`, 'matching line')} in ${counted(`${fmt(page.fileCount)}${plus}`, 'file')} for ${shownPattern}${where}`
   }
   if (page.mode === 'count') {
-    return `${fmt(page.total)}${plus} files with ${fmt(page.lineCount)}${plus} matching lines for ${shownPattern}${where}`
+    return `${counted(`${fmt(page.total)}${plus}`, 'file')} with ${counted(`${fmt(page.lineCount)}${plus}`, 'matching line')} for ${shownPattern}${where}`
   }
-  return `${fmt(page.total)}${plus} files match ${shownPattern}${where}`
+  return `${counted(`${fmt(page.total)}${plus}`, 'file')} match${page.total === 1 && plus === '' ? 'es' : ''} ${shownPattern}${where}`
 }
 
 function contentBody (items: ContentItem[], level: RenderLevel): string[] {
@@ -73,8 +74,9 @@ function contentBody (items: ContentItem[], level: RenderLevel): string[] {
     const lines = new Map<number, SearchLine>()
     let j = i
     for (; j < items.length && items[j].path === path; j++) {
-      lines.set(items[j].hit.line, items[j].hit)
-      if (level.context) for (const c of items[j].context) if (!lines.has(c.line)) lines.set(c.line, c)
+      const hit = items[j].hit.line
+      lines.set(hit, items[j].hit)
+      for (const c of items[j].context) if (Math.abs(c.line - hit) <= level.context && !lines.has(c.line)) lines.set(c.line, c)
     }
     out.push(`## ${path}`)
     if (level.countsOnly) {
@@ -83,9 +85,9 @@ function contentBody (items: ContentItem[], level: RenderLevel): string[] {
       const hits = new Set(items.slice(i, j).map(it => it.hit.line))
       let previous = -1
       for (const n of [...lines.keys()].sort((a, b) => a - b)) {
-        if (level.context && previous !== -1 && n > previous + 1) out.push('--')
+        if (level.context > 0 && previous !== -1 && n > previous + 1) out.push('--')
         const l = lines.get(n)!
-        out.push(`${n}${hits.has(n) || (l.match && level.context) ? ':' : '-'} ${showLine(l, level.maxLine)}`)
+        out.push(`${n}${hits.has(n) || (l.match && level.context > 0) ? ':' : '-'} ${showLine(l, level.maxLine)}`)
         previous = n
       }
     }

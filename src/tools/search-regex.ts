@@ -1,21 +1,23 @@
 import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
-import { fitLadder, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, type Rung } from './budget.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import type { HiddenMatches } from '../services/search.js'
-import { formatCall, PaginationOutput, type Pagination } from './paging.js'
-import { keptPagination, renderSearch, type RenderInput, type RenderLevel } from './search-regex-render.js'
+import { formatCall, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
+import { fitSearch } from './search-regex-fit.js'
+import { keptPagination, showLine, type RenderInput } from './search-regex-render.js'
 
-/** structuredContent of search_regex: locations and pagination only, never file bodies. */
+/** structuredContent of search_regex: locations, the matching lines as shown, and pagination; no context lines. */
 export const SearchRegexOutput = Type.Object({
   mode: Type.String({ description: 'Output mode that was applied, e.g. "content"' }),
   path: Type.String({ description: 'Searched path relative to the workspace root, e.g. "src" ("." for the root)' }),
   matches: Type.Array(Type.Object({
     path: Type.String({ description: 'File path relative to the root, e.g. "src/app.ts"' }),
-    line: Type.Integer({ description: '1-based line number of the matching line, e.g. 12' })
-  }, { description: 'One matching line, e.g. {"path":"src/app.ts","line":12}' }), { description: 'Matching lines shown on this page (content mode; empty otherwise), e.g. [{"path":"src/app.ts","line":12}]' }),
+    line: Type.Integer({ description: '1-based line number of the matching line, e.g. 12' }),
+    text: Type.Optional(Type.String({ description: 'The matching line as shown in the text (cut lines end with a marker; absent when the budget left counts only), e.g. "  return fetchUser(id)"' }))
+  }, { description: 'One matching line, e.g. {"path":"src/app.ts","line":12,"text":"fetchUser(id)"}' }), { description: 'Matching lines shown on this page (content mode; empty otherwise); context lines are in the text only, e.g. [{"path":"src/app.ts","line":12,"text":"fetchUser(id)"}]' }),
   files: Type.Array(Type.Object({
     path: Type.String({ description: 'File path relative to the root, e.g. "src/app.ts"' }),
-    count: Type.Integer({ description: 'Matching lines in the file, or -1 when output_mode=files (not counted), e.g. 3' })
+    count: Type.Optional(Type.Integer({ description: 'Matching lines in the file (count mode only; files mode does not count), e.g. 3' }))
   }, { description: 'One matching file, e.g. {"path":"src/app.ts","count":3}' }), { description: 'Files shown on this page (files/count modes; empty in content mode), e.g. [{"path":"src/app.ts","count":3}]' }),
   total_files: Type.Integer({ description: 'Files with at least one match in the whole result set, e.g. 7' }),
   pagination: PaginationOutput,
@@ -27,28 +29,23 @@ export const SearchRegexOutput = Type.Object({
 const OUTPUT_MODES = ['content', 'files', 'count'] as const
 const GLOBS = { maxItems: 20 }
 
-/** Degradation ladder: shorter lines, then no context, then fewer results, then counts only, then nothing. */
-function * ladder (items: number, context: boolean): Generator<RenderLevel> {
-  yield { maxLine: 2000, context, keep: items, countsOnly: false }
-  yield { maxLine: 300, context, keep: items, countsOnly: false }
-  if (context) yield { maxLine: 200, context: false, keep: items, countsOnly: false }
-  for (let keep = Math.floor(items / 2); keep >= 1; keep = Math.floor(keep / 2)) {
-    yield { maxLine: 200, context: false, keep, countsOnly: false }
-  }
-  yield { maxLine: 80, context: false, keep: 1, countsOnly: false }
-  yield { maxLine: 0, context: false, keep: items, countsOnly: true }
-  yield { maxLine: 0, context: false, keep: 0, countsOnly: true }
-}
-
-function budgetNotice (level: RenderLevel, full: RenderLevel, budget: number): string | undefined {
-  const cuts: string[] = []
-  if (level.keep < full.keep) cuts.push(`showing ${level.keep} of ${full.keep} results on this page (next_offset moved back accordingly)`)
-  if (level.countsOnly && level.keep > 0) cuts.push('per-file counts instead of lines')
-  else if (level.maxLine < full.maxLine) cuts.push(`lines cut to ${level.maxLine} chars`)
-  if (full.context && !level.context) cuts.push('context lines dropped')
-  if (cuts.length === 0) return undefined
-  return `response budget of ${budget} tokens: ${cuts.join(', ')} — raise max_response_tokens (up to ${MAX_RESPONSE_TOKENS}), lower page_size, or read exact lines with read_files`
-}
+/** Arguments of search_regex (search and tokenizer are injected, never published). */
+const SearchRegexInput = Type.Object({
+  pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in ripgrep (Rust regex) syntax, or a plain string with literal=true, e.g. "fetchUser\\\\(" or "getUser|fetchUser"' }),
+  path: Type.Optional(Type.String({ description: 'File or folder to search, relative to the workspace root; default the whole workspace, e.g. "src/api"' })),
+  literal: Type.Optional(Type.Boolean({ default: false, description: 'Treat pattern as a literal string (no regex metacharacters), e.g. true for "a.b(c)"' })),
+  ignore_case: Type.Optional(Type.Boolean({ default: false, description: 'Match case-insensitively, e.g. true to find "Error" and "error"' })),
+  include: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { ...GLOBS, description: 'Only search files matching these globs (up to 20), e.g. ["*.ts", "src/**/*.tsx"]' })),
+  exclude: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { ...GLOBS, description: 'Skip files matching these globs (up to 20), e.g. ["**/*.test.ts", "vendor/**"]' })),
+  context_lines: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 0, description: 'Lines of context before and after each match (0–10; content mode only), e.g. 2' })),
+  output_mode: Type.Optional(Type.Union(OUTPUT_MODES.map(m => Type.Literal(m)), { default: 'content', description: 'What to return: matching lines ("content"), matching file paths ("files"), or per-file match counts ("count"), e.g. "files"' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Results per page (1–100): matching lines in content mode, files otherwise, e.g. 20' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Index of the first result to return, from the previous footer\'s next call, e.g. 10' })),
+  respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip files that .gitignore/.ignore rules exclude; false searches them too, e.g. false in an unpacked tarball whose .gitignore hides the whole tree' })),
+  max_response_tokens: Type.Optional(Type.Integer({ minimum: MIN_RESPONSE_TOKENS, maximum: MAX_RESPONSE_TOKENS, default: 8000, description: 'Token budget of the answer (1000–20000); over it, lines are shortened and results dropped, with a note, e.g. 4000' })),
+  search: Inject('search'),
+  tokenizer: Inject('tokenizer')
+})
 
 /** Says which matching files the ignore rules hid, which rule, and the exact call that includes them. */
 function hiddenNotice (hidden: HiddenMatches, callArgs: Record<string, unknown>): string {
@@ -67,23 +64,9 @@ export const searchRegex = defineTool({
     'Syntax is ripgrep\'s (Rust regex), not JavaScript: escape ( ) { } . with a backslash; look-around and backreferences are not supported (use context_lines or literal=true). ' +
     'Use find_files to match file names and read_files to read around a hit. .gitignore/.ignore rules apply, in a git repository or not (respect_gitignore=false searches ignored files too), and a near-empty answer says when those rules hid matching files; hidden files are searched only when `path` names them; files over 10 MB are skipped unless named in `path`. ' +
     'Results are sorted by path and line; the footer gives the exact call for the next page (served from a 60 s cache). Long answers are shortened to max_response_tokens, never refused.',
-  input: Type.Object({
-    pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in ripgrep (Rust regex) syntax, or a plain string with literal=true, e.g. "fetchUser\\\\(" or "getUser|fetchUser"' }),
-    path: Type.Optional(Type.String({ description: 'File or folder to search, relative to the workspace root; default the whole workspace, e.g. "src/api"' })),
-    literal: Type.Optional(Type.Boolean({ default: false, description: 'Treat pattern as a literal string (no regex metacharacters), e.g. true for "a.b(c)"' })),
-    ignore_case: Type.Optional(Type.Boolean({ default: false, description: 'Match case-insensitively, e.g. true to find "Error" and "error"' })),
-    include: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { ...GLOBS, description: 'Only search files matching these globs (up to 20), e.g. ["*.ts", "src/**/*.tsx"]' })),
-    exclude: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { ...GLOBS, description: 'Skip files matching these globs (up to 20), e.g. ["**/*.test.ts", "vendor/**"]' })),
-    context_lines: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 0, description: 'Lines of context before and after each match (0–10; content mode only), e.g. 2' })),
-    output_mode: Type.Optional(Type.Union(OUTPUT_MODES.map(m => Type.Literal(m)), { default: 'content', description: 'What to return: matching lines ("content"), matching file paths ("files"), or per-file match counts ("count"), e.g. "files"' })),
-    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Results per page (1–100): matching lines in content mode, files otherwise, e.g. 20' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Index of the first result to return, from the previous footer\'s next call, e.g. 10' })),
-    respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip files that .gitignore/.ignore rules exclude; false searches them too, e.g. false in an unpacked tarball whose .gitignore hides the whole tree' })),
-    max_response_tokens: Type.Optional(Type.Integer({ minimum: MIN_RESPONSE_TOKENS, maximum: MAX_RESPONSE_TOKENS, default: 8000, description: 'Token budget of the answer (1000–20000); over it, lines are shortened and results dropped, with a note, e.g. 4000' })),
-    search: Inject('search'),
-    tokenizer: Inject('tokenizer')
-  }),
+  input: SearchRegexInput,
   output: SearchRegexOutput,
+  timeoutHint: 'search a smaller path, add include globs or make the pattern more specific (a smaller page_size does not shorten the scan), then call again',
   examples: [
     { comment: 'Find where a function is called in the TypeScript sources', arguments: { pattern: 'fetchUser\\(', path: 'src', include: ['*.ts'] } },
     { comment: 'List the files that mention deprecated or legacy code, ignoring case', arguments: { pattern: 'deprecated|legacy', ignore_case: true, output_mode: 'files' } },
@@ -111,7 +94,7 @@ export const searchRegex = defineTool({
 
     const notices: string[] = []
     if (mode !== 'content' && (args.context_lines ?? 0) > 0) notices.push(`context_lines ignored in output_mode=${mode}`)
-    const callArgs: Record<string, unknown> = {
+    const callArgs: Record<string, unknown> = withoutDefaults({
       pattern,
       path: args.path,
       literal: args.literal,
@@ -123,32 +106,26 @@ export const searchRegex = defineTool({
       page_size: args.page_size,
       respect_gitignore: args.respect_gitignore,
       max_response_tokens: args.max_response_tokens
-    }
+    }, SearchRegexInput)
     if (page.hidden !== undefined) notices.push(hiddenNotice(page.hidden, callArgs))
     const input: RenderInput = { page, pattern, literal, offset, pageSize, callArgs, notices }
     const items = mode === 'content' ? page.content.length : page.files.length
-    const levels = [...ladder(items, contextLines > 0)]
-    const full = levels[0]
-    const rungs = levels.map(level => (): Rung<{ level: RenderLevel }> => {
-      const note = budgetNotice(level, full, budget)
-      const text = renderSearch({ ...input, notices: note === undefined ? notices : [...notices, note] }, level)
-      return { text, info: { level } }
-    })
-    const fitted = await fitLadder(rungs, budget, tokenizer, signal)
-    const level = fitted.info.level
+    const fitted = await fitSearch(input, items, contextLines, budget, tokenizer, signal)
+    const { level } = fitted
     const kept = Math.min(level.keep, items)
     const pagination: Pagination = keptPagination(page, offset, pageSize, kept)
-    const note = budgetNotice(level, full, budget)
-    return textResult(fitted.text, {
+    const result = textResult(fitted.text, {
       mode,
       path: page.path,
-      matches: page.content.slice(0, kept).map(m => ({ path: m.path, line: m.hit.line })),
-      files: page.files.slice(0, kept).map(f => ({ path: f.path, count: f.count })),
+      matches: page.content.slice(0, kept).map(m => level.countsOnly ? { path: m.path, line: m.hit.line } : { path: m.path, line: m.hit.line, text: showLine(m.hit, level.maxLine) }),
+      // files mode does not count lines: the count is left out rather than faked.
+      files: page.files.slice(0, kept).map(f => mode === 'count' ? { path: f.path, count: f.count } : { path: f.path }),
       total_files: page.fileCount,
       pagination,
-      notices: [...page.notices, ...notices, ...(note === undefined ? [] : [note])],
-      truncated: fitted.rung > 0,
+      notices: [...page.notices, ...notices, ...(fitted.note === undefined ? [] : [fitted.note])],
+      truncated: fitted.note !== undefined,
       cached: page.cached
     })
+    return { ...result, partial: page.totalIsLowerBound }
   }
 })

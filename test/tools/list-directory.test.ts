@@ -35,7 +35,7 @@ t.test('depth, hidden and gitignore switches', async (t) => {
   const fx = await hostileServices(t, { big: false })
 
   const deep = textOf(await listDirectory.run({ workspace: fx.workspace, path: 'src', depth: 2 }, toolContext()))
-  t.match(deep, /\nsrc\/util\/helpers\.ts {2}/)
+  t.match(deep, /\nsrc\/util\/\n {2}helpers\.test\.ts {2}\d+ B\n {2}helpers\.ts {2}/)
   const all = textOf(await listDirectory.run({ workspace: fx.workspace, include_hidden: true, respect_gitignore: false }, toolContext()))
   t.match(all, /\n\.env {2}/)
   t.match(all, /\nignored\.log {2}/)

@@ -77,7 +77,7 @@ t.test('the rule named is the one that decides: a nested .gitignore, and a folde
 
   const text = textOf(await run({ pattern: 'token', output_mode: 'files' }))
 
-  t.match(text, /^1 files match \/token\//)
+  t.match(text, /^1 file matches \/token\//)
   t.match(text, /2 more matching files excluded by ignore rules \(e\.g\. build\/out\.js, hidden by \.gitignore:1 "build\/"\) — to search them: search_regex pattern="token" output_mode="files" respect_gitignore=false/)
   const nested = textOf(await run({ pattern: 'export const token', path: 'src' }))
   t.match(nested, /1 more matching file excluded by ignore rules \(e\.g\. src\/generated-api\.ts, hidden by src\/\.gitignore:1 "generated-\*\.ts"\) — to search them: search_regex pattern="export const token" path="src" respect_gitignore=false/)

@@ -54,7 +54,8 @@ t.test('files and count modes, context lines with separators', async (t) => {
   const context = await run({ pattern: 'line (three|four)|Guide', path: 'docs', context_lines: 1 })
 
   t.match(textOf(files), /\nsrc\/index\.ts\nsrc\/util\/helpers\.test\.ts\nsrc\/util\/helpers\.ts\n/)
-  t.match(files.structuredContent, { files: [{ path: 'src/index.ts', count: -1 }] })
+  t.same((files.structuredContent as { files: unknown[] }).files[0], { path: 'src/index.ts' }, 'files mode does not count: no count, no -1 sentinel')
+  t.same((count.structuredContent as { files: unknown[] }).files[0], { path: 'src/index.ts', count: 2 })
   t.match(textOf(count), /\nsrc\/index\.ts: 2\n/)
   t.match(textOf(count), /note: context_lines ignored/)
   t.match(textOf(context), /## docs\/guide\.md\n1: # Guide\n2- \n3: line three\n4: line four\n/)

@@ -1,0 +1,144 @@
+// The smaller ways an answer can mislead or waste an agent's tokens (issue 7, item 10): footers that
+// repeat defaults, a nested listing that repeats its folder on every line, "1 files", did-you-mean that
+// prefers a far folder to the named one, a TIMEOUT hint that cannot help, a deadline-cut search logged
+// as ok, and prompt arguments that never complete.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t from 'tap'
+import type { Test } from 'tap'
+import pino from 'pino'
+import { Type } from '@sinclair/typebox'
+import { createSearch } from '../../src/services/search.js'
+import { createTokenizer } from '../../src/services/tokenizer.js'
+import { createWorkspace } from '../../src/services/workspace.js'
+import { suggestPaths } from '../../src/services/suggest.js'
+import { searchRegex } from '../../src/tools/search-regex.js'
+import { listDirectory } from '../../src/tools/list-directory.js'
+import { findFiles } from '../../src/tools/find-files.js'
+import { defineTool, textResult } from '../../src/tools/define-tool.js'
+import { loadTemplatePrompts } from '../../src/guide/prompts.js'
+import { createRegistry } from '../../src/mcp/registry.js'
+import { createMcpServer } from '../../src/mcp/server.js'
+import { systemClock } from '../../src/services/clock.js'
+import { captureLogger, initializedSession } from '../helpers/engine.js'
+import { textOf, toolContext } from '../helpers/workspace-fixture.js'
+
+const log = pino({ level: 'silent' })
+
+async function tree (t: Test, files: Record<string, string>) {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-details-')))
+  t.teardown(() => fs.rmSync(root, { recursive: true, force: true }))
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
+    fs.writeFileSync(path.join(root, file), text)
+  }
+  const workspace = await createWorkspace({ root, log })
+  return { root, workspace }
+}
+
+t.test('footers repeat only the arguments that differ from their defaults', async (t) => {
+  const { workspace } = await tree(t, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`src/f${i}.ts`, 'needle\n'])))
+  const search = await createSearch({ workspace, log })
+  const tokenizer = createTokenizer()
+  t.teardown(() => { search.close(); tokenizer.close().catch(() => {}) })
+
+  const result = await searchRegex.run({ search, tokenizer, pattern: 'needle', literal: false, ignore_case: false, output_mode: 'content', page_size: 10, context_lines: 0, respect_gitignore: true, max_response_tokens: 8000 }, toolContext())
+  const footer = textOf(result).split('\n').at(-1)
+
+  t.equal(footer, 'Results 1–10 of 12 | next: search_regex pattern="needle" offset=10')
+  const custom = await searchRegex.run({ search, tokenizer, pattern: 'needle', page_size: 5, ignore_case: true }, toolContext())
+  t.match(textOf(custom).split('\n').at(-1), / next: search_regex pattern="needle" ignore_case=true page_size=5 offset=5$/)
+})
+
+t.test('list_directory depth=2 indents deeper entries by name instead of repeating the folder path', async (t) => {
+  const { workspace } = await tree(t, { 'src/lib/a.ts': 'a', 'src/lib/b.ts': 'b', 'src/main.ts': 'm', 'src/util/x.ts': 'x' })
+  const full = textOf(await listDirectory.run({ workspace, path: 'src', depth: 2 }, toolContext()))
+  const body = full.split('\n').slice(1, -1)
+
+  t.same(body, ['src/lib/', '  a.ts  1 B', '  b.ts  1 B', 'src/util/', '  x.ts  1 B', 'src/main.ts  1 B'])
+  t.match(full.split('\n')[0], /^# src — 6 entries \(depth 2, deeper entries indented under their folder/)
+
+  const second = textOf(await listDirectory.run({ workspace, path: 'src', depth: 2, page_size: 2, offset: 2 }, toolContext()))
+  t.same(second.split('\n').slice(1, 4), ['src/lib/  (continued)', '  b.ts  1 B', 'src/util/'], 'a page that starts inside a folder names it first')
+})
+
+t.test('a count of one takes the singular', async (t) => {
+  const { workspace } = await tree(t, { '.hidden': 'h', 'one.md': 'needle\n' })
+  const search = await createSearch({ workspace, log })
+  const tokenizer = createTokenizer()
+  t.teardown(() => { search.close(); tokenizer.close().catch(() => {}) })
+
+  const listing = textOf(await listDirectory.run({ workspace }, toolContext()))
+  t.match(listing, /^# \. — 1 entry /)
+  t.match(listing, /Note: 1 hidden entry not shown/)
+  t.match(textOf(await findFiles.run({ workspace, patterns: ['*.md'] }, toolContext())), /^# 1 file matches \["\*\.md"\]/)
+  t.match(textOf(await searchRegex.run({ search, tokenizer, pattern: 'needle' }, toolContext())), /^1 matching line in 1 file for \/needle\//)
+  t.match(textOf(await searchRegex.run({ search, tokenizer, pattern: 'needle', output_mode: 'files' }, toolContext())), /^1 file matches \/needle\//)
+  t.match(textOf(await searchRegex.run({ search, tokenizer, pattern: 'needle', output_mode: 'count' }, toolContext())), /^1 file with 1 matching line for/)
+})
+
+t.test('did-you-mean reads the named folder first and ranks its entries before far ones', async (t) => {
+  // A folder big enough that the breadth-first scan runs out of budget before it reaches drivers/net.
+  const files: Record<string, string> = { 'drivers/net/nop.c': '', 'drivers/base/node.c': '', 'a/node.c': '' }
+  for (let i = 0; i < 5200; i++) files[`a/f${String(i).padStart(4, '0')}.c`] = ''
+  const { workspace } = await tree(t, files)
+
+  const suggestions = await suggestPaths(workspace, 'drivers/net/nope.c')
+  t.equal(suggestions[0], 'drivers/net/nop.c', `the sibling first: ${suggestions.join(', ')}`)
+  t.same(await suggestPaths(workspace, '../outside/nope.c'), [], 'a folder outside the root is never read')
+})
+
+t.test('TIMEOUT says what shortens the tool\'s work; a result cut short is logged as partial', async (t) => {
+  const waits = defineTool({
+    name: 'wait_long',
+    title: 'Wait',
+    category: 'fixture',
+    description: 'Waits until aborted.',
+    annotations: {},
+    input: Type.Object({}),
+    timeoutHint: 'ask for less, then call again',
+    // The timer keeps the test process alive: the deadline sweep is unref'd, as a server's sockets hold it.
+    run: async (_args, ctx) => await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve(textResult('late')), 60_000)
+      ctx.signal.addEventListener('abort', () => { clearTimeout(timer); reject(ctx.signal.reason) }, { once: true })
+    })
+  })
+  const partial = defineTool({
+    name: 'cut_short',
+    title: 'Cut short',
+    category: 'fixture',
+    description: 'Returns a partial answer.',
+    annotations: {},
+    input: Type.Object({}),
+    run: () => ({ ...textResult('some of it'), partial: true })
+  })
+  const { log: captured, lines } = captureLogger()
+  const registry = createRegistry({ tools: [waits, partial], services: { clock: systemClock } })
+  const engine = { registry, server: createMcpServer({ registry, log: captured, info: { name: 'test', version: '0' }, instructions: '', toolTimeoutMs: 100 }), log: captured, lines }
+  const { call } = await initializedSession(engine)
+
+  const timedOut = await call('tools/call', { name: 'wait_long', arguments: {} })
+  t.equal(timedOut.result.content[0].text, 'ERROR TIMEOUT: wait_long did not finish within 100 ms. Hint: ask for less, then call again.')
+  const cut = await call('tools/call', { name: 'cut_short', arguments: {} })
+  t.same(cut.result, { content: [{ type: 'text', text: 'some of it' }] }, 'the marker is never sent')
+  t.match(lines.filter(l => l.msg === 'tool call'), [{ tool: 'wait_long', outcome: 'timeout' }, { tool: 'cut_short', outcome: 'partial' }])
+  t.notMatch(searchRegex.timeoutHint, /smaller page_size and/, 'search_regex does not offer a smaller page')
+  t.match(searchRegex.timeoutHint, /does not shorten the scan/)
+})
+
+t.test('prompt arguments complete: paths through the jail, declared values, or the default', async (t) => {
+  const { workspace } = await tree(t, { 'docs/design/cache.md': '', 'docs/deploy.md': '', 'docs/.draft.md': '', 'src/a.ts': '' })
+  const source = (name: string, args: string) => ({ file: `${name}.md`, source: `---\nname: ${name}\narguments:\n${args}\n---\n# {{x}}\n` })
+  const [prompt] = loadTemplatePrompts({ builtin: [source('p', '  - name: where\n    complete: paths\n  - name: tone\n    complete: [formal, friendly, frank]\n  - name: focus\n    default: correctness')] })
+  const ctx = { services: { workspace }, signal: new AbortController().signal }
+  const complete = async (arg: string, value: string) => await prompt.complete![arg](value, ctx)
+
+  t.same(await complete('where', 'docs/de'), ['docs/deploy.md', 'docs/design/'])
+  t.same(await complete('where', ''), ['docs/', 'src/'])
+  t.same(await complete('where', 'docs/.'), ['docs/.draft.md'], 'hidden entries when the prefix asks for them')
+  for (const outside of ['../', '../../etc/pa', '/etc/pa', 'docs/../../x']) t.same(await complete('where', outside), [], `nothing for ${outside}`)
+  t.same(await complete('tone', 'fr'), ['friendly', 'frank'])
+  t.same(await complete('focus', ''), ['correctness'])
+  t.equal(prompt.complete!.x, undefined, 'an argument with nothing to offer has no completer')
+})
