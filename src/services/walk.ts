@@ -42,6 +42,12 @@ export interface WalkOptions {
   order?: (a: WalkEntry, b: WalkEntry) => number
 }
 
+/** An entry the ignore rules left out, named in a notice. */
+export interface IgnoredExample {
+  relative: string
+  isDirectory: boolean
+}
+
 /** A walk's entries plus what it skipped and why. */
 export interface WalkResult {
   entries: WalkEntry[]
@@ -51,6 +57,12 @@ export interface WalkResult {
   /** Entries left out because they are hidden / ignored. */
   skippedHidden: number
   skippedIgnored: number
+  /** Of skippedIgnored, the folders (their contents were never walked). */
+  skippedIgnoredDirs: number
+  /** The first file the ignore rules hid, to name the rule in a notice. */
+  firstIgnoredFile?: IgnoredExample
+  /** The first folder the ignore rules hid or left unexpanded. */
+  firstIgnoredDir?: IgnoredExample
 }
 
 /** Bounded lstat fan-out per directory: unbounded Promise.all over a big folder hits EMFILE. */
@@ -80,7 +92,7 @@ const errText = (err: unknown): string => {
  * ignored entries as asked, noting unreadable directories instead of failing, within fixed bounds.
  */
 export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promise<WalkResult> {
-  const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0 }
+  const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
 
   async function visit (dir: { relative: string, fsPath: string | Buffer }, depth: number, self?: WalkEntry): Promise<void> {
     if (opts.signal?.aborted === true) {
@@ -111,7 +123,14 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
     for (let i = 0; i < kept.length; i++) {
       const entry: WalkEntry = { ...kept[i], depth, ...stats[i] }
       if (opts.respectGitignore && await ws.isIgnoredEntry(dir.relative, entry.name, entry.kind === 'dir')) {
-        if (entry.kind !== 'dir' || opts.showIgnoredDirs !== true) { result.skippedIgnored++; continue }
+        const example = { relative: entry.relative, isDirectory: entry.kind === 'dir' }
+        if (entry.kind === 'dir') result.firstIgnoredDir ??= example
+        else result.firstIgnoredFile ??= example
+        if (entry.kind !== 'dir' || opts.showIgnoredDirs !== true) {
+          result.skippedIgnored++
+          if (entry.kind === 'dir') result.skippedIgnoredDirs++
+          continue
+        }
         entry.ignored = true
       }
       if (entry.kind === 'symlink' && opts.resolveLinks === true) entry.link = await ws.linkTarget(entry.fsPath)

@@ -5,7 +5,8 @@ import type { DirEntry } from '../services/workspace.js'
 import type { WalkEntry } from '../services/walk.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { counted, formatBytes } from './format.js'
-import { compareText, paginate, pagingFooter, PaginationOutput } from './paging.js'
+import { compareText, formatCall, paginate, pagingFooter, PaginationOutput } from './paging.js'
+import { ignoredNotice } from './ignored-notice.js'
 
 /** Most globs per list, and most entries one search walks before it stops (total becomes a lower bound). */
 const MAX_GLOBS = 20
@@ -97,17 +98,6 @@ export const findFiles = defineTool({
       : (a: WalkEntry, b: WalkEntry) => compareText(a.relative, b.relative)
     files.sort(order)
     const page = paginate(files, offset, pageSize, walked.truncated)
-    const notices = [...walked.notes]
-    if (files.length === 0) {
-      notices.push(`no match; ${includeHidden ? '' : 'hidden files (include_hidden=true) and '}${respectGitignore ? 'gitignored files (respect_gitignore=false) are skipped' : 'check the globs'}`)
-    } else if (page.items.length === 0) notices.push(`offset ${offset} is past the end (${counted(files.length, 'match', 'matches')}); use offset=0`)
-
-    const lines = [`# ${counted(`${files.length}${walked.truncated ? '+' : ''}`, 'file')} match${files.length === 1 && !walked.truncated ? 'es' : ''} ${JSON.stringify(patterns)} under ${dir.requested} (by ${sort})`]
-    for (const notice of notices) lines.push(`Note: ${notice}`)
-    for (const f of page.items) {
-      const when = sort === 'mtime' && f.mtimeMs > 0 ? `  ${new Date(f.mtimeMs).toISOString()}` : ''
-      lines.push(f.kind === 'file' ? `${f.relative}  ${formatBytes(f.size)}${when}` : `${f.relative}  [${f.kind}]${when}`)
-    }
     const nextArgs = {
       patterns,
       path: dir.requested,
@@ -116,6 +106,28 @@ export const findFiles = defineTool({
       respect_gitignore: respectGitignore ? undefined : false,
       sort: sort !== 'path' ? sort : undefined,
       page_size: pageSize !== 100 ? pageSize : undefined
+    }
+    const notices = [...walked.notes]
+    if (files.length === 0) {
+      notices.push(`no match; ${includeHidden ? '' : 'hidden files (include_hidden=true) and '}${respectGitignore ? 'gitignored files (respect_gitignore=false) are skipped' : 'check the globs'}`)
+    }
+    // Say what the ignore rules left out when it matters: files that matched, or, for an empty answer,
+    // folders never searched. Not on every answer: node_modules/ being skipped is what users expect.
+    const past = formatCall('find_files', { ...nextArgs, respect_gitignore: false })
+    const matchingIgnored = walked.skippedIgnored - walked.skippedIgnoredDirs
+    const ignored = matchingIgnored > 0
+      ? await ignoredNotice(workspace, walked.firstIgnoredFile, `${counted(matchingIgnored, 'more matching file')} excluded by ignore rules`, past)
+      : files.length === 0 && walked.skippedIgnoredDirs > 0
+        ? await ignoredNotice(workspace, walked.firstIgnoredDir, `${counted(walked.skippedIgnoredDirs, 'ignored folder')} not searched`, past)
+        : undefined
+    if (ignored !== undefined) notices.push(ignored)
+    if (files.length > 0 && page.items.length === 0) notices.push(`offset ${offset} is past the end (${counted(files.length, 'match', 'matches')}); use offset=0`)
+
+    const lines = [`# ${counted(`${files.length}${walked.truncated ? '+' : ''}`, 'file')} match${files.length === 1 && !walked.truncated ? 'es' : ''} ${JSON.stringify(patterns)} under ${dir.requested} (by ${sort})`]
+    for (const notice of notices) lines.push(`Note: ${notice}`)
+    for (const f of page.items) {
+      const when = sort === 'mtime' && f.mtimeMs > 0 ? `  ${new Date(f.mtimeMs).toISOString()}` : ''
+      lines.push(f.kind === 'file' ? `${f.relative}  ${formatBytes(f.size)}${when}` : `${f.relative}  [${f.kind}]${when}`)
     }
     lines.push(pagingFooter('find_files', page.pagination, nextArgs))
     const result = textResult(lines.join('\n'), {

@@ -3,7 +3,8 @@ import { toolError } from '../errors.js'
 import type { WalkEntry } from '../services/walk.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { counted, formatBytes } from './format.js'
-import { compareText, paginate, pagingFooter, PaginationOutput } from './paging.js'
+import { compareText, formatCall, paginate, pagingFooter, PaginationOutput } from './paging.js'
+import { ignoredNotice } from './ignored-notice.js'
 
 /** Most entries one listing walks before it stops (the total is then a lower bound). */
 const MAX_WALK_ENTRIES = 50_000
@@ -109,17 +110,6 @@ export const listDirectory = defineTool({
       signal
     })
     const page = paginate(walked.entries, offset, pageSize, walked.truncated)
-    const notices = [...walked.notes]
-    if (walked.skippedHidden > 0) notices.push(`${counted(walked.skippedHidden, 'hidden entry', 'hidden entries')} not shown (include_hidden=true shows them)`)
-    if (walked.skippedIgnored > 0) notices.push(`${counted(walked.skippedIgnored, 'gitignored entry', 'gitignored entries')} not shown (respect_gitignore=false shows them)`)
-    if (page.items.length === 0 && walked.entries.length > 0) notices.push(`offset ${offset} is past the end (${counted(walked.entries.length, 'entry')}); use offset=0`)
-
-    const shown = dir.requested === dir.relative ? dir.relative : `${dir.requested} (-> ${dir.relative})`
-    const lines = [`# ${shown} — ${counted(`${walked.entries.length}${walked.truncated ? '+' : ''}`, 'entry')} (depth ${depth}${depth > 1 ? ', deeper entries indented under their folder' : ''}, by ${sort}, directories first)`]
-    for (const notice of notices) lines.push(`Note: ${notice}`)
-    if (walked.entries.length === 0) lines.push('(empty)')
-    lines.push(...continuedFolders(page.items[0]))
-    for (const entry of page.items) lines.push(entryLine(entry, sort === 'mtime'))
     const nextArgs = {
       path: dir.requested,
       depth: depth !== 1 ? depth : undefined,
@@ -128,6 +118,25 @@ export const listDirectory = defineTool({
       sort: sort !== 'name' ? sort : undefined,
       page_size: pageSize !== 200 ? pageSize : undefined
     }
+    const notices = [...walked.notes]
+    if (walked.skippedHidden > 0) notices.push(`${counted(walked.skippedHidden, 'hidden entry', 'hidden entries')} not shown (include_hidden=true shows them)`)
+    const unexpanded = walked.entries.filter(e => e.ignored === true).length
+    const left = [
+      ...(walked.skippedIgnored > 0 ? [`${counted(walked.skippedIgnored, 'gitignored entry', 'gitignored entries')} not shown`] : []),
+      ...(unexpanded > 0 ? [`${counted(unexpanded, 'ignored folder')} not expanded`] : [])
+    ].join(' and ')
+    // Most of the folder hidden is the unpacked-tarball case: say it first, not as a footnote.
+    const most = walked.skippedIgnored + unexpanded > walked.entries.length - unexpanded ? 'most of this folder is excluded by ignore rules: ' : ''
+    const ignored = await ignoredNotice(workspace, walked.firstIgnoredFile ?? walked.firstIgnoredDir, `${most}${left}`, formatCall('list_directory', { ...nextArgs, respect_gitignore: false }))
+    if (ignored !== undefined) notices.push(ignored)
+    if (page.items.length === 0 && walked.entries.length > 0) notices.push(`offset ${offset} is past the end (${counted(walked.entries.length, 'entry')}); use offset=0`)
+
+    const shown = dir.requested === dir.relative ? dir.relative : `${dir.requested} (-> ${dir.relative})`
+    const lines = [`# ${shown} — ${counted(`${walked.entries.length}${walked.truncated ? '+' : ''}`, 'entry')} (depth ${depth}${depth > 1 ? ', deeper entries indented under their folder' : ''}, by ${sort}, directories first)`]
+    for (const notice of notices) lines.push(`Note: ${notice}`)
+    if (walked.entries.length === 0) lines.push('(empty)')
+    lines.push(...continuedFolders(page.items[0]))
+    for (const entry of page.items) lines.push(entryLine(entry, sort === 'mtime'))
     lines.push(pagingFooter('list_directory', page.pagination, nextArgs, 'Entries'))
     const result = textResult(lines.join('\n'), {
       path: dir.requested,

@@ -22,7 +22,8 @@ t.test('lists the root: dirs first, sizes, links with targets, hidden and ignore
   t.match(text, /\nfifo {2}\[fifo\]/)
   t.match(text, /\n-dash\.txt {2}/)
   t.match(text, /\nbad-\\xff\\xfe\.txt {2}/)
-  t.notMatch(text, /\.env|\.hidden|ignored\.log/)
+  t.notMatch(text, /\n(\.env|\.hidden|ignored\.log)/, 'hidden and ignored entries are not listed')
+  t.match(text, /\nNote: 1 gitignored entry not shown and 3 ignored folders not expanded \(e\.g\. ignored\.log, by \.gitignore:\d+ "[^"]+"\) — to include them: list_directory path="\." respect_gitignore=false\n/)
   t.notMatch(text, fx.canary)
   t.notMatch(text, fx.base)
   const firstFile = text.split('\n').findIndex(l => / {2}\d+ B$/.test(l))
@@ -42,7 +43,7 @@ t.test('depth, hidden and gitignore switches', async (t) => {
   t.match(all, /\n.git\/ {2}\(1 entry\)/)
   const nested = textOf(await listDirectory.run({ workspace: fx.workspace, path: 'nested' }, toolContext()))
   t.match(nested, /nested\/keep\.txt/)
-  t.notMatch(nested, /a\.tmp/)
+  t.notMatch(nested, /\nnested\/a\.tmp {2}/, 'the ignored file is not listed (the note may name it)')
 })
 
 t.test('pagination is deterministic and the footer names the exact next call', async (t) => {

@@ -10,6 +10,8 @@ import { createSearch } from '../../src/services/search.js'
 import { createTokenizer } from '../../src/services/tokenizer.js'
 import { createWorkspace } from '../../src/services/workspace.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
+import { listDirectory } from '../../src/tools/list-directory.js'
+import { findFiles } from '../../src/tools/find-files.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
@@ -30,7 +32,7 @@ async function tarballLike (t: Test, files: Record<string, string>) {
     tokenizer.close().catch(() => {})
   })
   const run = (args: Record<string, unknown>) => searchRegex.run({ search, tokenizer, ...args } as Parameters<typeof searchRegex.run>[0], toolContext())
-  return { root, run }
+  return { root, run, workspace }
 }
 
 const KERNEL = {
@@ -91,4 +93,22 @@ t.test('no note when the rules hide nothing that matches, or when the answer is 
   t.notMatch(textOf(await run({ pattern: 'haystack' })), /ignore rules/, 'nothing hidden matches: a plain "No matches."')
   t.match(textOf(await run({ pattern: 'haystack' })), /\nNo matches\.\n/)
   t.notMatch(textOf(await run({ pattern: 'needle', output_mode: 'files' })), /ignore rules/, '25 files found: no second pass')
+})
+
+t.test('list_directory and find_files say when ignore rules exclude most of a folder, with the rule and the call past it', async (t) => {
+  const { workspace } = await tarballLike(t, { ...KERNEL, Makefile: 'all:\n', COPYING: 'GPL\n' })
+
+  const listing = textOf(await listDirectory.run({ workspace }, toolContext()))
+  t.match(listing, /^# \. — 3 entries /, 'README and the two folders the rules leave unexpanded')
+  t.match(listing, /\nNote: most of this folder is excluded by ignore rules: 2 gitignored entries not shown and 2 ignored folders not expanded \(e\.g\. COPYING, by \.gitignore:5 "\/\*"\) — to include them: list_directory path="\." respect_gitignore=false\n/)
+  const all = textOf(await listDirectory.run({ workspace, respect_gitignore: false }, toolContext()))
+  t.notMatch(all, /ignore rules/, 'the suggested call shows everything and says nothing more')
+  t.match(all, /\nCOPYING {2}4 B\n/)
+
+  const found = textOf(await findFiles.run({ workspace, patterns: ['**/*.c'] }, toolContext()))
+  t.match(found, /^# 0 files match/)
+  t.match(found, /\nNote: 2 ignored folders not searched \(e\.g\. drivers\/, by \.gitignore:5 "\/\*"\) — to include them: find_files patterns=\["\*\*\/\*\.c"\] path="\." respect_gitignore=false\n/)
+  const past = textOf(await findFiles.run({ workspace, patterns: ['**/*.c'], respect_gitignore: false }, toolContext()))
+  t.match(past, /^# 3 files match/)
+  t.notMatch(past, /ignore/)
 })
