@@ -18,8 +18,8 @@ const EXTRA: Record<string, string> = {
   check: '\nChecks the six tool conventions (one batch field; first sentence; get_* names its partner;\n' +
     `parameter descriptions with examples; each tool's tools/list entry within ${TOOL_TOKEN_ALLOWANCE} tokens;\n` +
     'snake_case verb-first names, titles, annotations), validates every docs/tools.yaml example against\n' +
-    'its tool\'s input schema, and reports each tool\'s documentation state (SchemaOnly, Documented,\n' +
-    'Complete; all must be Complete).\n' +
+    'its tool\'s input schema, and reports each tool\'s documentation state: SchemaOnly (no entry; the\n' +
+    'guide shows the definition), Documented or Complete; an entry, once there, must be Complete.\n' +
     'Prints one line per violation: tool: rule N (name): what to change.\n'
 }
 
