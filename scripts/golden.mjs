@@ -52,7 +52,10 @@ if (!existsSync(cli)) {
   process.stderr.write(`${path.relative(root, cli)} is missing: run \`npm run golden\` (it builds first)\n`)
   process.exit(1)
 }
-const result = await toolsList()
+const result = await toolsList().catch((err) => {
+  process.stderr.write(`npm run golden: ${err.message}\n`)
+  process.exit(1)
+})
 const before = existsSync(golden) ? JSON.parse(readFileSync(golden, 'utf8')).tools ?? [] : []
 writeFileSync(golden, JSON.stringify(result, null, 2) + '\n')
 
