@@ -150,5 +150,5 @@ t.test('the tools/list bytes are identical on the wire, and match the reviewed g
     writeFileSync(GOLDEN, manifest)
   }
   const golden = readFileSync(GOLDEN, 'utf8')
-  t.equal(manifest, golden, 'tools/list differs from test/golden/tools-list.json: review the schema change, then run UPDATE_GOLDEN=1 npx tap test/transports.test.ts')
+  t.equal(manifest, golden, 'tools/list differs from test/golden/tools-list.json: review the schema change, then run npm run golden')
 })

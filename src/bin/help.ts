@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../config.js'
+import { TOOL_TOKEN_ALLOWANCE } from '../guide/conventions.js'
 
 const SERVER_KEYS: Record<string, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
@@ -15,9 +16,10 @@ const EXTRA: Record<string, string> = {
     '  --category NAME             Only one category: navigation, search, read or guide\n' +
     '  --no-examples               Leave out the worked examples\n',
   check: '\nChecks the six tool conventions (one batch field; first sentence; get_* names its partner;\n' +
-    'parameter descriptions with examples; tools/list within 3,500 tokens; snake_case verb-first names,\n' +
-    'titles, annotations), validates every docs/tools.yaml example against its tool\'s input schema, and\n' +
-    'reports each tool\'s documentation state (SchemaOnly, Documented, Complete; all must be Complete).\n' +
+    `parameter descriptions with examples; each tool's tools/list entry within ${TOOL_TOKEN_ALLOWANCE} tokens;\n` +
+    'snake_case verb-first names, titles, annotations), validates every docs/tools.yaml example against\n' +
+    'its tool\'s input schema, and reports each tool\'s documentation state: SchemaOnly (no entry; the\n' +
+    'guide shows the definition), Documented or Complete; an entry, once there, must be Complete.\n' +
     'Prints one line per violation: tool: rule N (name): what to change.\n'
 }
 
