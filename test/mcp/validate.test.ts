@@ -121,3 +121,60 @@ t.test('over tools/call, a nested unknown property is an UNKNOWN_ARGUMENT tool e
   t.equal(res.result.isError, true)
   t.match(res.result.content[0].text, /^ERROR UNKNOWN_ARGUMENT: files\[0\]\.extra: unknown argument; valid: path\./)
 })
+
+t.test('every kind of schema violation gets a message that names the field, the rule and what was sent', async (t) => {
+  const Everything = Type.Object({
+    num: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'A number' })),
+    int: Type.Optional(Type.Integer({ minimum: 2, maximum: 3, description: 'An integer' })),
+    str: Type.Optional(Type.String({ minLength: 2, maxLength: 3, pattern: '^[a-z]+$', description: 'A word' })),
+    flag: Type.Optional(Type.Boolean({ description: 'A flag' })),
+    list: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 2, description: 'A list' })),
+    obj: Type.Optional(Type.Object({ inner: Type.String({ description: 'Inner' }) }, { description: 'An object' })),
+    empty: Type.Optional(Type.Object({}, { description: 'Takes nothing' })),
+    mode: Type.Optional(Type.Union([Type.Literal('a'), Type.Literal('b')], { description: 'A mode' })),
+    shape: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'Text or a count' })),
+    exact: Type.Optional(Type.Literal('only', { description: 'The one value' })),
+    tagged: Type.Optional(Type.Null({ description: 'Always null' }))
+  })
+  const check = compileArguments(Everything, new Set())
+  const message = (args: unknown): string => {
+    const result = check(args)
+    return result.ok ? 'ok' : result.message
+  }
+
+  t.equal(message({ num: 2 }), 'num: must be <= 1, received 2')
+  t.equal(message({ num: -1 }), 'num: must be >= 0, received -1')
+  t.equal(message({ num: 'x' }), 'num: must be a number, received "x"')
+  t.equal(message({ int: 4 }), 'int: must be <= 3, received 4')
+  t.equal(message({ int: 1 }), 'int: must be >= 2, received 1')
+  t.equal(message({ int: 2.5 }), 'int: must be an integer, received 2.5')
+  t.equal(message({ str: 'a' }), 'str: must be at least 2 character(s) long, received "a"')
+  t.equal(message({ str: 'abcd' }), 'str: must be at most 3 characters long, received "abcd"')
+  t.equal(message({ str: 'A1' }), 'str: must match /^[a-z]+$/, received "A1"')
+  t.equal(message({ str: 5 }), 'str: must be a string, received 5')
+  t.equal(message({ flag: 'yes' }), 'flag: must be true or false, received "yes"')
+  t.equal(message({ list: 'a' }), 'list: must be an array, received "a"')
+  t.equal(message({ list: [] }), 'list: must have at least 1 item(s), received []')
+  t.equal(message({ list: ['a', 'b', 'c'] }), 'list: must have at most 2 items, received ["a","b","c"]')
+  t.equal(message({ obj: 1 }), 'obj: must be an object, received 1')
+  t.equal(message({ obj: {} }), 'obj.inner: is required')
+  t.equal(message({ empty: { x: 1 } }), 'empty.x: unknown argument; this object takes no properties')
+  t.equal(message({ mode: 'c' }), 'mode: must be one of "a", "b", received "c"')
+  t.equal(message({ shape: true }), 'shape: does not match any allowed shape, received true')
+  t.equal(message({ exact: 'other' }), 'exact: must be "only", received "other"')
+  t.match(message({ tagged: 1 }), /^tagged: expected null, received 1$/, 'other rules fall back to TypeBox\'s own wording')
+  t.equal(message({ str: 'x'.repeat(200) }), `str: must be at most 3 characters long, received "${'x'.repeat(76)}...`, 'long values are cut')
+  t.equal(message(5), 'arguments: must be an object, received 5')
+  t.equal(message([]), 'arguments: must be an object, received []')
+  t.equal(message('text'), 'arguments: must be an object, received "text"')
+  t.equal(message(undefined), 'ok', 'no arguments at all is an empty object')
+  t.equal(message(null), 'ok')
+
+  const none = compileArguments(Type.Object({}), new Set())
+  t.strictSame(none({ x: 1 }), { ok: false, unknown: true, message: 'x: unknown argument; this tool takes no arguments' })
+})
+
+t.test('a huge invalid argument reports its first error without walking every error', async (t) => {
+  const check = compileArguments(Type.Object({ ids: Type.Array(Type.Integer({ description: 'An id' }), { description: 'Ids' }) }), new Set())
+  t.strictSame(check({ ids: Array.from({ length: 5000 }, (_, i) => `x${i}`) }), { ok: false, unknown: false, message: 'ids[0]: must be an integer, received "x0"' })
+})
