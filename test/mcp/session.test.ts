@@ -223,3 +223,67 @@ t.test('unknown resources answer -32002 and prompts/get validates required argum
   t.equal(missing.error.code, -32602)
   t.equal(ok.result.messages[0].content.text, 'about x')
 })
+
+t.test('a server→client request: the client\'s error becomes a tool error; closing the session rejects what is pending', async (t) => {
+  const { session, sent } = await initializedSession(testEngine(), { sampling: {} })
+
+  const failed = session.handle(rpc(8, 'tools/call', { name: 'ask_client', arguments: {} }))
+  await new Promise(resolve => setImmediate(resolve))
+  const first = sent.find(m => m.method === 'sampling/createMessage')!
+  await session.handle({ jsonrpc: '2.0', id: first.id, error: { code: -1, message: 'user declined' } })
+  t.match(JSON.parse((await failed)!).result.content[0].text, /^ERROR CLIENT_REQUEST_FAILED: the client answered with an error: user declined/)
+  t.equal(await session.handle({ jsonrpc: '2.0', id: 9999, result: {} }), undefined, 'an answer to nothing is ignored')
+
+  const left = session.handle(rpc(9, 'tools/call', { name: 'ask_client', arguments: {} }))
+  await new Promise(resolve => setImmediate(resolve))
+  t.equal(session.inflightCount, 1)
+  session.close()
+  session.close()
+  t.equal(await left, undefined, 'a call cut by the session closing gets no answer (there is no one to send it to)')
+  t.equal(session.inflightCount, 0)
+})
+
+t.test('stateless sessions cannot send server→client requests: the tool gets a clear error', async (t) => {
+  const session = testEngine().server.openSession({ stateless: true })
+  await session.handle(rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } }))
+
+  const res = JSON.parse((await session.handle(rpc(2, 'tools/call', { name: 'ask_client', arguments: {} })))!)
+
+  t.match(res.result.content[0].text, /^ERROR CLIENT_CAPABILITY_MISSING: 'sampling\/createMessage' needs a channel back to the client, which stateless HTTP does not have/)
+})
+
+t.test('readers get a signal that aborts when the session closes, even one asked for after the close', async (t) => {
+  const seen: AbortSignal[] = []
+  const engine = testEngine({
+    resources: [{ uri: 'test://signal', name: 'signal', read: (ctx) => { seen.push(ctx.signal); return [{ uri: 'test://signal', text: 'ok' }] } }]
+  })
+  const { session, call } = await initializedSession(engine)
+
+  const read = await call('resources/read', { uri: 'test://signal' })
+  t.equal(read.result.contents[0].text, 'ok')
+  t.equal(seen[0].aborted, false)
+  session.close()
+  t.equal(seen[0].aborted, true)
+
+  const late = engine.server.openSession({ send: () => {} })
+  late.close()
+  t.equal(late.closedSignal.aborted, true, 'created after the close, already aborted')
+})
+
+t.test('tools/list cursor must be a string; null is no cursor', async (t) => {
+  const { call } = await initializedSession(testEngine())
+
+  t.match(await call('tools/list', { cursor: 5 }), { error: { code: -32602, message: /'cursor' must be a string/ } })
+  t.ok(Array.isArray((await call('tools/list', { cursor: null })).result.tools))
+})
+
+t.test('an unexpected failure inside a request is an internal error, logged with its method', async (t) => {
+  const engine = testEngine({ resources: [{ uri: 'test://boom', name: 'boom', read: () => { throw new Error('disk on fire') } }] })
+  const { call } = await initializedSession(engine)
+
+  const res = await call('resources/read', { uri: 'test://boom' })
+
+  t.equal(res.error.code, -32603)
+  t.notMatch(res.error.message, /disk on fire/, 'the cause stays in the log')
+  t.ok(engine.lines.some(l => l.msg === 'request failed' && l.method === 'resources/read'))
+})
