@@ -287,3 +287,18 @@ t.test('an unexpected failure inside a request is an internal error, logged with
   t.notMatch(res.error.message, /disk on fire/, 'the cause stays in the log')
   t.ok(engine.lines.some(l => l.msg === 'request failed' && l.method === 'resources/read'))
 })
+
+t.test('completion/complete and resources/subscribe refuse malformed or unknown references with -32602 / -32002', async (t) => {
+  const { call } = await initializedSession(testEngine({
+    prompts: [{ name: 'p', arguments: [{ name: 'topic' }], get: () => ({ messages: [] }), complete: { topic: (v) => Array.from({ length: 150 }, (_, i) => `${v}${i}`) } }]
+  }))
+
+  t.match(await call('completion/complete', {}), { error: { code: -32602, message: /'ref' and 'argument' are required/ } })
+  t.match(await call('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: '' } }), { error: { code: -32602, message: /'name' must be a non-empty string/ } })
+  t.match(await call('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'topic' } }), { error: { code: -32602, message: /unknown prompt 'nope'/ } })
+  t.match(await call('completion/complete', { ref: { type: 'ref/resource', uri: 'test://{x}' }, argument: { name: 'x' } }), { error: { code: -32002 } })
+  t.match(await call('completion/complete', { ref: { type: 'ref/other' }, argument: { name: 'x' } }), { error: { code: -32602, message: /ref\.type must be/ } })
+  const many = await call('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'topic', value: 't' } })
+  t.strictSame([many.result.completion.values.length, many.result.completion.total, many.result.completion.hasMore], [100, 150, true], 'at most 100 values, with the total')
+  t.match(await call('resources/subscribe', { uri: 'test://nothing' }), { error: { code: -32002 } })
+})
