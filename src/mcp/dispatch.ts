@@ -93,6 +93,9 @@ const errorResult = (text: string): ToolResult => ({ content: [{ type: 'text', t
 /** Waits for the tool until it settles or the handle aborts (a tool that ignores its signal still loses the race). */
 function untilAborted (handle: CallHandle, work: Promise<ToolResult>): Promise<ToolResult> {
   return new Promise<ToolResult>((resolve, reject) => {
+    // Only an abort that lands while run() is still executing synchronously gets here first (the
+    // sweep and cancellations are asynchronous); a guard so such a call is not left waiting.
+    /* c8 ignore next */
     if (handle.reason !== undefined) return reject(handle.reason)
     handle.onAbort = reject
     work.then(resolve, reject)

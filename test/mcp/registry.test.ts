@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { createRegistry } from '../../src/mcp/registry.js'
-import { defineTool, textResult } from '../../src/tools/define-tool.js'
+import { defineTool, textResult, type AnyTool } from '../../src/tools/define-tool.js'
 import { testTools } from '../helpers/engine.js'
 import { systemClock } from '../../src/services/clock.js'
 
@@ -68,4 +68,12 @@ t.test('a tool name outside ^[a-z][a-z0-9_]{0,63}$ stops startup', async (t) => 
 
 t.test('lint problems stop startup', async (t) => {
   t.throws(() => createRegistry({ tools: many(1), services: {}, lint: () => ['tool_0: rule 2: too long'] }), { code: 'APP_ERR_TOOL_DEFINITION', message: /rule 2/ })
+})
+
+t.test('a definition without name, input or run, and duplicate resources or prompts, are refused at startup', async (t) => {
+  t.throws(() => createRegistry({ tools: [{ name: 'x' } as unknown as AnyTool], services: {} }), /x: needs name, input and run/)
+  const resource = { uri: 'test://a', name: 'a', read: () => [] }
+  t.throws(() => createRegistry({ tools: [], services: {}, resources: [resource, { ...resource }] }), /test:\/\/a/)
+  const prompt = { name: 'p', get: () => ({ messages: [] }) }
+  t.throws(() => createRegistry({ tools: [], services: {}, prompts: [prompt, { ...prompt }] }), /\bp\b/)
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { initializedSession, testEngine } from '../helpers/engine.js'
+import { CallHandle } from '../../src/mcp/dispatch.js'
 
 const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })
 
@@ -301,4 +302,25 @@ t.test('completion/complete and resources/subscribe refuse malformed or unknown 
   const many = await call('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'topic', value: 't' } })
   t.strictSame([many.result.completion.values.length, many.result.completion.total, many.result.completion.hasMore], [100, 150, true], 'at most 100 values, with the total')
   t.match(await call('resources/subscribe', { uri: 'test://nothing' }), { error: { code: -32002 } })
+})
+
+t.test('a call handle: the signal is aborted even when first asked for after the abort; a second abort changes nothing', async (t) => {
+  const handle = new CallHandle()
+  handle.abort(new Error('first'), 'cancel')
+  handle.abort(new Error('second'), 'timeout')
+
+  t.equal(handle.signal.aborted, true)
+  t.equal((handle.signal.reason as Error).message, 'first')
+  t.strictSame([handle.cancelled, handle.timedOut], [true, false])
+})
+
+t.test('deadlines still fire after the sweep has stopped for being idle', async (t) => {
+  const { call } = await initializedSession(testEngine({}, { toolTimeoutMs: 100 }))
+  await call('tools/call', { name: 'echo_text', arguments: { text: 'a' } })
+  // Over 40 idle ticks of 25 ms: the sweeper clears itself, and the next call must re-arm it.
+  await new Promise(resolve => setTimeout(resolve, 1300))
+
+  const res = await call('tools/call', { name: 'slow_tool', arguments: { ms: 60000 } })
+
+  t.match(res.result.content[0].text, /^ERROR TIMEOUT: slow_tool did not finish within 100 ms/)
 })

@@ -113,8 +113,17 @@ t.test('TIMEOUT says what shortens the tool\'s work; a result cut short is logge
     input: Type.Object({}),
     run: () => ({ ...textResult('some of it'), partial: true })
   })
+  const whole = defineTool({
+    name: 'all_of_it',
+    title: 'All of it',
+    category: 'fixture',
+    description: 'Returns a complete answer, saying so.',
+    annotations: {},
+    input: Type.Object({}),
+    run: () => ({ ...textResult('all'), partial: false })
+  })
   const { log: captured, lines } = captureLogger()
-  const registry = createRegistry({ tools: [waits, partial], services: { clock: systemClock } })
+  const registry = createRegistry({ tools: [waits, partial, whole], services: { clock: systemClock } })
   const engine = { registry, server: createMcpServer({ registry, log: captured, info: { name: 'test', version: '0' }, instructions: '', toolTimeoutMs: 100 }), log: captured, lines }
   const { call } = await initializedSession(engine)
 
@@ -122,7 +131,8 @@ t.test('TIMEOUT says what shortens the tool\'s work; a result cut short is logge
   t.equal(timedOut.result.content[0].text, 'ERROR TIMEOUT: wait_long did not finish within 100 ms. Hint: ask for less, then call again.')
   const cut = await call('tools/call', { name: 'cut_short', arguments: {} })
   t.same(cut.result, { content: [{ type: 'text', text: 'some of it' }] }, 'the marker is never sent')
-  t.match(lines.filter(l => l.msg === 'tool call'), [{ tool: 'wait_long', outcome: 'timeout' }, { tool: 'cut_short', outcome: 'partial' }])
+  t.same((await call('tools/call', { name: 'all_of_it', arguments: {} })).result, { content: [{ type: 'text', text: 'all' }] })
+  t.match(lines.filter(l => l.msg === 'tool call'), [{ tool: 'wait_long', outcome: 'timeout' }, { tool: 'cut_short', outcome: 'partial' }, { tool: 'all_of_it', outcome: 'ok' }])
   t.notMatch(searchRegex.timeoutHint, /smaller page_size and/, 'search_regex does not offer a smaller page')
   t.match(searchRegex.timeoutHint, /does not shorten the scan/)
 })
