@@ -223,6 +223,7 @@ async function main () {
     streamRetries: stats.streamRetries,
     rssSlope: slopePerMinute(after.map(s => [s.t, s.rss])),
     heapSlope: slopePerMinute(after.map(s => [s.t, s.heapUsed])),
+    heapTotalSlope: slopePerMinute(after.map(s => [s.t, s.heapTotal])),
     idle: { n: idleSessions, heapPerSession: (held.heapUsed - before.heapUsed) / idleSessions, rssPerSession: (held.rss - before.rss) / idleSessions, heapBack: released.heapUsed - before.heapUsed },
     exitCode,
     environment: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${new Date().toISOString().slice(0, 16)} UTC`

@@ -3,6 +3,7 @@
 // event-loop delay since the last sample, so the figures come from inside without an endpoint.
 'use strict'
 const { monitorEventLoopDelay } = require('node:perf_hooks')
+const v8 = require('node:v8')
 
 const delay = monitorEventLoopDelay({ resolution: 10 })
 delay.enable()
@@ -20,7 +21,11 @@ process.on('message', (message) => {
     id: message.id,
     rss: memory.rss,
     heapUsed: memory.heapUsed,
+    heapTotal: memory.heapTotal,
     external: memory.external,
+    arrayBuffers: memory.arrayBuffers,
+    // Physical size per V8 space, to tell committed-but-free heap and code from live objects.
+    spaces: Object.fromEntries(v8.getHeapSpaceStatistics().map(s => [s.space_name, s.physical_space_size])),
     loopP99Ms: delay.percentile(99) / 1e6,
     loopMaxMs: delay.max / 1e6
   })

@@ -30,6 +30,7 @@ export function soakReport (r) {
   const expectedFaults = (r.ops['injected fault (401/400)'] ?? 0) + (r.ops['tool error (expected)'] ?? 0)
   const goals = [
     ['RSS slope after warm-up', `${r.rssSlope >= 0 ? '+' : ''}${(r.rssSlope / MB).toFixed(3)} MB/min`, '< 1 MB/min', r.rssSlope < MB],
+    ['V8 committed heap (heapTotal) slope after warm-up', r.heapTotalSlope === undefined || Number.isNaN(r.heapTotalSlope) ? 'n/a' : `${r.heapTotalSlope >= 0 ? '+' : ''}${(r.heapTotalSlope / MB).toFixed(3)} MB/min`, 'info (RSS growth beyond this is outside the main isolate)', true],
     ['post-GC heap slope after warm-up', `${r.heapSlope >= 0 ? '+' : ''}${(r.heapSlope / MB).toFixed(3)} MB/min`, 'info', true],
     [`heap per idle session (${r.idle.n} sessions)`, kb(r.idle.heapPerSession), '≤ 10 KB', r.idle.heapPerSession <= 10 * 1024],
     ['RSS per idle session', kb(r.idle.rssPerSession), 'info', true],
