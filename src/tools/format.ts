@@ -40,9 +40,9 @@ const LANGUAGES = new Map(LANGUAGE_GROUPS.flatMap(([exts, name]) => exts.split('
 /** Language (or format) guessed from the file name, or '' when unknown. */
 export function languageOf (name: string): string {
   const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase()
-  if (base === 'dockerfile' || base === 'makefile') return LANGUAGES.get(base) ?? ''
   const dot = base.lastIndexOf('.')
-  return dot > 0 ? LANGUAGES.get(base.slice(dot + 1)) ?? '' : ''
+  const key = base === 'dockerfile' || base === 'makefile' ? base : dot > 0 ? base.slice(dot + 1) : ''
+  return LANGUAGES.get(key) ?? ''
 }
 
 /** How a failed path argument is echoed: as given when relative, never an absolute path (it may lie outside). */
