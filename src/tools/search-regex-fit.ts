@@ -17,15 +17,20 @@ export interface FittedSearch {
 export function budgetNotice (level: RenderLevel, full: RenderLevel, budget: number): string | undefined {
   const cuts: string[] = []
   const remedies: string[] = []
-  if (level.keep < full.keep) cuts.push(`showing ${level.keep} of ${full.keep} results on this page (the footer's next call continues with the rest)`)
-  if (level.countsOnly && level.keep > 0) cuts.push('per-file counts instead of lines')
-  else if (level.maxLine < full.maxLine) {
-    cuts.push(`lines cut to ${level.maxLine} chars`)
-    remedies.push('read whole lines with read_files')
-  }
-  if (level.context < full.context) {
-    cuts.push(level.context === 0 ? 'context lines dropped' : `context cut to ${counted(level.context, 'line')} (of ${full.context})`)
-    remedies.push('lower page_size to keep more context per match')
+  if (level.keep === 0) {
+    // Nothing shown: line and context cuts would mean nothing.
+    if (full.keep > 0) cuts.push(`no results shown (of ${full.keep}): the summary and the next call alone fill it`)
+  } else {
+    if (level.keep < full.keep) cuts.push(`showing ${level.keep} of ${full.keep} results on this page (the footer's next call continues with the rest)`)
+    if (level.countsOnly) cuts.push('per-file counts instead of lines')
+    else if (level.maxLine < full.maxLine) {
+      cuts.push(`lines cut to ${level.maxLine} chars`)
+      remedies.push('read whole lines with read_files')
+    }
+    if (level.context < full.context) {
+      cuts.push(level.context === 0 ? 'context lines dropped' : `context cut to ${counted(level.context, 'line')} (of ${full.context})`)
+      remedies.push('lower page_size to keep more context per match')
+    }
   }
   if (cuts.length === 0) return undefined
   // Raising the budget is offered only while there is room to raise it.

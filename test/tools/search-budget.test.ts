@@ -94,3 +94,29 @@ t.test('structuredContent: line text in content mode, no count in files mode, an
   const structuredTokens = await tokenizer.countExact(JSON.stringify(files.structured))
   t.ok(structuredTokens <= files.tokens * 1.5, `structured copy ${structuredTokens} tokens vs text ${files.tokens}`)
 })
+
+t.test('when not even one result fits beside a huge pattern, the answer falls to counts, then to the summary alone', async (t) => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-budget-')))
+  t.teardown(() => fs.rmSync(root, { recursive: true, force: true }))
+  // 1,000 characters of varied text tokenize to several hundred tokens, and the pattern is shown in the
+  // header and again in the footer's next call.
+  const needle = Array.from({ length: 250 }, (_, i) => `q${(i * 7919) % 1000}z`).join('').slice(0, 1000)
+  fs.writeFileSync(path.join(root, 'a.txt'), `${needle}\n${needle}\n`)
+  fs.writeFileSync(path.join(root, 'b.txt'), `${needle}\n`)
+  const workspace = await createWorkspace({ root, log })
+  const search = await createSearch({ workspace, log })
+  const tokenizer = createTokenizer()
+  t.teardown(() => { search.close(); tokenizer.close().catch(() => {}) })
+
+  const result = await searchRegex.run({ search, tokenizer, pattern: needle, literal: true, page_size: 2, max_response_tokens: 1000 }, toolContext())
+  const text = textOf(result)
+
+  t.notOk(result.isError, 'shortened, never refused')
+  t.match(result.structuredContent, { truncated: true })
+  t.match(text, /response budget of 1000 tokens: /)
+  t.notMatch(text, /^\d+: q/m, 'no line survives')
+  t.match(text, /no results shown \(of 2\): the summary and the next call alone fill it — raise max_response_tokens \(up to 20000\)\n/)
+  t.notMatch(text, /lines cut to 0/, 'no cut is reported for lines that are not shown')
+  t.match(result.structuredContent, { pagination: { returned: 0, next_offset: 0 }, matches: [] })
+  t.match(budgetNotice({ maxLine: 0, context: 0, keep: 3, countsOnly: true }, { maxLine: 2000, context: 0, keep: 3, countsOnly: false }, 1000), /per-file counts instead of lines/)
+})
