@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import t from 'tap'
 import { getFileInfo } from '../../src/tools/get-file-info.js'
 import { hostileServices, textOf, toolContext } from '../helpers/workspace-fixture.js'
@@ -55,4 +57,18 @@ t.test('more than 100 paths is TOO_MANY_ITEMS', async (t) => {
   const fx = await hostileServices(t, { big: false })
 
   await t.rejects(Promise.resolve().then(() => getFileInfo.run({ workspace: fx.workspace, paths: Array.from({ length: 101 }, () => 'README.md') }, toolContext())), { message: /^ERROR TOO_MANY_ITEMS/ })
+})
+
+t.test('a hard-linked file is described without its content facts, and says why', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.writeFileSync(path.join(fx.root, 'twice.txt'), 'one\ntwo\n')
+  fs.linkSync(path.join(fx.root, 'twice.txt'), path.join(fx.root, 'twice-again.txt'))
+
+  const result = await getFileInfo.run({ workspace: fx.workspace, paths: ['twice.txt'] }, toolContext())
+  const [item] = itemsOf(result.structuredContent)
+
+  t.notOk(result.isError, 'the name and size are still facts about the workspace')
+  t.match(item, { path: 'twice.txt', type: 'file', size: 8 })
+  t.notOk('lines' in item || 'binary' in item, 'nothing read from the content')
+  t.match(textOf(result), /twice\.txt — file, 8 B, .*not readable: HARD_LINK_REFUSED/)
 })
