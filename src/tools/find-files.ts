@@ -79,7 +79,8 @@ export const findFiles = defineTool({
       throw toolError('NOT_A_DIRECTORY', `path: "${dir.requested}" is a file, not a folder`, 'pass the folder that contains it, e.g. path="." ')
     }
     const prefix = dir.relative === '.' ? '' : `${dir.relative}/`
-    const local = (relative: string): string => relative.startsWith(prefix) ? relative.slice(prefix.length) : relative
+    // Every walked entry's path starts with the folder's own (the walk builds it that way).
+    const local = (relative: string): string => relative.slice(prefix.length)
     const either = (m: Matcher, relative: string): boolean => m(local(relative)) || m(relative)
 
     const walked = await workspace.walk({

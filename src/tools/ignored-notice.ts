@@ -10,6 +10,8 @@ export async function ignoredNotice (workspace: WorkspaceService, example: Ignor
   if (example === undefined) return undefined
   const rule = await workspace.explainIgnored(example.relative, example.isDirectory)
   const shown = `${example.relative}${example.isDirectory ? '/' : ''}`
+  // The walk and explain read the same rules, so an entry the walk found ignored has a rule; a guard.
+  /* c8 ignore next */
   const by = rule === undefined ? '' : `, by ${rule.where} ${JSON.stringify(rule.pattern)}`
   return `${what} (e.g. ${shown}${by}) — to include them: ${call}`
 }

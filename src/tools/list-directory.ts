@@ -18,6 +18,8 @@ export const ListDirectoryOutput = Type.Object({
 
 function linkText (entry: WalkEntry): string {
   const link = entry.link
+  // list_directory walks with resolveLinks, so every link has a target state; a guard.
+  /* c8 ignore next */
   if (link === undefined) return '[link]'
   if (link.state === 'inside') return link.relative + (link.kind === 'dir' ? '/' : '')
   return link.state === 'outside' ? '[link, outside workspace]' : `[link, ${link.state}]`
@@ -49,6 +51,8 @@ function entryLine (e: WalkEntry, showMtime: boolean): string {
     case 'dir': {
       const note = e.ignored === true
         ? '  (ignored, not expanded)'
+        // A folder this process cannot read: root reads everything, so the permission tests run the bin as nobody.
+        /* c8 ignore next */
         : e.unreadable !== undefined ? `  (unreadable: ${e.unreadable})` : e.childCount !== undefined ? `  (${counted(e.childCount, 'entry')})` : ''
       return `${shownName(e)}/${note}${when}`
     }
