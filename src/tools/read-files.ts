@@ -84,13 +84,18 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
       await handle.close()
     }
   } catch (err) {
+    // The workspace raises tool errors only; anything else is a bug for dispatch to mask and log.
+    /* c8 ignore next */
     if (!isToolError(err)) throw err
     item.error = { code: err.toolCode, message: err.message }
   }
   return item
 }
 
+// An Item without an error always has first, total, keep and lines (readOne sets them together): the
+// `?? default` and undefined arms below are type guards, not paths an answer can take.
 function nextStart (item: Item): number | undefined {
+  /* c8 ignore next */
   if (item.first === undefined || item.total === undefined || item.keep === undefined) return undefined
   const next = item.first + item.keep
   const end = item.request.end_line === undefined ? item.total : Math.min(item.request.end_line, item.total)
@@ -99,6 +104,7 @@ function nextStart (item: Item): number | undefined {
 
 function render (item: Item, budget: number): string {
   if (item.error !== undefined) return `### ${item.shown}\n${item.error.message}`
+  /* c8 ignore next 4 */
   const lines = item.lines ?? []
   const keep = item.keep ?? 0
   const first = item.first ?? 1
@@ -143,6 +149,7 @@ async function paddingCosts (width: number, tokenizer: Tokenizer, signal: AbortS
  * Returns the tokens it uses.
  */
 async function fitItem (item: Item, share: number, budget: number, tokenizer: Tokenizer, signal: AbortSignal): Promise<number> {
+  /* c8 ignore next 2 */
   const lines = item.lines ?? []
   const first = item.first ?? 1
   if (item.error !== undefined || lines.length === 0) return tokenizer.count(render(item, budget)) + SEPARATOR_TOKENS
@@ -250,6 +257,7 @@ export const readFiles = defineTool({
         return {
           path: item.shown,
           start_line: item.first,
+          /* c8 ignore next */
           end_line: (item.first ?? 1) + (item.keep ?? 0) - 1,
           total_lines: item.total,
           ...(next !== undefined ? { next_start_line: next } : {})

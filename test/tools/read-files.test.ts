@@ -133,3 +133,68 @@ t.test('a 1 MB read sends about one budget of text to the BPE, not the file, and
   t.ok(tokens <= 5000 && tokens > 4500, `the answer uses the budget well: ${tokens} tokens of 5000`)
   t.match(text, /cut to fit max_response_tokens=5000\) — next: read_files/)
 })
+
+t.test('encodings and kinds: UTF-16 either way round, invalid UTF-8, binary files named by their extension', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo\nwörld\n', 'utf16le')])
+  const be = Buffer.from(le.subarray(2)).swap16()
+  writeFileSync(path.join(fx.root, 'le.txt'), le)
+  writeFileSync(path.join(fx.root, 'be.txt'), Buffer.concat([Buffer.from([0xfe, 0xff]), be]))
+  writeFileSync(path.join(fx.root, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
+  writeFileSync(path.join(fx.root, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01]))
+
+  const result = await readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files: [{ path: 'le.txt' }, { path: 'be.txt' }, { path: 'latin1.txt' }, { path: 'logo.png' }] }, toolContext())
+  const text = textOf(result)
+
+  t.match(text, /### le\.txt — lines 1–2 of 2 \(\d+ B, UTF-16LE\)\n1\théllo\n2\twörld/)
+  t.match(text, /### be\.txt — lines 1–2 of 2 \(\d+ B, UTF-16BE\)\n1\théllo\n2\twörld/)
+  t.match(text, /### latin1\.txt — lines 1–1 of 1 \(5 B, invalid UTF-8 shown as \uFFFD\)\n1\tcaf\uFFFD/)
+  t.match(text, /### logo\.png\nERROR BINARY_FILE: "logo\.png" is binary \(7 bytes, PNG image by extension\); not shown as text/)
+})
+
+t.test('a line kept only in part is cut on a character boundary: never half of a surrogate pair', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  // One ASCII character, then emoji: every odd UTF-16 index is a high surrogate, including 1,999.
+  writeFileSync(path.join(fx.root, 'emoji.txt'), 'a' + '😀'.repeat(20_000) + '\n')
+
+  const text = textOf(await readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files: [{ path: 'emoji.txt' }], max_response_tokens: 20000 }, toolContext()))
+  const line = text.split('\n')[1].slice(2)
+
+  t.match(line, /… \[line cut: 1999 chars shown of a 78\.1 KB line\]$/)
+  const head = line.slice(0, line.indexOf('…'))
+  t.equal(head.length, 1999)
+  t.notMatch(head, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/, 'no lone surrogate reaches the client')
+
+  writeFileSync(path.join(fx.root, 'wide.txt'), 'x'.repeat(10_000) + '\n')
+  const wide = textOf(await readFiles.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, files: [{ path: 'wide.txt' }] }, toolContext()))
+  t.match(wide, /\n1\tx{2000}… \[line cut: 2000 chars shown of a 9\.8 KB line\]$/)
+})
+
+t.test('a tight budget over several files: one may get no lines (and says so), a window past the end stays small, estimates are flagged', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const prose = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}: the quick brown fox jumps over the lazy dog`).join('\n') + '\n'
+  writeFileSync(path.join(fx.root, 'one.txt'), prose(400))
+  writeFileSync(path.join(fx.root, 'two.txt'), prose(400))
+  // A call may send only this many characters to the BPE; past it, sizes are byte bounds.
+  const capped = createTokenizer({ maxCallChars: 2000 })
+  t.teardown(() => { capped.close().catch(() => {}) })
+
+  const result = await readFiles.run({
+    workspace: fx.workspace,
+    tokenizer: capped,
+    files: [{ path: 'one.txt' }, { path: 'two.txt' }, { path: 'src/app.ts', start_line: 50 }],
+    max_response_tokens: 1000
+  }, toolContext())
+  const text = textOf(result)
+
+  t.ok(await fx.tokenizer.countExact(text) <= 1000, 'fits')
+  t.match(text, /### src\/app\.ts — no lines from 50 \(the file has 3 lines; /)
+  t.match(text, /cut to fit max_response_tokens=1000; sizes estimated from bytes\) — next: read_files/, 'estimates are said')
+  const starved = await readFiles.run({
+    workspace: fx.workspace,
+    tokenizer: capped,
+    files: Array.from({ length: 20 }, (_, i) => ({ path: i % 2 === 0 ? 'one.txt' : 'two.txt', start_line: 1 + i })),
+    max_response_tokens: 1000
+  }, toolContext())
+  t.match(textOf(starved), /— no lines shown: the token budget ran out \(400 lines; /, 'a file whose share cannot hold one line says so')
+})
