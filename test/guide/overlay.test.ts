@@ -81,3 +81,33 @@ t.test('an overlay inside the served root is a workspace file: a link to a file 
   t.equal(inside.tools.read_files.description, 'Inside text.')
   t.equal(operatorsOwn.status, 'ok', 'a file outside the root named by the operator is the operator\'s choice')
 })
+
+t.test('every shape problem of an entry is named; a top level that is not a mapping is corrupt', async (t) => {
+  const parsed = parseOverlay('tools:\n  list_directory: just text\n  find_files:\n    description: "   "\n    examples: not a list\n')
+
+  t.match(parsed.problems, [
+    'list_directory: must be a mapping of description, returns, errors, see_also, examples',
+    'find_files.description: must be non-empty text',
+    'find_files.examples: must be a list of { comment, arguments }'
+  ])
+  t.equal(parsed.tools.list_directory, undefined, 'the bad entry is dropped')
+  t.throws(() => parseOverlay('- a\n- b\n'), /the top level must be a mapping/)
+
+  const { log, lines } = captureLogger()
+  const file = join(dir, 'problems.yaml')
+  writeFileSync(file, 'tools:\n  read_files:\n    descripton: typo\n')
+  const overlay = createOverlaySource({ file, log }).current()
+  t.equal(overlay.status, 'ok')
+  t.ok(lines.some(l => l.msg === 'tool docs overlay has problems' && Array.isArray(l.problems)), 'problems are logged once')
+})
+
+t.test('an overlay over the size cap is not read: the registry text is used and the reason logged', async (t) => {
+  const { log, lines } = captureLogger()
+  const file = join(dir, 'huge.yaml')
+  writeFileSync(file, `tools: {}\n# ${'x'.repeat(5 * 1024 * 1024)}\n`)
+
+  const overlay = createOverlaySource({ file, log }).current()
+
+  t.equal(overlay.status, 'missing')
+  t.ok(lines.some(l => l.msg === 'tool docs overlay unreadable; using the registry text'))
+})
