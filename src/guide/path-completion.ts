@@ -14,7 +14,7 @@ export async function completePaths (workspace: WorkspaceService, value: string,
   // Paths are relative to the root: an absolute one completes to nothing, like any outside path.
   if (value.startsWith('/')) return []
   const cut = value.lastIndexOf('/')
-  const folder = cut === -1 ? '.' : value.slice(0, cut) || '.'
+  const folder = cut === -1 ? '.' : value.slice(0, cut)
   const prefix = value.slice(cut + 1)
   const dir = await workspace.resolve(folder, { mustExist: false, signal }).catch(() => undefined)
   if (dir === undefined) return []

@@ -151,4 +151,29 @@ t.test('prompt arguments complete: paths through the jail, declared values, or t
   t.same(await complete('tone', 'fr'), ['friendly', 'frank'])
   t.same(await complete('focus', ''), ['correctness'])
   t.equal(prompt.complete!.x, undefined, 'an argument with nothing to offer has no completer')
+  t.same(await prompt.complete!.where('docs/', { services: {}, signal: ctx.signal }), [], 'no workspace service, no paths')
+})
+
+t.test('template bundles: every malformed front matter is refused with its reason, and the default description is the heading or the name', async (t) => {
+  const { parseBundle } = await import('../../src/guide/prompts.js')
+  t.throws(() => parseBundle('a.md', '---\n- a list\n---\nbody'), /front matter must be a mapping/)
+  t.throws(() => parseBundle('a.md', '---\nname: Bad Name\n---\nbody'), /prompt name 'Bad Name' must match/)
+  t.throws(() => parseBundle('a.md', '---\narguments:\n  - description: no name\n---\nbody'), /each argument needs a name/)
+  t.throws(() => parseBundle('a.md', '---\narguments:\n  - name: x\n    complete: 5\n---\nbody'), /complete must be "paths" or a list of strings/)
+  t.equal(parseBundle('notes.md', '---\n\n---\n# The heading\nbody').description, 'The heading', 'empty front matter: the heading describes it')
+  t.equal(parseBundle('notes.md', 'no heading, no front matter').description, 'notes')
+})
+
+t.test('path completion: a bare prefix completes at the root, a full page stops at 100, an aborted call stops at once', async (t) => {
+  const files: Record<string, string> = { 'node_modules/x.js': '', '.gitignore': 'node_modules/\n' }
+  for (let i = 0; i < 120; i++) files[`many/f${String(i).padStart(3, '0')}.md`] = ''
+  const { workspace } = await tree(t, files)
+  const { completePaths } = await import('../../src/guide/path-completion.js')
+
+  t.same(await completePaths(workspace, 'ma'), ['many/'])
+  t.same(await completePaths(workspace, 'no'), [], 'ignored folders are not offered')
+  t.equal((await completePaths(workspace, 'many/f')).length, 100)
+  const stopped = new AbortController()
+  stopped.abort()
+  t.same(await completePaths(workspace, 'many/f', stopped.signal), [])
 })
