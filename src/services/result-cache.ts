@@ -58,11 +58,13 @@ export function createResultCache<V> (options: ResultCacheOptions): ResultCache<
     },
     set (key, value, entryWeight) {
       drop(key)
-      if (entryWeight > maxWeight) return
+      if (entryWeight > maxWeight || maxEntries <= 0) return
       const t = now()
       for (const [k, e] of entries) if (e.expires <= t) drop(k)
       while (entries.size >= maxEntries || weight + entryWeight > maxWeight) {
         const oldest = entries.keys().next()
+        // Unreachable: with the guards above, the loop runs only while something is stored.
+        /* c8 ignore next */
         if (oldest.done === true) break
         drop(oldest.value)
       }
