@@ -4,6 +4,7 @@ import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import type { HiddenMatches } from '../services/search.js'
 import { formatCall, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
 import { fitSearch } from './search-regex-fit.js'
+import { counted } from './format.js'
 import { keptPagination, showLine, type RenderInput } from './search-regex-render.js'
 
 /** structuredContent of search_regex: locations, the matching lines as shown, and pagination; no context lines. */
@@ -49,7 +50,9 @@ const SearchRegexInput = Type.Object({
 
 /** Says which matching files the ignore rules hid, which rule, and the exact call that includes them. */
 function hiddenNotice (hidden: HiddenMatches, callArgs: Record<string, unknown>): string {
-  const count = `${hidden.files}${hidden.lowerBound ? '+' : ''} more matching file${hidden.files === 1 && !hidden.lowerBound ? '' : 's'}`
+  const count = counted(`${hidden.files}${hidden.lowerBound ? '+' : ''}`, 'more matching file')
+  // ripgrep and the explaining rules read the same ignore files, so a hidden file has a rule; a guard.
+  /* c8 ignore next */
   const rule = hidden.rule === undefined ? '' : `, hidden by ${hidden.rule.where} ${JSON.stringify(hidden.rule.pattern)}`
   return `${count} excluded by ignore rules (e.g. ${hidden.example}${rule}) — to search them: ${formatCall('search_regex', { ...callArgs, respect_gitignore: false })}`
 }

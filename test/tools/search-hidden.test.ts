@@ -112,3 +112,13 @@ t.test('list_directory and find_files say when ignore rules exclude most of a fo
   t.match(past, /^# 3 files match/)
   t.notMatch(past, /ignore/)
 })
+
+t.test('one hidden file takes the singular; past the bound of the probe the count is a lower bound', async (t) => {
+  const one = await tarballLike(t, { '.gitignore': 'gen/\n', 'src/a.c': 'int x;\n', 'gen/b.c': 'kmalloc();\n' })
+  t.match(textOf(await one.run({ pattern: 'kmalloc' })), /> note: 1 more matching file excluded by ignore rules \(e\.g\. gen\/b\.c, hidden by \.gitignore:1 "gen\/"\)/)
+
+  const files: Record<string, string> = { '.gitignore': 'gen/\n', 'src/a.c': 'int x;\n' }
+  for (let i = 0; i < 1005; i++) files[`gen/f${i}.c`] = 'kmalloc();\n'
+  const many = await tarballLike(t, files)
+  t.match(textOf(await many.run({ pattern: 'kmalloc' })), /> note: 1000\+ more matching files excluded by ignore rules/)
+})
