@@ -12,6 +12,7 @@ import { createTokenizer } from '../../src/services/tokenizer.js'
 import { createWorkspace } from '../../src/services/workspace.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
 import { budgetNotice } from '../../src/tools/search-regex-fit.js'
+import { renderSearch } from '../../src/tools/search-regex-render.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
@@ -119,4 +120,29 @@ t.test('when not even one result fits beside a huge pattern, the answer falls to
   t.notMatch(text, /lines cut to 0/, 'no cut is reported for lines that are not shown')
   t.match(result.structuredContent, { pagination: { returned: 0, next_offset: 0 }, matches: [] })
   t.match(budgetNotice({ maxLine: 0, context: 0, keep: 3, countsOnly: true }, { maxLine: 2000, context: 0, keep: 3, countsOnly: false }, 1000), /per-file counts instead of lines/)
+})
+
+t.test('rendering details: a window into a long line, context rows that match, counts only, pages past the end, lower bounds', async (t) => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-render-')))
+  t.teardown(() => fs.rmSync(root, { recursive: true, force: true }))
+  fs.writeFileSync(path.join(root, 'a.txt'), `needle one\nneedle two\nplain\n${'x'.repeat(5000)} needle far\n`)
+  fs.writeFileSync(path.join(root, 'b.txt'), 'needle three\n')
+  const workspace = await createWorkspace({ root, log })
+  const search = await createSearch({ workspace, log })
+  const tokenizer = createTokenizer()
+  t.teardown(() => { search.close(); tokenizer.close().catch(() => {}) })
+  const run = async (args: Record<string, unknown>) => textOf(await searchRegex.run({ search, tokenizer, pattern: 'needle', ...args } as Parameters<typeof searchRegex.run>[0], toolContext()))
+
+  t.match(await run({ page_size: 1, context_lines: 1 }), /\n1: needle one\n2: needle two\n/, 'a context row that matches is marked as a match')
+  t.match(await run({ page_size: 5 }), /\n4: …x+ needle far … \[line cut: 2,000 of 5,011 chars shown\]\n/, 'the window around a far match starts with an ellipsis')
+  t.match(await run({ offset: 40 }), /\nNo results on this page \(offset is past the end\)\.\n/)
+
+  const page = await search.search({ pattern: 'needle' }, { offset: 0, pageSize: 10 })
+  const counts = renderSearch({ page, pattern: 'needle', literal: false, offset: 0, pageSize: 10, callArgs: { pattern: 'needle' }, notices: [] }, { maxLine: 0, context: 0, keep: 10, countsOnly: true })
+  t.match(counts, /## a\.txt\n3 matching lines on this page\n## b\.txt\n1 matching line on this page\n/)
+
+  const capped = await createSearch({ workspace, log, maxFiles: 1 })
+  t.teardown(() => capped.close())
+  const partial = textOf(await searchRegex.run({ search: capped, tokenizer, pattern: 'needle', output_mode: 'files' }, toolContext()))
+  t.match(partial, /^1\+ files match \/needle\//, 'a capped result set says its total is a lower bound')
 })
