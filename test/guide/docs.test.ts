@@ -49,3 +49,25 @@ t.test('entries for unregistered tools and a corrupt overlay are problems; a des
   t.match(corrupt.problems, [{ tool: '(overlay)', message: 'docs/tools.yaml: bad indentation' }])
   t.equal(corrupt.tools.get('read_notes')!.state, 'SchemaOnly')
 })
+
+t.test('instructions: budgets without a default or maximum, batch fields without a bound, an empty catalog', async (t) => {
+  const { generateInstructions } = await import('../../src/guide/instructions.js')
+  const loose: CatalogEntry = {
+    ...entry,
+    name: 'read_items',
+    inputSchema: { type: 'object', properties: { max_response_tokens: { type: 'integer' }, paths: { type: 'array', items: { type: 'string' } } } }
+  }
+  const text = generateInstructions([loose])
+
+  t.match(text, /read_items answers within max_response_tokens \(default \?\)/)
+  t.notMatch(text, /takes up to/, 'an unbounded batch field states no bound')
+  t.match(generateInstructions([]), /^Read-only access to one workspace/)
+  t.notMatch(generateInstructions([]), /Tools by category|Start with/)
+})
+
+t.test('the help resources need the catalog and the guide; without them they answer not found', async (t) => {
+  const { helpResource, helpTemplate } = await import('../../src/guide/help-resources.js')
+  const ctx = { services: {}, signal: new AbortController().signal }
+  t.throws(() => helpResource().read(ctx), /workspace:\/\/help/)
+  await t.rejects(async () => await helpTemplate().read('workspace://help/read_files', { tool: 'read_files' }, ctx), /workspace:\/\/help/)
+})
