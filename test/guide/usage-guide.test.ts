@@ -166,6 +166,17 @@ t.test('a guide over 50 KB becomes an index that names the filter to use', async
   t.match(out.text, /The full guide is \d+ KB, over the 50 KB limit/)
   t.match(out.text, /`category`.*`tool_names`/)
   t.match(out.text, /- `list_notes_59` \(navigation\)/)
+  const plain = guide.render(catalog, { include_examples: false })
+  t.match(plain.text, /`tool_names` \(a few names from the index below\)\.\n/, 'without examples it does not suggest dropping them')
+  t.equal(guide.overlay().status, 'ok')
+
+  // More distinct filters than the body cache holds: the oldest bodies make room, answers stay right.
+  for (let i = 0; i < 70; i++) {
+    const one = guide.render(catalog, { tool_names: [`list_notes_${i % 60}`, `list_notes_${(i + 1 + Math.floor(i / 60)) % 60}`] })
+    if (i === 69) t.match(one.text, /### list_notes_9 —.*### list_notes_11 —/s)
+  }
+  t.match(guide.render(catalog, { tool_names: ['list_notes_0', 'list_notes_1'] }).text, /### list_notes_0 —.*### list_notes_1 —/s, 'an evicted body is rendered again')
+  t.match(guide.render(catalog, { category: 'search' }).text, /_No tools match this filter\._/)
 })
 
 t.test('get_tool_usage_guide over the engine returns the guide and structuredContent with metadata', async (t) => {
