@@ -81,3 +81,39 @@ t.test('a non-loopback bind without allowedHosts is a boot error naming the sett
 t.test('isLoopbackHost knows the loopback names', async (t) => {
   t.same(['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '0.0.0.0', '::', '10.0.0.1'].map(isLoopbackHost), [true, true, true, true, true, false, false, false])
 })
+
+t.test('the guard itself, over every spelling of Host and Origin a client can send', async (t) => {
+  const { originGuard } = await import('../../plugins/origin-guard.js')
+  const verdict = (guard: ReturnType<typeof originGuard>, headers: Record<string, string | undefined>, url = '/mcp'): string => {
+    let out = 'pass'
+    guard.call(undefined as never, { headers, url } as never, undefined as never, (err?: Error) => { if (err !== undefined) out = err.message })
+    return out
+  }
+  const local = originGuard({ host: '127.0.0.1' })
+
+  t.equal(verdict(local, { host: '[::1]:3000' }), 'pass')
+  t.equal(verdict(local, { host: 'localhost' }), 'pass', 'a Host without a port')
+  t.match(verdict(local, { host: '[::1' }), /Host/, 'an unclosed IPv6 literal is not a loopback name')
+  t.match(verdict(local, {}), /Host/, 'no Host header at all')
+  t.equal(verdict(local, {}, '/healthz'), 'pass', 'probes pass without a Host')
+  t.equal(verdict(local, { host: 'localhost', origin: 'http://[::1]:5173' }), 'pass', 'an IPv6 loopback origin')
+  t.match(verdict(local, { host: 'localhost', origin: 'file:///etc' }), /Origin/, 'only http(s) origins can be loopback ones')
+  t.match(verdict(local, { host: 'localhost', origin: 'not a url' }), /Origin/)
+  t.equal(verdict(local, { host: 'localhost', origin: 'https://evil.test' }, '/readyz'), 'pass', 'probes pass a foreign Origin too')
+  const long = `https://${'a'.repeat(300)}.test`
+  t.match(verdict(local, { host: 'localhost', origin: long }), /^Origin 'https:\/\/a{92}…' is not allowed$/, 'a long Origin is clipped in the answer')
+
+  const open = originGuard({ host: '0.0.0.0', allowedHosts: ['*'], allowedOrigins: ['*'] })
+  t.equal(verdict(open, { host: 'anything.test', origin: 'https://anywhere.test' }), 'pass')
+})
+
+t.test('registered on its own, the plugin refuses a public bind when no allowedHosts are given at all', async (t) => {
+  const { default: Fastify } = await import('fastify')
+  const { default: rpcErrors } = await import('../../plugins/rpc-errors.js')
+  const { default: guard } = await import('../../plugins/origin-guard.js')
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(rpcErrors)
+  app.register(guard, { host: '10.0.0.5' })
+  await t.rejects(async () => { await app.ready() }, { code: 'APP_ERR_CONFIG_INVALID' })
+})
