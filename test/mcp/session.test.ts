@@ -324,3 +324,15 @@ t.test('deadlines still fire after the sweep has stopped for being idle', async 
 
   t.match(res.result.content[0].text, /^ERROR TIMEOUT: slow_tool did not finish within 100 ms/)
 })
+
+t.test('tools/list pages: the nextCursor of one page fetches the next, a forged cursor is -32602', async (t) => {
+  const { call } = await initializedSession(testEngine({ pageSize: 2 }))
+
+  const first = await call('tools/list', {})
+  const second = await call('tools/list', { cursor: first.result.nextCursor })
+
+  t.equal(first.result.tools.length, 2)
+  t.ok(second.result.tools.length > 0)
+  t.notSame(second.result.tools[0].name, first.result.tools[0].name)
+  t.match(await call('tools/list', { cursor: 'forged' }), { error: { code: -32602 } })
+})

@@ -105,3 +105,13 @@ t.test('findPoisonedKey walks deep nesting without recursion', async (t) => {
 
   t.match(findPoisonedKey(deep), /^(\[0\]){5000}\.__proto__$/)
 })
+
+t.test('a poisoned key deep under long names is named by the end of its path, clipped to 200 characters', async (t) => {
+  const long = 'k'.repeat(300)
+  const parsed = parseMessage(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"${long}":{"__proto__":{}}}}`)
+
+  t.equal(parsed.ok, false)
+  const message = parsed.ok ? '' : parsed.error.message
+  t.match(message, /forbidden key '…k+\.__proto__' \(prototype poisoning\)/)
+  t.ok(/'(…[^']*)'/.exec(message)![1].length <= 200)
+})
