@@ -116,6 +116,8 @@ export function loadConfig (flags: Record<string, unknown> = {}, env: NodeJS.Pro
   const errors = [...Value.Errors(ConfigSchema, value)]
   if (errors.length > 0) {
     const detail = errors.map(e => {
+      // Every config error is about a key (the root is always an object we built): `?? e.path` is a guard.
+      /* c8 ignore next */
       const key = e.path.split('/')[1] ?? e.path
       return `${key} (${configFlagName(key)} / ${envName(key)}): ${describeError(e.schema, e.message)}, received ${JSON.stringify(e.value)}`
     })

@@ -7,6 +7,8 @@ function findPackageRoot (): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir)
+    // The module always ships inside the package (source tree or bundle): reaching / is a broken install.
+    /* c8 ignore next */
     if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url))
     dir = parent
   }

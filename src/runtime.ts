@@ -57,6 +57,8 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     registry,
     log,
     info: { name: PACKAGE.name, version: PACKAGE.version, title: 'Workspace MCP' },
+    // createRegistry always fills services.catalog; the type leaves it optional, hence the guard.
+    /* c8 ignore next */
     instructions: generateInstructions(catalog?.entries() ?? []),
     toolTimeoutMs: config.toolTimeoutMs,
     callLogLevel: config.callLogLevel
