@@ -38,12 +38,14 @@ t.test('a timed-out call stops using CPU: get_file_info over 100 × 10 MB line c
     server.send({ jsonrpc: '2.0', id, method: 'tools/call', params: call })
     const answer = await server.response(id++) as { result: { content: Array<{ text: string }> } }
     t.match(answer.result.content[0].text, /^ERROR TIMEOUT/, `${call.name} timed out`)
-    // Anything still running for the call would show as CPU time over the next second.
+    // Anything still running for the call would show as CPU time over the next second: a call that
+    // kept going burns ~1000 ms of it (one busy thread). Collecting the abandoned buffers (read_files
+    // drops up to 200 MB) and a loaded CI machine add up to ~150 ms, hence the 300 ms line.
     await new Promise(resolve => setTimeout(resolve, 50))
     const before = cpuMs(server.child.pid as number)
     await new Promise(resolve => setTimeout(resolve, 1000))
     const after = cpuMs(server.child.pid as number)
     t.comment(`${call.name}: ${after - before} ms of CPU in the second after the TIMEOUT answer`)
-    t.ok(after - before <= 100, `${call.name}: CPU after the timeout ${after - before} ms (≤ 100 ms: idle process noise only)`)
+    t.ok(after - before <= 300, `${call.name}: CPU after the timeout ${after - before} ms (≤ 300 ms: garbage collection and noise, not a running call)`)
   }
 })
