@@ -2,6 +2,7 @@
 // Only node:* imports here: `stdio` must redirect console before any dependency loads,
 // and neither mode should load the other's stack (stdio never loads Fastify).
 import process from 'node:process'
+import type { CommandName } from './bin/help.js'
 
 const USAGE = `Usage: workspace-mcp <command> [options]
 
@@ -16,13 +17,16 @@ Run 'workspace-mcp <command> --help' for the options of one command, 'workspace-
 Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configuration.`
 
 /** Each command's module exports main(argv). */
-const COMMANDS: Record<string, () => Promise<{ main: (argv: string[]) => Promise<void> }>> = {
+const COMMANDS: Record<CommandName, () => Promise<{ main: (argv: string[]) => Promise<void> }>> = {
   serve: () => import('./bin/http.js'),
   stdio: () => import('./bin/stdio.js'),
   tools: () => import('./bin/tools.js'),
   guide: () => import('./bin/guide.js'),
   check: () => import('./bin/check.js')
 }
+
+// Own keys only: `workspace-mcp toString` is a typo, not Object.prototype.toString.
+const isCommand = (name: string): name is CommandName => Object.hasOwn(COMMANDS, name)
 
 async function run (argv: string[]): Promise<void> {
   const [command, ...rest] = argv
@@ -41,8 +45,7 @@ async function run (argv: string[]): Promise<void> {
     process.stdout.write(`${PACKAGE.name} ${PACKAGE.version}\n`)
     return
   }
-  const load = COMMANDS[command]
-  if (load === undefined) {
+  if (!isCommand(command)) {
     process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`)
     process.exitCode = 2
     return
@@ -62,7 +65,7 @@ async function run (argv: string[]): Promise<void> {
     process.stdout.write(commandHelp(command) + '\n')
     return
   }
-  const { main } = await load()
+  const { main } = await COMMANDS[command]()
   await main(rest)
 }
 

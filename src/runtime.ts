@@ -7,7 +7,7 @@ import { createRegistry, type Registry } from './mcp/registry.js'
 import { createMcpServer, type McpServer } from './mcp/server.js'
 import { PACKAGE, PACKAGE_ROOT } from './package-info.js'
 import { join, resolve } from 'node:path'
-import { createUsageGuide } from './guide/usage-guide.js'
+import { createUsageGuide, type UsageGuide } from './guide/usage-guide.js'
 import { helpResource, helpTemplate } from './guide/help-resources.js'
 import { generateInstructions } from './guide/instructions.js'
 import { bootLint } from './guide/conventions.js'
@@ -20,6 +20,8 @@ export interface Runtime {
   log: Logger
   services: Services
   registry: Registry
+  /** The usage guide: the injected one, or one built over docs/tools.yaml. */
+  guide: UsageGuide
   server: McpServer
 }
 
@@ -49,19 +51,17 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     pageSize: config.toolsPageSize,
     lint: overrides.lint === false ? undefined : bootLint
   })
-  const catalog = registry.services.catalog
+  const { catalog } = registry
   // Validates every example against its schema at startup, so a stale one is logged before first use —
   // on the next turn of the event loop, after a waiting initialize has been answered (cold start).
-  if (catalog !== undefined) setImmediate(() => services.guide.docs(catalog))
+  setImmediate(() => services.guide.docs(catalog))
   const server = createMcpServer({
     registry,
     log,
     info: { name: PACKAGE.name, version: PACKAGE.version, title: 'Workspace MCP' },
-    // createRegistry always fills services.catalog; the type leaves it optional, hence the guard.
-    /* c8 ignore next */
-    instructions: generateInstructions(catalog?.entries() ?? []),
+    instructions: generateInstructions(catalog.entries()),
     toolTimeoutMs: config.toolTimeoutMs,
     callLogLevel: config.callLogLevel
   })
-  return { config, log, services: registry.services, registry, server }
+  return { config, log, services: registry.services, registry, guide: services.guide, server }
 }

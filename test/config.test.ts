@@ -52,3 +52,10 @@ t.test('the README configuration table states every flag\'s range and every choi
 t.test('an invalid choice lists the valid ones instead of "Expected union value"', async (t) => {
   t.throws(() => loadConfig({ logLevel: 'loud' }, {}), { message: /logLevel .*expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent", received "loud"/ })
 })
+
+t.test('every config key is described, and a bounded one is bounded on both sides (the --help text relies on it)', async (t) => {
+  for (const [key, schema] of Object.entries(ConfigSchema.properties) as Array<[string, { description?: unknown, minimum?: number, maximum?: number }]>) {
+    t.type(schema.description, 'string', `${key} has a description`)
+    t.equal(schema.minimum === undefined, schema.maximum === undefined, `${key}: minimum and maximum come together`)
+  }
+})

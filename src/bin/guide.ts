@@ -4,13 +4,11 @@ import { commandRuntime, splitArgs } from './command-runtime.js'
 export async function main (argv: string[]): Promise<void> {
   const { own, rest } = splitArgs(argv, ['no-examples'], ['tool', 'category'])
   const runtime = await commandRuntime(rest)
-  const { catalog, guide, clock } = runtime.registry.services
-  if (catalog === undefined || guide === undefined) throw new Error('the registry has no catalog or guide')
-  const out = guide.render(catalog, {
+  const out = runtime.guide.render(runtime.registry.catalog, {
     tool_names: own.tool,
     category: own.category?.at(-1),
     include_examples: own['no-examples'] === undefined
-  }, clock?.now() ?? Date.now())
+  }, runtime.clock.now())
   process.stdout.write(out.text)
   // Unknown names are warnings in the tool; on the command line they are a typo worth a non-zero exit.
   for (const warning of out.warnings) process.stderr.write(`workspace-mcp guide: ${warning}\n`)

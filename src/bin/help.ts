@@ -2,7 +2,13 @@ import type { TSchema } from '@sinclair/typebox'
 import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../config.js'
 import { TOOL_TOKEN_ALLOWANCE } from '../guide/conventions.js'
 
-const SERVER_KEYS: Record<string, string[]> = {
+/** A command of the `workspace-mcp` bin. */
+export type CommandName = 'serve' | 'stdio' | 'tools' | 'guide' | 'check'
+
+/** How every config key is declared (test/config.test.ts holds each key to it): described, bounded on both sides or not at all. */
+type ConfigKeySchema = TSchema & { description: string, default?: unknown } & ({ minimum: number, maximum: number } | { minimum?: undefined })
+
+const SERVER_KEYS: Record<CommandName, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
   stdio: ['root', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
   tools: ['root', 'fixtures', 'docsFile'],
@@ -10,7 +16,7 @@ const SERVER_KEYS: Record<string, string[]> = {
   check: ['root', 'fixtures', 'docsFile']
 }
 
-const EXTRA: Record<string, string> = {
+const EXTRA: Partial<Record<CommandName, string>> = {
   tools: '  --json                      Print the tools/list manifest exactly as served (default: one line per tool)\n',
   guide: '  --tool NAME                 Only this tool (repeatable)\n' +
     '  --category NAME             Only one category: navigation, search, read or guide\n' +
@@ -23,24 +29,24 @@ const EXTRA: Record<string, string> = {
     'Prints one line per violation: tool: rule N (name): what to change.\n'
 }
 
-const EXIT: Record<string, string> = {
+const EXIT: Partial<Record<CommandName, string>> = {
   tools: 'Exit codes: 0 printed, 1 runtime error, 2 bad usage or configuration.',
   guide: 'Exit codes: 0 printed, 1 some --tool names are unknown (the rest is printed) or runtime error, 2 bad usage or configuration.',
   check: 'Exit codes: 0 every check passed, 1 violations found (or runtime error), 2 bad usage or configuration.'
 }
 
 /** Help text for one command, generated from the config schema. */
-export function commandHelp (command: string): string {
+export function commandHelp (command: CommandName): string {
   const lines = [`Usage: workspace-mcp ${command} [options]`, '', 'Options (each also read from its environment variable):']
-  for (const key of SERVER_KEYS[command] ?? []) {
-    const schema = (ConfigSchema.properties as Record<string, TSchema & { description?: string, default?: unknown, minimum?: number, maximum?: number }>)[key]
+  for (const key of SERVER_KEYS[command]) {
+    const schema = (ConfigSchema.properties as Record<string, ConfigKeySchema>)[key]
     const facts = [
       ...(allowedValues(schema) === undefined ? [] : [`one of ${allowedValues(schema)?.join(', ')}`]),
-      ...(schema.minimum === undefined ? [] : [`${schema.minimum}–${schema.maximum ?? '∞'}`]),
+      ...(schema.minimum === undefined ? [] : [`${schema.minimum}–${schema.maximum}`]),
       ...(schema.default === undefined ? [] : [`default ${JSON.stringify(schema.default)}`])
     ]
     const suffix = facts.length === 0 ? '' : ` (${facts.join('; ')})`
-    lines.push(`  ${configFlagName(key).padEnd(26)}  ${configEnvName(key)}`, `      ${schema.description ?? ''}${suffix}`)
+    lines.push(`  ${configFlagName(key).padEnd(26)}  ${configEnvName(key)}`, `      ${schema.description}${suffix}`)
   }
   return lines.join('\n') + '\n' + (EXTRA[command] ?? '') + '\n' + (EXIT[command] ?? 'Exit codes: 0 success, 1 failure, 2 bad usage or configuration.')
 }

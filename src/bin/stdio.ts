@@ -4,8 +4,8 @@ import { serveStdio } from '../mcp/stdio.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
 
-/** Grace period for in-flight answers after stdin closes (the process exits well within 2 s). */
-const EOF_GRACE_MS = 1500
+/** Time to write the last answers once every call has ended. */
+const ANSWER_GRACE_MS = 500
 
 /** `workspace-mcp stdio`: MCP over stdin/stdout; logs go to stderr only. */
 export async function main (argv: string[]): Promise<void> {
@@ -29,6 +29,8 @@ export async function main (argv: string[]): Promise<void> {
   process.once('SIGINT', () => { stdio.close(); exit(0) })
 
   const reason = await stdio.done
-  if (reason === 'eof') await stdio.drain(EOF_GRACE_MS)
+  // Stdin EOF is how a client asks to shut down (it waits, then sends SIGTERM): answer every call already
+  // sent — each ends by its deadline — so `printf '…' | workspace-mcp stdio` loses nothing on a cold start.
+  if (reason === 'eof') await stdio.drain(config.toolTimeoutMs + ANSWER_GRACE_MS)
   exit(0)
 }

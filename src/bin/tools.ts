@@ -4,8 +4,7 @@ import { commandRuntime, splitArgs } from './command-runtime.js'
 export async function main (argv: string[]): Promise<void> {
   const { own, rest } = splitArgs(argv, ['json'], [])
   const runtime = await commandRuntime(rest)
-  const catalog = runtime.registry.services.catalog
-  if (catalog === undefined) throw new Error('the registry has no catalog')
+  const { catalog } = runtime.registry
   if (own.json !== undefined) {
     process.stdout.write(catalog.manifestJson() + '\n')
     return

@@ -47,6 +47,8 @@ export interface Registry {
   tool(name: string): RegisteredTool | undefined
   /** The serialized `tools/list` result for a cursor (JSON text), or throws APP_ERR_INVALID_PARAMS. */
   toolsListPage(cursor: string | undefined): string
+  /** The registry's own catalog of listed tools (also injected as `services.catalog`). */
+  catalog: ToolCatalog
   /** Services, including the registry's own `catalog`. */
   services: Services
   resources: ResourceDefinition[]
@@ -154,6 +156,7 @@ export function createRegistry (options: RegistryOptions): Registry {
       if (page === undefined) throw new APP_ERR_INVALID_PARAMS(`unknown cursor '${cursor}'`)
       return page
     },
+    catalog,
     services,
     resources: options.resources ?? [],
     resourceTemplates: options.resourceTemplates ?? [],

@@ -25,8 +25,11 @@ export interface Services {
 /** Name of an injectable service. */
 export type ServiceName = keyof Services
 
+/** The services createServices always builds (search is absent only without ripgrep). */
+export type ProductionServices = Services & Required<Pick<Services, 'workspace' | 'tokenizer' | 'clock' | 'limiter'>>
+
 /** Creates the production services for a config; closes nothing (they hold no handles). */
-export async function createServices (config: Config, log: Logger): Promise<Services> {
+export async function createServices (config: Config, log: Logger): Promise<ProductionServices> {
   const queue = config.maxQueuedWork
   const limiter = createLimiter({
     search: { concurrency: config.maxSearches, queue },

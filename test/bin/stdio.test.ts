@@ -1,5 +1,6 @@
 import t from 'tap'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -67,6 +68,42 @@ t.test('exits 0 soon after stdin EOF', async (t) => {
 
   t.equal(signal, null, 'not killed by the guard')
   t.equal(code, 0)
+})
+
+t.test('at stdin EOF the answers still owed reach a client that reads them; one that never reads cannot keep the process alive', async (t) => {
+  const big = mkdtempSync(join(tmpdir(), 'wmcp-stdio-big-'))
+  t.teardown(() => rmSync(big, { recursive: true, force: true }))
+  // Four answers of ~56 KB each: far more is owed at EOF than a 64 KiB pipe holds.
+  writeFileSync(join(big, 'big.txt'), Array.from({ length: 1200 }, (_, i) => `line ${i} of a file the client asked for`).join('\n'))
+  const ids = [2, 3, 4, 5]
+  const calls = ids.map(id => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_files', arguments: { files: [{ path: 'big.txt' }], max_response_tokens: 20000 } } }))
+
+  t.test('a reader gets every answer, whole, before the exit', async (t) => {
+    const proc = spawnStdio(t, ['--root', big])
+    proc.send(init)
+    await proc.response(1)
+    proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    for (const call of calls) proc.send(call)
+    proc.child.stdin.end()
+    const guard = setTimeout(() => proc.child.kill('SIGKILL'), 10000)
+    const { code, signal } = await proc.exited
+    clearTimeout(guard)
+    t.same({ code, signal }, { code: 0, signal: null })
+    const answers = proc.stdout.filter(line => line !== '').map(line => JSON.parse(line) as { id: number, result?: { content: Array<{ text: string }> } })
+    t.same(answers.map(a => a.id).sort((a, b) => a - b), [1, ...ids], 'one answer per request')
+    for (const answer of answers.slice(1)) t.match(answer.result?.content[0].text, /line 1199 of a file/, `answer ${answer.id} whole`)
+    t.ok(answers.slice(1).reduce((sum, a) => sum + JSON.stringify(a).length, 0) > 3 * 64 * 1024, 'what was owed at EOF exceeded the pipe several times over')
+  })
+
+  t.test('a client that never reads stdout: the process still exits, code 0', async (t) => {
+    const child = spawn(process.execPath, [CLI, 'stdio', '--root', big], { stdio: ['pipe', 'pipe', 'ignore'] })
+    const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
+    const guard = setTimeout(() => child.kill('SIGKILL'), 10000)
+    t.teardown(() => { clearTimeout(guard); child.kill('SIGKILL') })
+    for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...calls]) child.stdin.write(JSON.stringify(message) + '\n')
+    child.stdin.end()
+    t.same(await exited, { code: 0, signal: null }, 'exited on its own, not by the guard')
+  })
 })
 
 t.test('a closed stdout (EPIPE) ends the process cleanly without a crash trace', async (t) => {

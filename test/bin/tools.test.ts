@@ -66,6 +66,13 @@ t.test('top level: --help and --version print to stdout with exit 0; no command 
   t.equal(bare.status, 2)
   t.equal(bare.stdout, '')
   t.match(bare.stderr, /^Usage: workspace-mcp <command>/)
+  // Names an object inherits are typos too, not commands: `toString` once crashed with "main is not a function".
+  for (const typo of ['serv', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+    const out = run([typo])
+    t.equal(out.status, 2, `${typo}: bad usage`)
+    t.equal(out.stdout, '', typo)
+    t.match(out.stderr, new RegExp(`^Unknown command '${typo}'\\.\n\nUsage: workspace-mcp <command>`), `${typo}: named, then the usage`)
+  }
 })
 
 t.test('an invalid choice names every valid one; --help shows each flag\'s range and choices', async (t) => {
