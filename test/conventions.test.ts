@@ -14,11 +14,12 @@ import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
 import { tools as productTools } from '../src/tools/index.js'
+// The shipped bundle (what users run; a third of the unbundled tsc output's cold start).
+import { CLI } from './helpers/spawn-stdio.js'
 
 // The conventions are enforced by code: each rule gets a tool that breaks it (and only it).
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url))
 
 const good = {
   name: 'read_notes',

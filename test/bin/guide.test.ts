@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+// The shipped bundle (what users run; a third of the unbundled tsc output's cold start).
+import { CLI } from '../helpers/spawn-stdio.js'
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
 const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30000 })
 
 t.test('`guide` prints the whole guide as Markdown on stdout', async (t) => {
