@@ -69,7 +69,8 @@ async function run (argv: string[]): Promise<void> {
   await main(rest)
 }
 
-run(process.argv.slice(2)).catch((err: { code?: string, message?: string }) => {
-  process.stderr.write(`workspace-mcp: ${err?.message ?? String(err)}\n`)
-  process.exit(err?.code === 'APP_ERR_CONFIG_INVALID' ? 2 : 1)
+// Everything that lands here is an Error: ours (AppError, with a code) or Node's (EADDRINUSE, EACCES).
+run(process.argv.slice(2)).catch((err: Error & { code?: string }) => {
+  process.stderr.write(`workspace-mcp: ${err.message}\n`)
+  process.exit(err.code === 'APP_ERR_CONFIG_INVALID' ? 2 : 1)
 })

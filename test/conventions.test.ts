@@ -285,6 +285,19 @@ t.test('`workspace-mcp check` passes a tool without a docs/tools.yaml entry and 
   t.match(run.stdout, /check passed: \d+ tools, 6 conventions, no docs\/tools\.yaml entry for [\w, ]*\bread_files\b[\w, ]* \(optional/)
 })
 
+t.test('`workspace-mcp check` fails on an overlay it cannot parse, naming the file and the flag to fix it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmcp-check-'))
+  const docs = join(dir, 'tools.yaml')
+  writeFileSync(docs, 'tools: [unclosed\n')
+
+  const run = spawnSync(process.execPath, [CLI, 'check', '--docs-file', docs], { encoding: 'utf8', timeout: 30000 })
+
+  t.equal(run.status, 1)
+  t.match(run.stdout, new RegExp(`^\\(overlay\\): rule 7 \\(docs-complete\\): ${docs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is \\w+; fix it or point --docs-file at the overlay$`, 'm'))
+  t.match(run.stdout, /^\(overlay\): rule 7 \(docs-complete\): .*tools\.yaml: Flow sequence in block collection .* at line 2, column 1:$/m, 'and why')
+  t.match(run.stdout, /check failed: 2 violations$/m)
+})
+
 t.test('`workspace-mcp check` with a bad flag is a usage error (exit 2)', async (t) => {
   const run = spawnSync(process.execPath, [CLI, 'check', '--no-such-flag'], { encoding: 'utf8', timeout: 30000 })
 

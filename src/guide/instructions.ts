@@ -38,9 +38,9 @@ export function generateInstructions (entries: CatalogEntry[]): string {
     if (tokens !== undefined) {
       budgets.push(`${entry.name} answers within max_response_tokens (default ${String(tokens.default ?? '?')}${typeof tokens.maximum === 'number' ? `, at most ${tokens.maximum}` : ''})`)
     }
-    const batch = batchField(entry)
-    const items = batch === undefined ? undefined : property(entry, batch)
-    if (batch !== undefined && typeof items?.maxItems === 'number') budgets.push(`${entry.name} takes up to ${items.maxItems} ${batch} per call`)
+    const batch = batchField(entry) ?? '' // no batch field: no property named '' either
+    const maxItems = property(entry, batch)?.maxItems
+    if (typeof maxItems === 'number') budgets.push(`${entry.name} takes up to ${maxItems} ${batch} per call`)
   }
   if (budgets.length > 0) lines.push(`Budgets: ${budgets.join('; ')}. Long results are paged: follow the footer's next call.`)
 

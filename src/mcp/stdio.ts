@@ -31,7 +31,7 @@ export interface StdioSession {
 export function serveStdio (options: StdioOptions): StdioSession {
   const { input, output, log, maxLineBytes = 10 * 1024 * 1024 } = options
   let outputOpen = true
-  let finish: (reason: 'eof' | 'output-closed') => void = () => {}
+  let finish!: (reason: 'eof' | 'output-closed') => void
   const done = new Promise<'eof' | 'output-closed'>(resolve => { finish = resolve })
 
   const write = (message: string): void => {

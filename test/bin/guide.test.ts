@@ -28,6 +28,15 @@ t.test('`guide --tool NAME` prints only that tool; unknown names warn on stderr 
   t.match(typo.stderr, /Tool 'nonexistent' not found\. Available: /)
 })
 
+t.test('`guide --category C` prints that category only; the last --category wins', async (t) => {
+  const out = run(['guide', '--category', 'navigation', '--category', 'search', '--no-examples'])
+
+  t.equal(out.status, 0, out.stderr)
+  t.match(out.stdout, /filter: category=search include_examples=false/)
+  t.match(out.stdout, /## Search \(1 tool\)\n\n### search_regex/)
+  t.notMatch(out.stdout, /### (list_directory|read_files|find_files)/)
+})
+
 t.test('`guide --docs-file` with a corrupt overlay still prints the registry text, with a warning on stderr', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wmcp-guide-bin-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))

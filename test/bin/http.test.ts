@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { CLI } from '../helpers/spawn-stdio.js'
@@ -51,6 +52,17 @@ t.test('serve refuses a non-loopback bind without authentication, saying what to
   t.equal(code, 2)
   t.match(output, /WORKSPACE_MCP_AUTH_TOKENS/)
   t.match(output, /--insecure-no-auth/)
+})
+
+t.test('a port already in use is a runtime error: exit 1 with Node\'s reason on stderr', { timeout: 30000 }, async (t) => {
+  const busy = createServer()
+  await new Promise<void>(resolve => busy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { busy.close() })
+  const { port } = busy.address() as AddressInfo
+  const { code, output } = await serveUntilExit(['--host', '127.0.0.1', '--port', String(port)])
+
+  t.equal(code, 1)
+  t.match(output, new RegExp(`workspace-mcp: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}`))
 })
 
 t.test('serve refuses a non-loopback bind without allowedHosts, naming the setting, exit 2', { timeout: 30000 }, async (t) => {

@@ -72,3 +72,12 @@ t.test('instructions are generated from the registry: categories, where to start
   t.match(text, /workspace:\/\/help/)
   t.notMatch(text, /Start with/, 'no start tool among these')
 })
+
+t.test('without an injected clock the help resource is stamped with the time of the read', async (t) => {
+  const registry = createRegistry({ tools: [...testTools, getToolUsageGuide], services: { guide: createUsageGuide({ docsFile }) } })
+  const before = new Date().toISOString().slice(0, 10)
+
+  const [content] = helpResource().read({ services: registry.services, signal: new AbortController().signal }) as Array<{ text: string }>
+
+  t.match(content.text, new RegExp(`^# Tool usage guide\\n\\nGenerated ${before}T`))
+})

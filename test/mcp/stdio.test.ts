@@ -34,6 +34,8 @@ t.test('an over-long line split over many chunks is one -32600; a request in the
 
 t.test('string chunks, blank lines and a character split across chunks', async (t) => {
   const { input, lines, stdio, settle } = harness()
+  // An input with an encoding set (as a caller's stdin may have) hands over strings, not Buffers.
+  input.setEncoding('utf8')
   const bytes = Buffer.from('{"jsonrpc":"2.0","id":"é✓","method":"ping"}\n')
 
   input.write('\n  \n')
