@@ -14,8 +14,9 @@ import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
 import { tools as productTools } from '../src/tools/index.js'
-// The shipped bundle (what users run; a third of the unbundled tsc output's cold start).
-import { CLI } from './helpers/spawn-stdio.js'
+// The unbundled tsc output: its source maps are tsc's own, so the coverage it reports lines up exactly
+// with the in-process runs (the bundle's composed maps put some blocks elsewhere).
+const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url))
 
 // The conventions are enforced by code: each rule gets a tool that breaks it (and only it).
 

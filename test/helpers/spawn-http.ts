@@ -2,22 +2,13 @@ import { spawn } from 'node:child_process'
 import type { Test } from 'tap'
 import { CLI } from './spawn-stdio.js'
 
-/** Starts the built bin's HTTP server on 127.0.0.1 port 0 and resolves its /mcp URL; stopped on teardown. */
+/** Starts the built bin's HTTP server on 127.0.0.1 port 0 and resolves its /mcp URL; killed on teardown. */
 export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string, pid: number, output: () => string }> {
   const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
-  // Stopped as an orchestrator would (SIGTERM, then SIGKILL after 5 s): a graceful exit also writes
-  // the child's V8 coverage, which a SIGKILL would throw away.
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
-    child.kill('SIGTERM')
-    const guard = setTimeout(() => child.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(guard)
-  })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
     const guard = setTimeout(() => reject(new Error(`server did not report a URL within 15 s:\n${output}`)), 15000)

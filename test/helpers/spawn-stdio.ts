@@ -5,7 +5,7 @@ import type { Test } from 'tap'
 /** Absolute path of the built bin (tests run after `npm run build`); WORKSPACE_MCP_TEST_CLI points the bin tests at another build. */
 export const CLI = process.env.WORKSPACE_MCP_TEST_CLI ?? fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url))
 
-/** Spawns `workspace-mcp stdio`, collecting stdout lines and stderr; stopped on teardown. */
+/** Spawns `workspace-mcp stdio`, collecting stdout lines and stderr; killed on teardown. */
 export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, 'stdio', ...args], {
     env: { ...process.env, ...env },
@@ -24,14 +24,7 @@ export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv
   })
   child.stderr.on('data', (chunk) => { stderr += chunk })
   const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
-  // SIGTERM first (SIGKILL after 5 s): a graceful exit also writes the child's V8 coverage.
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    child.kill('SIGTERM')
-    const guard = setTimeout(() => child.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(guard)
-  })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
 
   /** Waits until a stdout line answers `id` (bounded by a 10 s guard). */
   async function response (id: number | string): Promise<Record<string, unknown>> {
