@@ -1,14 +1,14 @@
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { spawnStdio } from '../helpers/spawn-stdio.js'
+import { BUNDLE, spawnStdio } from '../helpers/spawn-stdio.js'
 
 // The conformance fixtures ship in the package but never load on the product path: they live in a
 // chunk that only a dynamic import() reaches (createRuntime, when fixtures = conformance). Proven on
 // the built bundle by following static imports from cli.js and from every command's entry chunk.
 
-const DIST = fileURLToPath(new URL('../../dist/bin/', import.meta.url))
+const DIST = dirname(BUNDLE)
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
 const MARK = 'Tests simple text content response'
 
@@ -64,7 +64,7 @@ t.test('stdio --fixtures conformance loads the lazy chunk and lists the fixture 
   const root = t.testdir({ 'a.txt': 'x\n' })
   const listed: string[][] = []
   for (const args of [['--fixtures', 'conformance'], []]) {
-    const proc = spawnStdio(t, ['--root', root, '--log-level', 'silent', ...args])
+    const proc = spawnStdio(t, ['--root', root, '--log-level', 'silent', ...args], {}, BUNDLE)
     proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } } })
     await proc.response(1)
     proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })

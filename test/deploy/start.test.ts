@@ -5,6 +5,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { BUNDLE, childEnv } from '../helpers/spawn-stdio.js'
 
 // `npm start` as the README documents it: with a fresh build it starts at once (no rebuild), and a
 // SIGTERM to npm reaches the server, which drains and exits — nothing is left bound to the port.
@@ -21,7 +22,8 @@ const refused = (port: number): Promise<boolean> => new Promise(resolve => {
 t.test('npm start skips the build when dist is fresh, and SIGTERM to npm stops the server it started', { skip: process.platform === 'win32' ? 'uses exec in a POSIX shell' : false, timeout: 60_000 }, async (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-start-'))
   t.teardown(() => fs.rmSync(root, { recursive: true, force: true }))
-  const child = spawn(npm, ['start', '--silent', '--', '--port', '0', '--root', root], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] })
+  // npm start runs the bundle, whose coverage would not line up with the sources' (see childEnv).
+  const child = spawn(npm, ['start', '--silent', '--', '--port', '0', '--root', root], { cwd: repo, env: childEnv(BUNDLE), stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => { child.kill('SIGKILL') })
   let stdout = ''
   let stderr = ''

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process'
 import type { Test } from 'tap'
-import { CLI } from './spawn-stdio.js'
+import { CLI, childEnv } from './spawn-stdio.js'
 
 /** Starts the built bin's HTTP server on 127.0.0.1 port 0 and resolves its /mcp URL; killed on teardown. */
 export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string, pid: number, output: () => string }> {
   const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
-    env: { ...process.env, ...env },
+    env: childEnv(CLI, env),
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })

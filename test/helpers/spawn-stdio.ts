@@ -1,14 +1,33 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 
-/** Absolute path of the built bin (tests run after `npm run build`); WORKSPACE_MCP_TEST_CLI points the bin tests at another build. */
-export const CLI = process.env.WORKSPACE_MCP_TEST_CLI ?? fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url))
+const TSC_OUT = fileURLToPath(new URL('../../dist/src/', import.meta.url))
 
-/** Spawns `workspace-mcp stdio`, collecting stdout lines and stderr; killed on teardown. */
-export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI, 'stdio', ...args], {
-    env: { ...process.env, ...env },
+/**
+ * The bin the tests spawn: tsc's file-per-module output (built by `npm test`'s pretest), whose source
+ * maps place coverage exactly where the in-process runs do. WORKSPACE_MCP_TEST_CLI points the bin tests
+ * at another build.
+ */
+export const CLI = process.env.WORKSPACE_MCP_TEST_CLI ?? path.join(TSC_OUT, 'cli.js')
+
+/** The shipped esbuild bundle (`npm run build`); bundle.test.ts and the packed-tarball test run it. */
+export const BUNDLE = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url))
+
+/**
+ * The environment for a child running `cli`. Only the tsc output reports coverage: the bundle's
+ * composed source maps place V8's blocks differently, and merging them counts phantom branches.
+ */
+export function childEnv (cli: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  // tap's processinfo hook (in NODE_OPTIONS) records coverage in every child unless told not to.
+  return cli.startsWith(TSC_OUT) ? { ...process.env, ...env } : { ...process.env, ...env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
+}
+
+/** Spawns `workspace-mcp stdio` (from `cli`), collecting stdout lines and stderr; killed on teardown. */
+export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, cli = CLI) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [cli, 'stdio', ...args], {
+    env: childEnv(cli, env),
     stdio: 'pipe'
   })
   const stdout: string[] = []

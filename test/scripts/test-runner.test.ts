@@ -11,10 +11,17 @@ import { fileURLToPath } from 'node:url'
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 // A clean environment: this file itself runs under tap, whose variables would make the inner tap a child of ours.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(TAP|_TAPJS|NODE_OPTIONS$|NODE_V8_COVERAGE$)/.test(key)))
+// The fixture project shares our node_modules, so it takes our tap plugins (another set would make tap
+// rebuild its runner there, under the outer run) and our TypeScript loader, by absolute path.
+const tap = {
+  'disable-coverage': true,
+  plugin: JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')).tap.plugin,
+  'node-arg': [`--import=${path.join(repo, 'test/helpers/ts-loader.mjs')}`]
+}
 
 t.test('a failing and a passing file: terse lines, the failure in full, the raw TAP saved, the summary last', async (t) => {
   const project = t.testdir({
-    'package.json': JSON.stringify({ type: 'module', tap: { 'disable-coverage': true } }),
+    'package.json': JSON.stringify({ type: 'module', tap }),
     test: {
       'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')),
       'fail.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/fail.test.ts'))
@@ -37,7 +44,7 @@ t.test('a failing and a passing file: terse lines, the failure in full, the raw 
 
 t.test('an all-green run exits 0 and says so', async (t) => {
   const project = t.testdir({
-    'package.json': JSON.stringify({ type: 'module', tap: { 'disable-coverage': true } }),
+    'package.json': JSON.stringify({ type: 'module', tap }),
     test: { 'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')) }
   })
   fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))

@@ -9,7 +9,7 @@ const MB = 1024 * 1024
 
 /** Runs the child with this process's loader flags (TypeScript) and returns its figures. */
 function measure (root: string, file: string, concurrency: number): { before: number, peak: number, total: number, line: number, shown: number, length: number, notices: string[] } {
-  const loader = process.execArgv.filter(a => a.startsWith('--import') && a.includes('typescript'))
+  const loader = process.execArgv.filter(a => a.startsWith('--import') && a.includes('ts-loader'))
   const out = execFileSync(process.execPath, [...loader, '--expose-gc', CHILD, root, file, String(concurrency)], { maxBuffer: 16 * MB, timeout: 110_000 })
   return JSON.parse(out.toString())
 }
