@@ -15,6 +15,9 @@ export async function main (argv: string[]): Promise<void> {
   const app = await buildApp({ runtime, config })
 
   const exit = (code: number): void => {
+    // A search still running (the drain timed out) would outlive us: ripgrep writes nothing until it
+    // finds a match, so a closed pipe does not stop it.
+    runtime.services.search?.close()
     log.flush()
     process.exit(code)
   }

@@ -19,6 +19,8 @@ export async function main (argv: string[]): Promise<void> {
   log.info({ root: config.root, tools: runtime.registry.tools.length }, 'stdio server ready')
 
   const exit = (code: number): void => {
+    // ripgrep writes nothing until it finds a match, so a closed pipe would not stop a running search.
+    runtime.services.search?.close()
     log.flush()
     // Let stdout drain what was already written; never wait on the event loop's timers.
     if (process.stdout.writableLength === 0) process.exit(code)

@@ -234,6 +234,34 @@ t.test('cancellation kills ripgrep', async (t) => {
   t.equal(alive, false, 'the child process is gone')
 })
 
+t.test('close() kills the searches still running (the bins call it on exit) and they fail as unfinished', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 0) })
+  const pending = search.search({ pattern: 'x' }, { offset: 0, pageSize: 10 }).catch(e => e as Error)
+  for (let i = 0; i < 200 && search.activePids().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 10))
+  t.equal(search.activePids().length, 1, 'ripgrep is running')
+
+  search.close()
+
+  t.match(await pending, { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL.*"no matches" cannot be told/ })
+  t.strictSame(search.activePids(), [], 'nothing left running')
+})
+
+t.test('files that keep failing the re-check page after page: the re-check stops after 8 rounds and shows the page without them', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  // A stand-in that reports 12 files which are not there (as when the tree is being emptied under the server).
+  const file = path.join(fx.base, 'vanishing-rg.sh')
+  const events = Array.from({ length: 12 }, (_, i) => JSON.stringify({ type: 'match', data: { path: { text: `./gone-${String(i).padStart(2, '0')}.txt` }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } }))
+  events.push(JSON.stringify({ type: 'summary', data: {} }))
+  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\ncat <<'EOF'\n${events.join('\n')}\nEOF\n`, { mode: 0o755 })
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: file })
+
+  const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 1 })
+
+  t.strictSame(page.content, [], 'none of the vanished files is shown')
+  t.equal(page.total, 3, 'nine rounds dropped nine files; the three never paged stay counted')
+})
+
 t.test('a search past its deadline returns partial results with a notice', async (t) => {
   const fx = await hostileServices(t, { big: false })
   const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 3), timeoutMs: 300 })

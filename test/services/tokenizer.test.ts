@@ -110,6 +110,20 @@ t.test('an aborted call: queued work is dropped, the running job is not waited f
   await t.rejects(tokenizer.countExact('hello', { signal: controller.signal }), { message: 'deadline passed' }, 'an aborted signal is refused at once')
 })
 
+t.test('a signal that aborts between two jobs of one call: the next job is refused before it is queued', async (t) => {
+  const tokenizer = createTokenizer({ workers: 1 })
+  t.teardown(() => tokenizer.close())
+  await tokenizer.countExact('warm up')
+  // A real abort lands between jobs only from a microtask; a signal that passed the entry check and
+  // reads as aborted afterwards stands in for that moment.
+  const controller = new AbortController()
+  controller.abort(new Error('aborted between jobs'))
+  const signal = Object.defineProperty(controller.signal, 'throwIfAborted', { value: () => {} })
+  const before = tokenizer.stats().jobs
+  await t.rejects(tokenizer.countExact('let x = 1\n'.repeat(10), { signal }), { message: 'aborted between jobs' })
+  t.equal(tokenizer.stats().jobs, before, 'nothing was sent to a worker')
+})
+
 t.test('per-call cap: beyond it the never-low byte bound is used and marked as not exact', async (t) => {
   const tokenizer = createTokenizer({ workers: 1, maxCallChars: 20_000 })
   t.teardown(() => tokenizer.close())
