@@ -31,43 +31,42 @@ export interface SearchTarget {
  */
 export async function pinTarget (workspace: WorkspaceService, resolved: ResolvedPath, rules: boolean): Promise<SearchTarget> {
   const pinned: PinnedPath = await workspace.pin(resolved, 'path')
-  let ancestors: AncestorRules | undefined
-  try {
-    const relative = resolved.relative
-    if (!pinned.isDirectory) {
-      return {
-        relative,
-        named: true,
-        cwd: '/',
-        args: [],
-        paths: [pinned.procPath],
-        toRelative: () => relative,
-        operand: (file) => file === relative ? pinned.procPath : undefined,
-        names: [[pinned.procPath, relative]],
-        close: () => pinned.close()
-      }
-    }
-    ancestors = rules ? await ancestorRules((file, max) => workspace.readText(file, max), relative) : undefined
-    const prefix = relative === '.' ? '' : `${relative}/`
-    const done = ancestors
+  const relative = resolved.relative
+  if (!pinned.isDirectory) {
     return {
       relative,
-      named: false,
-      cwd: pinned.procPath,
-      args: ancestors?.args ?? [],
-      paths: ['.'],
-      toRelative: (shown) => prefix + shown,
-      operand: (file) => file.startsWith(prefix) ? operandOf(file.slice(prefix.length)) : undefined,
+      named: true,
+      cwd: '/',
+      args: [],
+      paths: [pinned.procPath],
+      toRelative: () => relative,
+      operand: (file) => file === relative ? pinned.procPath : undefined,
       names: [[pinned.procPath, relative]],
-      async close () {
-        await done?.dispose()
-        await pinned.close()
-      }
+      close: () => pinned.close()
     }
+  }
+  let ancestors: AncestorRules | undefined
+  try {
+    ancestors = rules ? await ancestorRules((file, max) => workspace.readText(file, max), relative) : undefined
   } catch (err) {
-    await ancestors?.dispose()
+    // A cancelled call or an unreadable rule file: the descriptor must not outlive the failed search.
     await pinned.close()
     throw err
+  }
+  const prefix = relative === '.' ? '' : `${relative}/`
+  return {
+    relative,
+    named: false,
+    cwd: pinned.procPath,
+    args: ancestors?.args ?? [],
+    paths: ['.'],
+    toRelative: (shown) => prefix + shown,
+    operand: (file) => file.startsWith(prefix) ? operandOf(file.slice(prefix.length)) : undefined,
+    names: [[pinned.procPath, relative]],
+    async close () {
+      await ancestors?.dispose()
+      await pinned.close()
+    }
   }
 }
 

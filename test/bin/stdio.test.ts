@@ -100,7 +100,9 @@ t.test('at stdin EOF the answers still owed reach a client that reads them; one 
     const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
     const guard = setTimeout(() => child.kill('SIGKILL'), 10000)
     t.teardown(() => { clearTimeout(guard); child.kill('SIGKILL') })
-    for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...calls]) child.stdin.write(JSON.stringify(message) + '\n')
+    // Node gives a child's stdio a socket pair, which buffers ~200 KiB: owe it several times that.
+    const owed = Array.from({ length: 16 }, (_, i) => ({ ...calls[0], id: 10 + i }))
+    for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...owed]) child.stdin.write(JSON.stringify(message) + '\n')
     child.stdin.end()
     t.same(await exited, { code: 0, signal: null }, 'exited on its own, not by the guard')
   })

@@ -262,6 +262,20 @@ t.test('files that keep failing the re-check page after page: the re-check stops
   t.equal(page.total, 3, 'nine rounds dropped nine files; the three never paged stay counted')
 })
 
+t.test('a line on ripgrep\'s stdout that is not its JSON is skipped; the matches around it stand', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  const match = JSON.stringify({ type: 'match', data: { path: { text: './a.txt' }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
+  const file = path.join(fx.base, 'noisy-rg.sh')
+  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\ncat <<'EOF'\n{"type":"match","data":\nnot json at all\n${match}\n{"type":"summary","data":{}}\nEOF\n`, { mode: 0o755 })
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: file })
+
+  const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 })
+
+  t.equal(page.total, 1)
+  t.match(page.content, [{ path: 'a.txt', hit: { line: 1, text: 'hit' } }])
+})
+
 t.test('a search past its deadline returns partial results with a notice', async (t) => {
   const fx = await hostileServices(t, { big: false })
   const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 3), timeoutMs: 300 })

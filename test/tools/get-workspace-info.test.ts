@@ -28,3 +28,17 @@ t.test('reports the root by name only, limits, ripgrep version and capabilities'
   const wire = registry.tool('get_workspace_info')!
   t.strictSame(Object.keys((wire as unknown as { wire: { inputSchema: { properties: object } } }).wire?.inputSchema?.properties ?? {}), [])
 })
+
+t.test('a filesystem root is named "/" (its basename is empty), and a PCRE2 build is said to be left off', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const search = await createSearch({ workspace: fx.workspace, log: pino({ level: 'silent' }) })
+  const real = await search.engine()
+  const registry = createRegistry({ tools: [getWorkspaceInfo], services: { workspace: fx.workspace, search, tokenizer: fx.tokenizer } })
+  const workspace = Object.create(fx.workspace, { root: { value: '/' } }) as typeof fx.workspace
+  const pcre2 = Object.assign(Object.create(search), { engine: async () => ({ ...real, pcre2Available: true }) }) as typeof search
+
+  const text = textOf(await getWorkspaceInfo.run({ workspace, search: pcre2, tokenizer: fx.tokenizer, catalog: registry.services.catalog! }, toolContext()))
+
+  t.match(text, /Root: `\/`/)
+  t.match(text, /no look-around or backreferences \(PCRE2 is built in but not enabled\)/)
+})
