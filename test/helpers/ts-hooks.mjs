@@ -1,6 +1,6 @@
 // Module hooks that run the TypeScript sources for tests: TypeScript's own transpileModule (the same
-// transform ts-node applies, so coverage maps exactly as before), cached on disk by content. ts-node
-// transpiled every source again in each of ~100 test processes (~2.4 s of CPU per file); tsx maps
+// transform ts-node applies, so coverage maps to the same lines), cached on disk by content. ts-node
+// transpiled every source again in each of ~100 test processes (~2.5 s of CPU per file); tsx maps
 // coverage wrongly (privatenumber/tsx#433) and swc places function ranges differently from tsc.
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
