@@ -199,13 +199,27 @@ t.test('context lines come with each match', async (t) => {
   t.strictSame(page.content[0].context.map(l => [l.line, l.text, l.match]), [[2, '', false], [4, 'line four', false]])
 })
 
-/** A stand-in ripgrep: answers --version, else prints `lines` JSON match events and then sleeps. */
-function fakeRg (dir: string, lines: number): string {
-  const file = path.join(dir, 'fake-rg.sh')
-  const match = JSON.stringify({ type: 'match', data: { path: { text: './a.txt' }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
-  fs.writeFileSync(file, '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\n' +
-    `i=0; while [ $i -lt ${lines} ]; do printf '%s\\n' '${match}'; i=$((i+1)); done\nexec sleep 30\n`, { mode: 0o755 })
+/** One `rg --json` match event for `file` (a path as ripgrep prints it, `./…`). */
+const matchEvent = (file: string): string => JSON.stringify({ type: 'match', data: { path: { text: file }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
+
+/** A stand-in ripgrep at `dir/name`: answers --version, else runs the shell `body`. */
+function scriptRg (dir: string, name: string, body: string): string {
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\n${body}\n`, { mode: 0o755 })
   return file
+}
+
+/** A stand-in ripgrep that prints `lines` match events and then sleeps. */
+const fakeRg = (dir: string, lines: number): string =>
+  scriptRg(dir, 'fake-rg.sh', `i=0; while [ $i -lt ${lines} ]; do printf '%s\\n' '${matchEvent('./a.txt')}'; i=$((i+1)); done\nexec sleep 30`)
+
+/** A stand-in ripgrep that prints `lines` and exits. */
+const printingRg = (dir: string, name: string, lines: string[]): string => scriptRg(dir, name, `cat <<'EOF'\n${lines.join('\n')}\nEOF`)
+
+/** The pid of the one ripgrep `search` is running, once it runs (bounded wait: 0 if it never did). */
+async function runningPid (search: { activePids(): number[] }): Promise<number> {
+  for (let i = 0; i < 200 && search.activePids().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 10))
+  return search.activePids()[0] ?? 0
 }
 
 t.test('cancellation kills ripgrep', async (t) => {
@@ -214,8 +228,7 @@ t.test('cancellation kills ripgrep', async (t) => {
   const controller = new AbortController()
 
   const pending = search.search({ pattern: 'x' }, { offset: 0, pageSize: 10, signal: controller.signal }).catch(e => e as Error)
-  for (let i = 0; i < 200 && search.activePids().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 10))
-  const [pid] = search.activePids()
+  const pid = await runningPid(search)
   t.ok(pid > 0, 'ripgrep is running')
   controller.abort(new Error('client cancelled'))
   const result = await pending
@@ -238,8 +251,8 @@ t.test('close() kills the searches still running (the bins call it on exit) and 
   const fx = await hostileServices(t, { big: false })
   const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 0) })
   const pending = search.search({ pattern: 'x' }, { offset: 0, pageSize: 10 }).catch(e => e as Error)
-  for (let i = 0; i < 200 && search.activePids().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 10))
-  t.equal(search.activePids().length, 1, 'ripgrep is running')
+  t.ok(await runningPid(search) > 0, 'ripgrep is running')
+  t.equal(search.activePids().length, 1)
 
   search.close()
 
@@ -250,11 +263,8 @@ t.test('close() kills the searches still running (the bins call it on exit) and 
 t.test('files that keep failing the re-check page after page: the re-check stops after 8 rounds and shows the page without them', async (t) => {
   const fx = await hostileServices(t, { big: false })
   // A stand-in that reports 12 files which are not there (as when the tree is being emptied under the server).
-  const file = path.join(fx.base, 'vanishing-rg.sh')
-  const events = Array.from({ length: 12 }, (_, i) => JSON.stringify({ type: 'match', data: { path: { text: `./gone-${String(i).padStart(2, '0')}.txt` }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } }))
-  events.push(JSON.stringify({ type: 'summary', data: {} }))
-  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\ncat <<'EOF'\n${events.join('\n')}\nEOF\n`, { mode: 0o755 })
-  const search = await createSearch({ workspace: fx.workspace, log, rgPath: file })
+  const events = Array.from({ length: 12 }, (_, i) => matchEvent(`./gone-${String(i).padStart(2, '0')}.txt`))
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: printingRg(fx.base, 'vanishing-rg.sh', [...events, '{"type":"summary","data":{}}']) })
 
   const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 1 })
 
@@ -265,10 +275,8 @@ t.test('files that keep failing the re-check page after page: the re-check stops
 t.test('a line on ripgrep\'s stdout that is not its JSON is skipped; the matches around it stand', async (t) => {
   const fx = await hostileServices(t, { big: false })
   fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
-  const match = JSON.stringify({ type: 'match', data: { path: { text: './a.txt' }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
-  const file = path.join(fx.base, 'noisy-rg.sh')
-  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\ncat <<'EOF'\n{"type":"match","data":\nnot json at all\n${match}\n{"type":"summary","data":{}}\nEOF\n`, { mode: 0o755 })
-  const search = await createSearch({ workspace: fx.workspace, log, rgPath: file })
+  const lines = ['{"type":"match","data":', 'not json at all', matchEvent('./a.txt'), '{"type":"summary","data":{}}']
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: printingRg(fx.base, 'noisy-rg.sh', lines) })
 
   const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 })
 
