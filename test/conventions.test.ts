@@ -1,7 +1,6 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Type, type TObject } from '@sinclair/typebox'
@@ -258,12 +257,14 @@ t.test('`workspace-mcp check` passes on the shipped tools and docs', async (t) =
   t.match(run.stdout, /get_tool_usage_guide\s+Complete/)
 })
 
-t.test('`workspace-mcp check` fails with one line per violation when an example no longer fits its schema', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'wmcp-check-'))
-  const docs = join(dir, 'tools.yaml')
-  writeFileSync(docs, 'tools:\n  get_tool_usage_guide:\n    description: The guide.\n    returns: Markdown.\n    examples:\n      - comment: Stale\n        arguments: { "tool_name": "read_files" }\n')
+/** Runs `workspace-mcp check` against an overlay holding `text` (in a test dir tap removes); returns the run and the file. */
+function checkWithOverlay (t: Test, text: string) {
+  const docs = join(t.testdir({ 'tools.yaml': text }), 'tools.yaml')
+  return { docs, run: spawnSync(process.execPath, [CLI, 'check', '--docs-file', docs], { encoding: 'utf8', timeout: 30000 }) }
+}
 
-  const run = spawnSync(process.execPath, [CLI, 'check', '--docs-file', docs], { encoding: 'utf8', timeout: 30000 })
+t.test('`workspace-mcp check` fails with one line per violation when an example no longer fits its schema', async (t) => {
+  const { run } = checkWithOverlay(t, 'tools:\n  get_tool_usage_guide:\n    description: The guide.\n    returns: Markdown.\n    examples:\n      - comment: Stale\n        arguments: { "tool_name": "read_files" }\n')
 
   t.equal(run.status, 1)
   t.match(run.stdout, /^get_tool_usage_guide: rule 7 \(docs-complete\): overlay example 1 \("Stale"\) does not fit the input schema/m)
@@ -274,12 +275,8 @@ t.test('`workspace-mcp check` fails with one line per violation when an example 
 })
 
 t.test('`workspace-mcp check` passes a tool without a docs/tools.yaml entry and names it', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'wmcp-check-'))
-  const docs = join(dir, 'tools.yaml')
   const shipped = parseOverlay(readFileSync(join(ROOT, 'docs', 'tools.yaml'), 'utf8')).tools
-  writeFileSync(docs, JSON.stringify({ tools: { ...shipped, read_files: undefined } }))
-
-  const run = spawnSync(process.execPath, [CLI, 'check', '--docs-file', docs], { encoding: 'utf8', timeout: 30000 })
+  const { run } = checkWithOverlay(t, JSON.stringify({ tools: { ...shipped, read_files: undefined } }))
 
   t.equal(run.status, 0, run.stdout + run.stderr)
   t.match(run.stdout, /^ {2}read_files\s+SchemaOnly/m)
@@ -287,11 +284,7 @@ t.test('`workspace-mcp check` passes a tool without a docs/tools.yaml entry and 
 })
 
 t.test('`workspace-mcp check` fails on an overlay it cannot parse, naming the file and the flag to fix it', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'wmcp-check-'))
-  const docs = join(dir, 'tools.yaml')
-  writeFileSync(docs, 'tools: [unclosed\n')
-
-  const run = spawnSync(process.execPath, [CLI, 'check', '--docs-file', docs], { encoding: 'utf8', timeout: 30000 })
+  const { docs, run } = checkWithOverlay(t, 'tools: [unclosed\n')
 
   t.equal(run.status, 1)
   t.match(run.stdout, new RegExp(`^\\(overlay\\): rule 7 \\(docs-complete\\): ${docs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is \\w+; fix it or point --docs-file at the overlay$`, 'm'))
