@@ -29,6 +29,20 @@ t.test('gitignore lines of an ancestor are rebased onto the searched folder', as
   t.strictSame(rebased('/', '.', 'src'), [])
 })
 
+t.test('a line of many ** costs states, not paths: each (pattern, folder) position is visited once', { timeout: 20000 }, async (t) => {
+  const deep = Array.from({ length: 12 }, (_, i) => `d${i}`).join('/')
+  // On the old recursion, 16 `**` under a folder 12 deep took 8 s and 20 took a minute; this one would not end.
+  const stars = '/' + '**/'.repeat(100_000) + 'x'
+  t.same(rebaseRule(stars, '.', deep), ['/**/x'], 'consecutive ** are one')
+
+  // Distinct alternatives are capped (one per number of `d*` the folders above consume, here up to 70).
+  const deeper = Array.from({ length: 70 }, (_, i) => `d${i}`).join('/')
+  const out = rebaseRule('/' + 'd*/**/'.repeat(100_000) + 'x', '.', deeper)
+  t.equal(out.length, 64)
+  t.equal(new Set(out).size, 64)
+  t.ok(out.every(rule => rule.startsWith('/') && rule.endsWith('/x')))
+})
+
 t.test('ripgrep matches --ignore-file globs relative to its cwd (not to the ignore file\'s folder)', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wsmcp-rgcwd-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
