@@ -214,14 +214,15 @@ export class Session {
     if (send === undefined) {
       return Promise.reject(toolError('CLIENT_CAPABILITY_MISSING', `'${method}' needs a channel back to the client, which stateless HTTP does not have`, 'use stateful mode or stdio'))
     }
+    // A call already aborted sends nothing (and so has nothing to cancel).
+    if (signal.aborted) return Promise.reject(signal.reason)
     const id = this.nextOutboundId++
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         this.pending.delete(id)
         send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'request aborted' } }))
-        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
+        reject(signal.reason)
       }
-      if (signal.aborted) return onAbort()
       signal.addEventListener('abort', onAbort, { once: true })
       this.pending.set(id, {
         resolve: v => { signal.removeEventListener('abort', onAbort); resolve(v) },

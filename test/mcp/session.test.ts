@@ -223,6 +223,13 @@ t.test('unknown resources answer -32002 and prompts/get validates required argum
   t.equal(resource.error.code, -32002)
   t.equal(missing.error.code, -32602)
   t.equal(ok.result.messages[0].content.text, 'about x')
+
+  const unknown = await call('prompts/get', { name: 'q' })
+  t.match(unknown.error, { code: -32602, message: /unknown prompt 'q'; prompts\/list names every prompt/ })
+  for (const args of [['x'], 'topic=x', 7]) {
+    t.match((await call('prompts/get', { name: 'p', arguments: args })).error, { code: -32602, message: /'arguments' must be an object of strings/ }, JSON.stringify(args))
+  }
+  t.match((await call('prompts/get', { name: 'p', arguments: { topic: 3 } })).error, { code: -32602, message: /argument 'topic' must be a string/ })
 })
 
 t.test('a server→client request: the client\'s error becomes a tool error; closing the session rejects what is pending', async (t) => {
