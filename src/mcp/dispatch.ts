@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../errors.js'
 import type { ToolContext, ToolResult } from '../tools/define-tool.js'
-import type { Registry } from './registry.js'
+import type { RegisteredTool, Registry } from './registry.js'
 
 /** How a call ended, as logged. */
 export type CallOutcome = 'ok' | 'partial' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
@@ -102,6 +102,9 @@ function untilAborted (handle: CallHandle, work: Promise<ToolResult>): Promise<T
   })
 }
 
+/** A call's result and how it ended. */
+interface Attempt { result: ToolResult, outcome: CallOutcome }
+
 /**
  * tools/call: validate → inject → run under deadline and signal → map errors.
  * Throws only protocol errors (unknown tool); everything else is a tool result.
@@ -110,55 +113,52 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
   const tool = registry.tool(name)
   if (tool === undefined) throw new APP_ERR_UNKNOWN_TOOL(name)
   const started = performance.now()
-  let outcome: CallOutcome = 'ok'
+  const { result, outcome } = await attempt(registry, tool, rawArgs, options)
+  const ms = performance.now() - started
+  options.call.log[options.callLogLevel]({ tool: name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...options.logFields }, 'tool call')
+  options.onCall?.(name, outcome, ms / 1000)
+  return result
+}
+
+/** Validates, injects and runs; an abort, a tool error or a crash becomes an error result. */
+async function attempt (registry: Registry, tool: RegisteredTool, rawArgs: unknown, options: CallOptions): Promise<Attempt> {
   const { call } = options
-  const log = call.log
+  const name = tool.wire.name
   try {
     const check = tool.validate(rawArgs)
     if (!check.ok) {
-      outcome = 'invalid_arguments'
       const code = check.unknown ? 'UNKNOWN_ARGUMENT' : 'INVALID_ARGUMENT'
-      return errorResult(toolError(code, check.message, `fix the argument and call ${name} again (its inputSchema in tools/list lists every parameter)`).message)
+      return { result: errorResult(toolError(code, check.message, `fix the argument and call ${name} again (its inputSchema in tools/list lists every parameter)`).message), outcome: 'invalid_arguments' }
     }
     const args = check.value
     for (const [param, service] of Object.entries(tool.injected)) args[param] = registry.services[service]
-
-    watchDeadline(call, options.timeoutMs)
-    try {
-      const out = tool.definition.run(args, call)
-      // Synchronous tools skip the race: nothing can abort them mid-run anyway.
-      const result = out instanceof Promise ? await untilAborted(call, out) : out
-      if (result.isError === true) outcome = 'tool_error'
-      if (result.partial === undefined) return result
-      if (result.partial && outcome === 'ok') outcome = 'partial'
-      const { partial: _partial, ...sent } = result
-      return sent
-    } catch (err) {
-      if (call.timedOut) {
-        outcome = 'timeout'
-        return errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again').message)
-      }
-      if (call.cancelled) {
-        outcome = 'cancelled'
-        return errorResult(toolError('CANCELLED', `${name} was cancelled`).message)
-      }
-      throw err
-    } finally {
-      deadlines.delete(call)
-      call.onAbort = undefined
-    }
+    return await runUntilDeadline(tool, args, call, options.timeoutMs)
   } catch (err) {
-    if (isToolError(err)) {
-      outcome = 'tool_error'
-      return errorResult(err.message)
+    // Whatever the tool threw once aborted, the abort is the answer.
+    if (call.timedOut) {
+      return { result: errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again').message), outcome: 'timeout' }
     }
-    outcome = 'failed'
+    if (call.cancelled) return { result: errorResult(toolError('CANCELLED', `${name} was cancelled`).message), outcome: 'cancelled' }
+    if (isToolError(err)) return { result: errorResult(err.message), outcome: 'tool_error' }
     const ref = randomBytes(4).toString('hex')
-    log.error({ err, tool: name, ref, ...options.logFields }, 'tool failed')
-    return errorResult(`Tool '${name}' failed (ref ${ref})`)
+    call.log.error({ err, tool: name, ref, ...options.logFields }, 'tool failed')
+    return { result: errorResult(`Tool '${name}' failed (ref ${ref})`), outcome: 'failed' }
+  }
+}
+
+/** Runs the tool while its deadline is watched; rejects when the call aborts. */
+async function runUntilDeadline (tool: RegisteredTool, args: Record<string, unknown>, call: CallOptions['call'], timeoutMs: number): Promise<Attempt> {
+  watchDeadline(call, timeoutMs)
+  try {
+    const out = tool.definition.run(args, call)
+    // Synchronous tools skip the race: nothing can abort them mid-run anyway.
+    const result = out instanceof Promise ? await untilAborted(call, out) : out
+    const outcome: CallOutcome = result.isError === true ? 'tool_error' : result.partial === true ? 'partial' : 'ok'
+    if (result.partial === undefined) return { result, outcome }
+    const { partial: _partial, ...sent } = result
+    return { result: sent, outcome }
   } finally {
-    const ms = performance.now() - started
-    log[options.callLogLevel]({ tool: name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...options.logFields }, 'tool call')
-    options.onCall?.(name, outcome, ms / 1000)
+    deadlines.delete(call)
+    call.onAbort = undefined
   }
 }
