@@ -32,7 +32,7 @@ export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokeni
   // The budget is the product's: the conformance suite's fixture tools (--fixtures) are left out.
   const names = new Set(product.map(e => e.name))
   const wires = (JSON.parse(catalog.manifestJson()) as Array<{ name: string }>).filter(w => names.has(w.name))
-  const manifest = wires.length === entries.length ? catalog.manifestJson() : JSON.stringify(wires)
+  const manifest = JSON.stringify(wires)
   const budget = await checkBudget(manifest, tokenizer)
   violations.push(...budget.violations)
 
@@ -43,11 +43,12 @@ export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokeni
   const docs = guide.docs(catalog)
   for (const problem of docs.problems) violations.push({ tool: problem.tool, rule: DOCS_RULE, message: problem.message })
   const states: Record<string, DocState> = {}
-  for (const entry of product) {
-    const state = docs.tools.get(entry.name)?.state ?? 'SchemaOnly'
-    states[entry.name] = state
+  // docs.tools holds every catalog entry, in catalog order.
+  for (const [name, { state }] of docs.tools) {
+    if (!names.has(name)) continue
+    states[name] = state
     // A half-written entry is unfinished work, while no entry is a choice: the definition's text suffices.
-    if (state === 'Documented') violations.push({ tool: entry.name, rule: DOCS_RULE, message: `is Documented; add examples and a returns note under tools.${entry.name} in ${overlay.file}` })
+    if (state === 'Documented') violations.push({ tool: name, rule: DOCS_RULE, message: `is Documented; add examples and a returns note under tools.${name} in ${overlay.file}` })
   }
   return { states, toolTokens: budget.toolTokens, allowance: TOOL_TOKEN_ALLOWANCE, tokens: budget.tokens, budget: budget.budget, violations }
 }
@@ -56,7 +57,7 @@ export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokeni
 export function formatReport (report: CheckReport): string {
   const names = Object.keys(report.states)
   const width = Math.max(0, ...names.map(n => n.length))
-  const lines = ['Documentation states (and tools/list tokens per tool):', ...names.map(n => `  ${n.padEnd(width)}  ${report.states[n].padEnd(10)}  ${report.toolTokens[n] ?? 0} tokens`)]
+  const lines = ['Documentation states (and tools/list tokens per tool):', ...names.map(n => `  ${n.padEnd(width)}  ${report.states[n].padEnd(10)}  ${report.toolTokens[n]} tokens`)]
   lines.push(`tools/list: ${report.tokens} tokens; allowance ${report.allowance} per tool (${report.budget} for ${names.length} tools)`)
   if (report.violations.length === 0) {
     const bare = names.filter(n => report.states[n] === 'SchemaOnly')

@@ -9,6 +9,8 @@ import { createUsageGuide } from '../../src/guide/usage-guide.js'
 import { helpResource, helpTemplate, HELP_URI } from '../../src/guide/help-resources.js'
 import { generateInstructions } from '../../src/guide/instructions.js'
 import { captureLogger, initializedSession, testTools } from '../helpers/engine.js'
+import { Type } from '@sinclair/typebox'
+import { defineTool, textResult } from '../../src/tools/define-tool.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wmcp-help-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -71,6 +73,27 @@ t.test('instructions are generated from the registry: categories, where to start
   t.match(text, /fixture: echo_text, fail_tool/)
   t.match(text, /workspace:\/\/help/)
   t.notMatch(text, /Start with/, 'no start tool among these')
+  t.notMatch(text, /takes up to/, 'no batch field with a maximum among these')
+})
+
+t.test('instructions name a batch field\'s maxItems and a max_response_tokens default and maximum', async (t) => {
+  const readNotes = defineTool({
+    name: 'read_notes',
+    title: 'Read Notes',
+    category: 'read',
+    annotations: { readOnlyHint: true },
+    description: 'Read one or more notes — pass several in `paths` to read them in one call.',
+    input: Type.Object({
+      paths: Type.Array(Type.String(), { minItems: 1, maxItems: 20, description: 'Notes to read, e.g. ["todo.md"]' }),
+      max_response_tokens: Type.Optional(Type.Integer({ minimum: 100, maximum: 8000, default: 2000, description: 'Answer budget, e.g. 500' }))
+    }),
+    run: () => textResult('ok')
+  })
+  const registry = createRegistry({ tools: [readNotes], services: {} })
+
+  const text = generateInstructions(registry.services.catalog?.entries() ?? [])
+
+  t.match(text, /Budgets: read_notes answers within max_response_tokens \(default 2000, at most 8000\); read_notes takes up to 20 paths per call\./)
 })
 
 t.test('without an injected clock the help resource is stamped with the time of the read', async (t) => {
