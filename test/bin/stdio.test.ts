@@ -45,6 +45,27 @@ t.test('stdout carries only JSON-RPC messages, even at trace log level; logs go 
   t.match(proc.stderr(), /stdio server ready/)
 })
 
+t.test('a dependency printing with console.log/info/debug/warn writes to stderr: stdout stays JSON-RPC', async (t) => {
+  // Stands in for a dependency: prints through console once the CLI has taken console over.
+  const preload = `const poll = setInterval(() => {
+    if (console.log.name !== 'toStderr') return
+    clearInterval(poll)
+    console.log('dep-log', 1); console.info('dep-info'); console.debug('dep-debug'); console.warn('dep-warn')
+  }, 5)`
+  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, CLI, 'stdio', '--root', root], { stdio: 'pipe' })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+  child.stdin.end(JSON.stringify(init) + '\n')
+  await new Promise(resolve => child.once('close', resolve))
+
+  t.match(stderr, /^dep-log 1$/m)
+  for (const word of ['dep-info', 'dep-debug', 'dep-warn']) t.match(stderr, new RegExp(`^${word}$`, 'm'))
+  t.notMatch(stdout, /dep-/)
+  t.match(JSON.parse(stdout.trim()), { id: 1, result: { protocolVersion: '2025-11-25' } })
+})
+
 t.test('unparseable input answers -32700 with a null id and the session goes on', async (t) => {
   const proc = spawnStdio(t, ['--root', root])
 

@@ -8,7 +8,16 @@ export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.Proce
     env: childEnv(CLI, env),
     stdio: ['ignore', 'pipe', 'pipe']
   })
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  // SIGTERM, so the server drains and exits normally: coverage of a child is written at its exit, and a
+  // SIGKILLed one records none. SIGKILL only if it does not exit.
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    const guard = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(guard)
+  })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
     const guard = setTimeout(() => reject(new Error(`server did not report a URL within 15 s:\n${output}`)), 15000)

@@ -43,7 +43,14 @@ export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv
   })
   child.stderr.on('data', (chunk) => { stderr += chunk })
   const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  // EOF first, so the server exits normally and its coverage is written (a SIGKILLed child records none).
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.stdin.end()
+    const guard = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(guard)
+  })
 
   /** Waits until a stdout line answers `id` (bounded by a 10 s guard). */
   async function response (id: number | string): Promise<Record<string, unknown>> {

@@ -144,6 +144,26 @@ t.test('a client that accepts only JSON gets a plain JSON response even when the
   t.match(res.json(), { id: 8, result: { content: [{ text: 'finished' }] } })
 })
 
+t.test('a request the client cancels ends its POST with 202 and no body (spec: a cancelled request has no response)', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+  const headers = { 'mcp-session-id': sid, accept: 'application/json' }
+
+  let settled = false
+  const call = postMcp(app, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 30_000 } } }, headers)
+    .finally(() => { settled = true })
+  // The cancellation may overtake the call's registration; an unknown id is ignored, so repeat (bounded).
+  for (let i = 0; i < 200; i++) {
+    if (settled) break
+    await postMcp(app, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }, headers)
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
+  const res = await call
+
+  t.equal(res.statusCode, 202)
+  t.equal(res.body, '')
+})
+
 t.test('a missing or wildcard Accept is accepted (lenient)', async (t) => {
   const { app } = await buildTestApp(t)
 
@@ -296,6 +316,19 @@ t.test('close() drains: an in-flight call finishes, a request queued behind it g
   t.match(await second.body.json(), RPC_SHAPE)
   await closed
   await pool.destroy()
+})
+
+t.test('while draining, a new GET stream gets 503 with Retry-After and Connection: close', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sid = await openSession(app)
+
+  t.equal(await app.mcpDrain(0), true, 'nothing was in flight')
+  const res = await app.inject({ method: 'GET', url: '/mcp', headers: { accept: 'text/event-stream', 'mcp-session-id': sid } })
+
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '1')
+  t.equal(res.headers.connection, 'close')
+  t.match(res.json(), RPC_SHAPE)
 })
 
 t.test('over maxInflightRequests a POST gets 503 + Retry-After: 1 before its body is read; finished POSTs free their slot', { timeout: 20000 }, async (t) => {

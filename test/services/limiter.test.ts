@@ -1,4 +1,5 @@
 import t from 'tap'
+import { getEventListeners } from 'node:events'
 import { createLimiter } from '../../src/services/limiter.js'
 
 const gate = () => {
@@ -45,6 +46,22 @@ t.test('a queued call whose signal aborts leaves the queue at once and never run
   await running
   t.notOk(ran, 'the aborted call never got a slot')
   t.match(limiter.stats().walk, { running: 0 })
+})
+
+t.test('a queued call that gets its slot stops listening to its signal', async (t) => {
+  const limiter = createLimiter({ read: { concurrency: 1, queue: 4 } })
+  const g = gate()
+  const running = limiter.run('read', undefined, () => g.opened)
+  const controller = new AbortController()
+  const queued = limiter.run('read', controller.signal, async () => 'ran')
+  await new Promise(resolve => setImmediate(resolve))
+  t.equal(getEventListeners(controller.signal, 'abort').length, 1, 'listening while queued')
+
+  g.open()
+  await running
+
+  t.equal(await queued, 'ran')
+  t.equal(getEventListeners(controller.signal, 'abort').length, 0, 'a long-lived signal keeps no listener per queued call')
 })
 
 t.test('a failing job frees its slot for the next one', async (t) => {
