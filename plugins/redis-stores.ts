@@ -43,8 +43,10 @@ function eventOf ([, fields]: Entry): StoredEvent {
  */
 export async function createRedisStores (options: RedisStoresOptions): Promise<RedisStores> {
   const { url, prefix = 'wmcp:', eventTtlMs, maxEventsPerStream = 1000, pollMs = 100, log } = options
-  // ioredis is CommonJS: Node's loader exposes its named export, the bundle's interop only `default`.
+  // ioredis is CommonJS: Node's loader exposes its named export, the bundle's interop only `default`
+  // (the bundle's coverage is not measured, so that side is never seen taken).
   const ioredis = await import('ioredis') as unknown as { Redis?: typeof Redis, default: { Redis: typeof Redis } }
+  /* c8 ignore next */
   const RedisClient = ioredis.Redis ?? ioredis.default.Redis
   const redis: Redis = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'))

@@ -63,6 +63,8 @@ export function createIgnoreRules (read: RuleFileReader, now: () => number = Dat
       if (rules === null) continue
       const rel = [...parts.slice(level), name].join('/') + (isDirectory ? '/' : '')
       const result = rules.test(rel)
+      // `ignore` returns the deciding rule with every ignored verdict; its type leaves it optional.
+      /* c8 ignore next */
       if (result.ignored) decided = { where: result.rule?.mark ?? dir, pattern: result.rule?.pattern ?? '' }
       else if (result.unignored) decided = undefined
     }

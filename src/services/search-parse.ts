@@ -92,10 +92,9 @@ export function parseRgJson (record: Buffer): RgEvent {
   }
 }
 
-/** Splits a `--null` record of `rg --count` (`path\0count`) into its parts. */
-export function parseCountRecord (record: Buffer): { path: string, count: number } | undefined {
+/** Splits a `--null` record of `rg --count` (`path\0count`, NUL present) into its parts; undefined for a count that is not a number. */
+function parseCountRecord (record: Buffer): { path: string, count: number } | undefined {
   const nul = record.lastIndexOf(0)
-  if (nul === -1) return undefined
   const count = Number(record.subarray(nul + 1).toString('ascii'))
   if (!Number.isFinite(count)) return undefined
   return { path: displayPath(record.subarray(0, nul)), count }

@@ -254,6 +254,8 @@ export async function probeHidden (ctx: PassContext, req: Required<SearchRequest
     args: [...baseArgs(free, target.named), '--files-with-matches', '--null', '--with-filename', '--', ...target.paths],
     separator: 0,
     onRecord: record => {
+      // ripgrep never writes two NULs in a row; an empty record must still not count as a hidden file.
+      /* c8 ignore next */
       if (record.length === 0) return true
       const file = target.toRelative(displayPath(record))
       if (!found.has(file)) paths.push(file)

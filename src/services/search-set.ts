@@ -65,7 +65,6 @@ export function recount (set: ResultSet): void {
 
 /** Takes files out of a set (a re-check failed for them), counting why. */
 export function dropFiles (set: ResultSet, verdicts: Map<string, keyof Dropped>): void {
-  if (verdicts.size === 0) return
   set.files = set.files.filter(f => verdicts.get(f.path) === undefined)
   for (const why of verdicts.values()) set.dropped[why]++
   recount(set)

@@ -93,6 +93,8 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     if (missing.length > 0 && set.fetch !== undefined) await set.fetch(missing, signal)
     const items: ContentItem[] = []
     for (const { file, first } of span) {
+      // Lines are held, or were just fetched (a fetch sets them on every file it is given, [] when none match).
+      /* c8 ignore next */
       const lines = file.lines ?? []
       let index = first
       for (let i = 0; i < lines.length && items.length < pageSize; i++) {

@@ -143,15 +143,15 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
     }
   }
 
-  /** Least attained service: the call that has sent least goes first, then the shorter job, then the older. */
-  function pick (): Job | undefined {
-    let best = -1
-    for (let i = 0; i < queue.length; i++) {
+  /** Least attained service: the call that has sent least goes first, then the shorter job, then the older. Takes it off the (non-empty) queue. */
+  function pick (): Job {
+    let best = 0
+    for (let i = 1; i < queue.length; i++) {
       const a = queue[i]
       const b = queue[best]
-      if (best === -1 || a.account.sent < b.account.sent || (a.account.sent === b.account.sent && (a.chars < b.chars || (a.chars === b.chars && a.seq < b.seq)))) best = i
+      if (a.account.sent < b.account.sent || (a.account.sent === b.account.sent && (a.chars < b.chars || (a.chars === b.chars && a.seq < b.seq)))) best = i
     }
-    return best === -1 ? undefined : queue.splice(best, 1)[0]
+    return queue.splice(best, 1)[0]
   }
 
   function dispatch (): void {
@@ -162,7 +162,6 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
         return
       }
       const job = pick()
-      if (job === undefined) return
       slot.job = job
       job.account.sent += job.chars
       stats.jobs++

@@ -77,3 +77,43 @@ t.test('a request cancelled before the run starts spawns nothing and ends aborte
   t.same(records, [])
   t.equal(live.size, 0)
 })
+
+t.test('a run stopped by its reader drops what the pipe still holds; the first reason to stop is the one reported', async (t) => {
+  // One write far bigger than a pipe read: the reader stops at the first record, later reads are ignored.
+  let calls = 0
+  const burst = await runRg({
+    rgPath: process.execPath,
+    args: ['-e', "process.stdout.write('first\\n' + 'more\\n'.repeat(100000))"],
+    cwd: process.cwd(),
+    deadline: Date.now() + 20000,
+    separator: NL,
+    onRecord: () => { calls++; return false }
+  })
+  t.same({ end: burst.end, calls }, { end: 'stopped', calls: 1 })
+
+  const controller = new AbortController()
+  const seen: string[] = []
+  const { run } = await fake(['a\nb\n'], {
+    signal: controller.signal,
+    // Cancelled while the reader is still deciding: the abort stops the run first, the reader's false finds it stopped.
+    onRecord: (record) => { seen.push(record.toString()); controller.abort(new Error('cancelled')); return false }
+  })
+  t.same({ end: run.end, seen }, { end: 'aborted', seen: ['a'] })
+})
+
+t.test('stderr names the caller\'s path instead of the pinned /proc descriptor path, a last line without its newline too', async (t) => {
+  const script = "process.stderr.write('rg: /proc/self/fd/9/secret.txt: Permission denied (os error 13)'); process.exitCode = 2"
+  const run = await runRg({
+    rgPath: process.execPath,
+    args: ['-e', script],
+    cwd: process.cwd(),
+    deadline: Date.now() + 20000,
+    separator: NL,
+    onRecord: () => true,
+    names: [['/proc/self/fd/9', 'src/private']]
+  })
+
+  t.equal(run.code, 2)
+  t.match(run.stderr, /^rg: src\/private\/secret\.txt: Permission denied \(os error 13\)/)
+  t.notMatch(run.stderr, /\/proc\//)
+})

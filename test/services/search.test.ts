@@ -67,6 +67,11 @@ t.test('content results equal ripgrep\'s own for the same query, in (path, line)
     t.strictSame(ours, rawRg(fx.root, pattern), pattern)
   }
   t.strictSame(await allHits(fx.search, { pattern: 'HELPER', ignoreCase: true, include: ['*.ts'] }), rawRg(fx.root, 'HELPER', ['--ignore-case', '--glob', '*.ts']))
+  // An exclude glob is negated for ripgrep, written with its '!' or without.
+  const excluded = rawRg(fx.root, 'e', ['--glob', '!*.ts'])
+  t.ok(excluded.length > 0 && excluded.length < (await allHits(fx.search, { pattern: 'e' })).length, 'the exclusion removes some hits, not all')
+  t.strictSame(await allHits(fx.search, { pattern: 'e', exclude: ['*.ts'] }), excluded)
+  t.strictSame(await allHits(fx.search, { pattern: 'e', exclude: ['!*.ts'] }), excluded)
 })
 
 t.test('the count-then-fetch strategy (too many matches to hold) gives the same pages', async (t) => {
@@ -80,6 +85,19 @@ t.test('the count-then-fetch strategy (too many matches to hold) gives the same 
   t.equal(page.total, 60)
   t.equal(page.totalIsLowerBound, false)
   t.strictSame(page.content.map(i => `${i.path}:${i.hit.line}`), ours.slice(23, 27).map(s => s.split(':').slice(0, 2).join(':')))
+})
+
+t.test('counted files that no longer match when their page is fetched show no lines: none are invented', async (t) => {
+  const fx = await fixture(t, { maxCollected: 5 })
+  addFiles(fx.root, 12)
+
+  const first = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 4 })
+  for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(fx.root, 'many', `d${i % 4}`, `f${i}.txt`), 'hay\n')
+  const later = await fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 4 })
+
+  t.equal(first.total, 60)
+  t.equal(first.content.length, 4)
+  t.same(later.content, [], 'the set counted earlier is paged; its files now have nothing to show')
 })
 
 t.test('when even counting is too much JSON, a --count pass gives the same pages', async (t) => {

@@ -53,3 +53,16 @@ t.test('a call whose signal has already fired is refused before any work', async
   await t.rejects(tokenizer.countParts(['x'.repeat(10_000)], { signal: stopped.signal }), /deadline/)
   t.equal(tokenizer.stats().jobs, 0)
 })
+
+t.test('the third death with calls still queued: no worker is started for them, they get the byte bound', async (t) => {
+  DyingWorker.made = 0
+  const { createTokenizer } = await t.mockImport<TokenizerModule>('../../src/services/tokenizer.js', { 'node:worker_threads': { Worker: DyingWorker } })
+  const tokenizer = createTokenizer({ workers: 1 })
+
+  const results = await Promise.all(Array.from({ length: 5 }, (_, i) => tokenizer.countParts([`call ${i}`])))
+
+  t.same(results.map(r => r.exact[0]), [false, false, false, false, false])
+  t.same(results.map(r => r.tokens[0]), [6, 6, 6, 6, 6])
+  t.equal(DyingWorker.made, 3)
+  await tokenizer.close()
+})

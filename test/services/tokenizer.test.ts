@@ -162,3 +162,28 @@ t.test('the pool grows on demand up to its size', async (t) => {
   await Promise.all(['a b', 'c d', 'e f'].map(s => tokenizer.countExact(s)))
   t.equal(tokenizer.stats().workers, 2)
 })
+
+t.test('a piece too long to send (over 32,768 characters) counts as its bytes, not exact; the rest is exact', async (t) => {
+  const tokenizer = createTokenizer({ workers: 1 })
+  t.teardown(() => tokenizer.close())
+  const long = 'a'.repeat(40_000)
+
+  const alone = await tokenizer.countParts([long])
+  const mixed = await tokenizer.countParts([long, 'hello world'])
+
+  t.same(alone, { tokens: [40_000], exact: [false] })
+  t.same(mixed, { tokens: [40_000, enc.encode('hello world', 'all').length], exact: [false, true] })
+})
+
+t.test('close while jobs run and wait: every pending count settles on the byte bound', async (t) => {
+  const tokenizer = createTokenizer({ workers: 1 })
+  const big = 'const value = compute(alpha, beta) + 42;\n'.repeat(2000)
+  const pending = Array.from({ length: 3 }, () => tokenizer.countParts([big]))
+  // Let the first job start so close() finds one running and others queued.
+  while (tokenizer.stats().jobs === 0) await new Promise(resolve => setTimeout(resolve, 1))
+
+  await tokenizer.close()
+  const results = await Promise.all(pending)
+
+  t.ok(results.every(r => r.tokens[0] === Buffer.byteLength(big) && r.exact[0] === false), 'each falls back whole: a partial sum would be low')
+})

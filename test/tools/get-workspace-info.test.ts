@@ -41,4 +41,9 @@ t.test('a filesystem root is named "/" (its basename is empty), and a PCRE2 buil
 
   t.match(text, /Root: `\/`/)
   t.match(text, /no look-around or backreferences \(PCRE2 is built in but not enabled\)/)
+
+  const plain = Object.assign(Object.create(search), { engine: async () => ({ ...real, pcre2Available: false }) }) as typeof search
+  const without = textOf(await getWorkspaceInfo.run({ workspace, search: plain, tokenizer: fx.tokenizer, catalog: registry.services.catalog! }, toolContext()))
+  t.match(without, /no look-around or backreferences\n/, 'a build without PCRE2 does not mention it')
+  t.notMatch(without, /PCRE2/)
 })

@@ -119,6 +119,11 @@ t.test('when not even one result fits beside a huge pattern, the answer falls to
   t.match(text, /no results shown \(of 2\): the summary and the next call alone fill it — raise max_response_tokens \(up to 20000\)\n/)
   t.notMatch(text, /lines cut to 0/, 'no cut is reported for lines that are not shown')
   t.match(result.structuredContent, { pagination: { returned: 0, next_offset: 0 }, matches: [] })
+
+  // The whole page (3 results, no next call) fits as counts: each match is a path and a line, no text.
+  const counts = await searchRegex.run({ search, tokenizer, pattern: needle, literal: true, page_size: 3, max_response_tokens: 1000 }, toolContext())
+  t.match(textOf(counts), /per-file counts instead of lines/)
+  t.same((counts.structuredContent as { matches: unknown[] }).matches, [{ path: 'a.txt', line: 1 }, { path: 'a.txt', line: 2 }, { path: 'b.txt', line: 1 }])
   t.match(budgetNotice({ maxLine: 0, context: 0, keep: 3, countsOnly: true }, { maxLine: 2000, context: 0, keep: 3, countsOnly: false }, 1000), /per-file counts instead of lines/)
 })
 

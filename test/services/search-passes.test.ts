@@ -1,0 +1,70 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t from 'tap'
+import pino from 'pino'
+import { rgPath } from '@vscode/ripgrep'
+import { createSearch, type CreateSearchOptions } from '../../src/services/search.js'
+import { hostileServices } from '../helpers/workspace-fixture.js'
+
+// The passes behind a content search when there is too much to hold: counting (a long record too),
+// the --count pass and its file cap, and the fetch of a page's lines — over real ripgrep, with a
+// wrapper that makes one kind of pass fail.
+
+const log = pino({ level: 'silent' })
+
+async function fixture (t: { teardown(fn: () => void): void }, extra: Partial<CreateSearchOptions> = {}) {
+  const fx = await hostileServices(t, { big: false })
+  for (let i = 0; i < 12; i++) {
+    fs.mkdirSync(path.join(fx.root, 'many', `d${i % 4}`), { recursive: true })
+    fs.writeFileSync(path.join(fx.root, 'many', `d${i % 4}`, `f${i}.txt`), Array.from({ length: 5 }, (_, n) => `needle ${i}-${n}\n`).join(''))
+  }
+  const search = await createSearch({ workspace: fx.workspace, log, ...extra })
+  t.teardown(() => search.close())
+  return { ...fx, search }
+}
+
+/** Real ripgrep, except that the runs whose arguments match `when` (a shell case pattern) are killed, as by the OOM killer. */
+function killedRg (t: { teardown(fn: () => void): void }, when: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-rgk-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'rg.sh')
+  fs.writeFileSync(file, `#!/bin/sh\ncase "$*" in ${when}) kill -KILL $$;; esac\nexec '${rgPath}' "$@"\n`, { mode: 0o755 })
+  return file
+}
+
+t.test('a line too long to hold, met while counting, is counted like the rest', async (t) => {
+  for (const maxCountingBytes of [undefined, 100]) {
+    const fx = await fixture(t, { maxCollected: 5, ...(maxCountingBytes === undefined ? {} : { maxCountingBytes }) })
+    // Sorts after many/: counting has begun when ripgrep reaches it.
+    fs.writeFileSync(path.join(fx.root, 'zz-long.txt'), `needle a\nneedle b\n${'needle '.repeat(200_000)}\n`)
+
+    const page = await fx.search.search({ pattern: 'needle', include: ['zz-long.txt', 'many/**'] }, { offset: 60, pageSize: 5 })
+
+    t.equal(page.total, 63, `counting bytes ${maxCountingBytes ?? 'default'}: 12 files × 5, and 3 lines of the long file`)
+    t.equal(page.totalIsLowerBound, false)
+    t.same(page.content.map(i => `${i.path}:${i.hit.line}`), ['zz-long.txt:1', 'zz-long.txt:2', 'zz-long.txt:3'])
+  }
+})
+
+t.test('the --count pass stops at maxFiles: the total is a lower bound, and says so', async (t) => {
+  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, maxFiles: 3 })
+
+  const page = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 })
+
+  t.equal(page.totalIsLowerBound, true)
+  t.match(page.notices.join('\n'), /more than 3 files match; total is a lower bound — narrow path or include/)
+})
+
+t.test('a --count pass that fails with nothing counted is SEARCH_FAILED, never "no matches"', async (t) => {
+  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, rgPath: killedRg(t, '*--count*') })
+
+  await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL.*"no matches" cannot be told/ })
+})
+
+t.test('a page whose lines cannot be fetched is SEARCH_FAILED, not an empty page', async (t) => {
+  // The search runs over '.'; a page's fetch names its files ('./many/…'), and that run fails.
+  const fx = await fixture(t, { maxCollected: 5, rgPath: killedRg(t, '*--json*"-- ./"*') })
+
+  await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL/ })
+})
