@@ -137,3 +137,14 @@ t.test('closing the session rejects a request its finished call left unanswered'
 
   await t.rejects(orphan!, /session closed/)
 })
+
+t.test('a client error without a message is still reported as the client\'s error', async (t) => {
+  const { session, sent } = await initializedSession(testEngine({ tools: edgeTools }), { sampling: {} })
+
+  const call = session.handle(rpc(2, 'tools/call', { name: 'request_method', arguments: { method: 'sampling/createMessage' } }))
+  await new Promise(resolve => setImmediate(resolve))
+  const request = sent.find(m => m.method === 'sampling/createMessage')!
+  await session.handle({ jsonrpc: '2.0', id: request.id as number, error: { code: -32603 } })
+
+  t.match(parse(await call).result, { isError: true, content: [{ text: /^ERROR CLIENT_REQUEST_FAILED: the client answered with an error: error/ }] })
+})
