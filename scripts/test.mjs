@@ -66,6 +66,8 @@ createInterface({ input: child.stdout }).on('line', (line) => {
     afterTap = true
     return
   }
+  // tap prints its coverage table (when coverage is short) after the last file and before the summary.
+  if (!afterTap && files > 0 && /^-{5,}\|/.test(line)) afterTap = true
   if (afterTap && !line.startsWith('#')) out(line)
   else if (/^\s/.test(line)) file.push(line)
   else if (/^(Bail out!|not ok)/.test(line)) out(line)

@@ -13,9 +13,9 @@ import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
 import { tools as productTools } from '../src/tools/index.js'
-// The unbundled tsc output: its source maps are tsc's own, so the coverage it reports lines up exactly
-// with the in-process runs (the bundle's composed maps put some blocks elsewhere).
-const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url))
+import { COVERED_CLI } from './helpers/spawn-stdio.js'
+// tsc's output, for coverage: these are the only runs of src/bin/check.ts.
+const CLI = COVERED_CLI
 
 // The conventions are enforced by code: each rule gets a tool that breaks it (and only it).
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CLI, spawnStdio } from './helpers/spawn-stdio.js'
+import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 
 // The parity test: the same built bin over stdio and over Streamable HTTP must publish identical
@@ -73,7 +73,7 @@ async function allToolPages (client: Client): Promise<unknown[]> {
 t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompts and tool results', async (t) => {
   const http = await spawnHttp(t, ['--root', root])
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe' }))
+  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
 
   t.equal(canonical(overHttp.getServerVersion()), canonical(overStdio.getServerVersion()), 'serverInfo')
   t.equal(canonical(overHttp.getServerCapabilities()), canonical(overStdio.getServerCapabilities()), 'capabilities')
@@ -104,7 +104,7 @@ t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompt
 t.test('unknown tools are the same JSON-RPC error (-32602) on both transports', async (t) => {
   const http = await spawnHttp(t, ['--root', root])
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe' }))
+  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
 
   const [a, b] = await Promise.allSettled([
     overHttp.callTool({ name: 'no_such_tool', arguments: {} }),

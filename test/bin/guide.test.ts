@@ -3,12 +3,10 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-// The unbundled tsc output: its source maps are tsc's own, so the coverage it reports lines up exactly
-// with the in-process runs (the bundle's composed maps put some blocks elsewhere).
-const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+import { COVERED_CLI } from '../helpers/spawn-stdio.js'
 
-const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30000 })
+// tsc's output, for coverage: these are the only runs of src/bin/guide.ts.
+const run = (args: string[]) => spawnSync(process.execPath, [COVERED_CLI, ...args], { encoding: 'utf8', timeout: 30000 })
 
 t.test('`guide` prints the whole guide as Markdown on stdout', async (t) => {
   const out = run(['guide'])

@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { request } from 'undici'
-import { CLI } from '../helpers/spawn-stdio.js'
+// tsc's output, for coverage: these are the only runs of src/bin/http.ts's signal and drain paths.
+import { COVERED_CLI } from '../helpers/spawn-stdio.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-http-bin-'))
 writeFileSync(join(root, 'a.txt'), 'hello\n')
 
 t.test('serve logs its URL, answers /healthz and exits 0 after SIGTERM', { timeout: 30000 }, async (t) => {
-  const child = spawn(process.execPath, [CLI, 'serve', '--root', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
@@ -38,7 +39,7 @@ t.test('serve logs its URL, answers /healthz and exits 0 after SIGTERM', { timeo
 
 /** Runs `serve` with `args` until it exits; returns its exit code and everything it printed. */
 async function serveUntilExit (args: string[]): Promise<{ code: number | null, output: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (c) => { output += c })
   child.stderr.on('data', (c) => { output += c })
@@ -75,7 +76,7 @@ t.test('serve refuses a non-loopback bind without allowedHosts, naming the setti
 
 /** Starts `serve` with `args`; resolves with its base URL, its output so far and a promise of its exit. */
 async function startServe (t: Test, args: string[]) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   const state = { output: '' }
   const exit = new Promise<[number | null, string | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { spawnHttp } from '../helpers/spawn-http.js'
-import { CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, COVERED_CLI } from '../helpers/spawn-stdio.js'
 
 const ESC = '\u001b'
 const JSON_LINE = /^\{"level":30,.*"msg":"workspace-mcp listening at http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m
@@ -24,15 +24,16 @@ t.test('--log-format pretty prints pino-pretty lines, without colour on a pipe',
 
 const script = spawnSync('script', ['--version'], { encoding: 'utf8' })
 t.test('auto: a terminal gets coloured pretty lines', { skip: script.status === 0 ? false : 'needs `script` (util-linux) for a pseudo-terminal' }, async (t) => {
-  // `script` gives the server a pseudo-terminal as stdout; timeout ends it after its first lines.
-  const run = spawnSync('script', ['-qec', `timeout -s INT 3 ${process.execPath} ${CLI} serve --port 0`, '/dev/null'], { encoding: 'utf8', timeout: 20000 })
+  // `script` gives the server a pseudo-terminal as stdout; timeout ends it after its first lines. tsc's
+  // output, for coverage: the only run of src/logger.ts's terminal branch.
+  const run = spawnSync('script', ['-qec', `timeout -s INT 3 ${process.execPath} ${COVERED_CLI} serve --port 0`, '/dev/null'], { encoding: 'utf8', timeout: 20000 })
   t.match(run.stdout, PRETTY_LINE)
   t.ok(run.stdout.includes(`${ESC}[32mINFO`), 'coloured')
   t.notMatch(run.stdout, /"level":/)
 })
 
 t.test('an unknown log format is bad usage naming the choices', async (t) => {
-  const run = spawnSync(process.execPath, [CLI, 'serve', '--log-format', 'xml'], { encoding: 'utf8' })
+  const run = spawnSync(process.execPath, [CLI, 'serve', '--log-format', 'xml'], { encoding: 'utf8', env: childEnv(CLI) })
   t.equal(run.status, 2)
   t.match(run.stderr, /logFormat \(--log-format \/ WORKSPACE_MCP_LOG_FORMAT\): expected one of "auto", "json", "pretty"/)
 })

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
 
 // The root is checked at boot by both serving commands: a root that is missing, not a folder or not
@@ -32,7 +32,7 @@ interface Run { code: number | null, signal: NodeJS.Signals | null, stderr: stri
 /** Runs the built bin to its exit (SIGKILL after 20 s, so a server that starts anyway fails the test). */
 function runBin (args: string[], opts: { env?: NodeJS.ProcessEnv, cwd?: string, uid?: number } = {}): Promise<Run> {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...opts.env },
+    env: childEnv(CLI, opts.env),
     cwd: opts.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {})
@@ -98,7 +98,8 @@ t.test('a root the server cannot list is exit 2', { skip: process.platform === '
 })
 
 t.test('stdio --root / --allow-broad-root starts, warns, answers initialize and exits 0 on EOF', async (t) => {
-  const proc = spawnStdio(t, ['--root', '/', '--allow-broad-root'])
+  // tsc's output, for coverage: the only run of src/bin/stdio.ts's broad-root warning.
+  const proc = spawnStdio(t, ['--root', '/', '--allow-broad-root'], {}, COVERED_CLI)
   proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'root-test', version: '1' } } })
   const init = await proc.response(1)
   proc.child.stdin.end()
@@ -119,7 +120,8 @@ t.test('WORKSPACE_MCP_ALLOW_BROAD_ROOT=true allows a symlink to / over stdio', a
 })
 
 t.test('serve --root / --allow-broad-root listens and logs a warning', async (t) => {
-  const server = await spawnHttp(t, ['--root', '/', '--allow-broad-root'])
+  // tsc's output, for coverage: the only run of src/bin/http.ts's broad-root warning.
+  const server = await spawnHttp(t, ['--root', '/', '--allow-broad-root'], {}, COVERED_CLI)
 
   t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
   t.match(server.output(), /"level":40.*serving a broad root/)

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
 writeFileSync(join(root, 'hello.txt'), 'hello world\n')
 const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
 
 t.test('the SDK Client connects over the spawned stdio bin and lists tools', async (t) => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe' })
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> })
   const client = new Client({ name: 'test', version: '1.0.0' })
   t.teardown(() => client.close())
 
@@ -46,13 +46,14 @@ t.test('stdout carries only JSON-RPC messages, even at trace log level; logs go 
 })
 
 t.test('a dependency printing with console.log/info/debug/warn writes to stderr: stdout stays JSON-RPC', async (t) => {
+  // tsc's output, for coverage: the only run of src/cli.ts's console redirect.
   // Stands in for a dependency: prints through console once the CLI has taken console over.
   const preload = `const poll = setInterval(() => {
     if (console.log.name !== 'toStderr') return
     clearInterval(poll)
     console.log('dep-log', 1); console.info('dep-info'); console.debug('dep-debug'); console.warn('dep-warn')
   }, 5)`
-  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, CLI, 'stdio', '--root', root], { stdio: 'pipe' })
+  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, COVERED_CLI, 'stdio', '--root', root], { stdio: 'pipe' })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
@@ -99,8 +100,9 @@ t.test('at stdin EOF the answers still owed reach a client that reads them; one 
   const ids = [2, 3, 4, 5]
   const calls = ids.map(id => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_files', arguments: { files: [{ path: 'big.txt' }], max_response_tokens: 20000 } } }))
 
+  // tsc's output, for coverage: the only runs of src/bin/stdio.ts's wait for stdout to drain.
   t.test('a reader gets every answer, whole, before the exit', async (t) => {
-    const proc = spawnStdio(t, ['--root', big])
+    const proc = spawnStdio(t, ['--root', big], {}, COVERED_CLI)
     proc.send(init)
     await proc.response(1)
     proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
@@ -117,7 +119,7 @@ t.test('at stdin EOF the answers still owed reach a client that reads them; one 
   })
 
   t.test('a client that never reads stdout: the process still exits, code 0', async (t) => {
-    const child = spawn(process.execPath, [CLI, 'stdio', '--root', big], { stdio: ['pipe', 'pipe', 'ignore'] })
+    const child = spawn(process.execPath, [COVERED_CLI, 'stdio', '--root', big], { stdio: ['pipe', 'pipe', 'ignore'] })
     const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
     const guard = setTimeout(() => child.kill('SIGKILL'), 10000)
     t.teardown(() => { clearTimeout(guard); child.kill('SIGKILL') })

@@ -1,12 +1,10 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-// The unbundled tsc output: its source maps are tsc's own, so the coverage it reports lines up exactly
-// with the in-process runs (the bundle's composed maps put some blocks elsewhere).
-const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+import { COVERED_CLI } from '../helpers/spawn-stdio.js'
 
-const run = (args: string[], input?: string) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30000, input })
+// tsc's output, for coverage: these are the only runs of src/cli.ts's top level and of src/bin/tools.ts.
+const run = (args: string[], input?: string) => spawnSync(process.execPath, [COVERED_CLI, ...args], { encoding: 'utf8', timeout: 30000, input })
 
 t.test('`tools --json` prints the manifest byte for byte as tools/list serves it over stdio', async (t) => {
   const printed = run(['tools', '--json'])

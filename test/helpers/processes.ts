@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from './redis.js'
-import { CLI } from './spawn-stdio.js'
+import { childEnv, CLI } from './spawn-stdio.js'
 
 // Real processes for the deployment tests: replicas of the built bin, nginx running docker/nginx.conf.
 
@@ -55,7 +55,7 @@ export async function startReplica (t: Test, args: string[]): Promise<{ child: C
   const { prefix } = unprivileged()
   const [command, ...rest] = [...prefix, process.execPath, CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args]
   if (prefix.length > 0) letNobodyRecord()
-  const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WORKSPACE_MCP_LOG_LEVEL: 'info' } })
+  const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(CLI, { WORKSPACE_MCP_LOG_LEVEL: 'info' }) })
   t.teardown(() => stop(child))
   let output = ''
   const port = await new Promise<number>((resolve, reject) => {

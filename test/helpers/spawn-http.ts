@@ -3,9 +3,9 @@ import type { Test } from 'tap'
 import { CLI, childEnv } from './spawn-stdio.js'
 
 /** Starts the built bin's HTTP server on 127.0.0.1 port 0 and resolves its /mcp URL; killed on teardown. */
-export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ url: string, pid: number, output: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
-    env: childEnv(CLI, env),
+export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, cli = CLI): Promise<{ url: string, pid: number, output: () => string }> {
+  const child = spawn(process.execPath, [cli, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
+    env: childEnv(cli, env),
     stdio: ['ignore', 'pipe', 'pipe']
   })
   // SIGTERM, so the server drains and exits normally: coverage of a child is written at its exit, and a

@@ -5,15 +5,20 @@ import type { Test } from 'tap'
 
 const TSC_OUT = fileURLToPath(new URL('../../dist/src/', import.meta.url))
 
-/**
- * The bin the tests spawn: tsc's file-per-module output (built by `npm test`'s pretest), whose source
- * maps place coverage exactly where the in-process runs do. WORKSPACE_MCP_TEST_CLI points the bin tests
- * at another build.
- */
-export const CLI = process.env.WORKSPACE_MCP_TEST_CLI ?? path.join(TSC_OUT, 'cli.js')
-
-/** The shipped esbuild bundle (`npm run build`); bundle.test.ts and the packed-tarball test run it. */
+/** The shipped esbuild bundle (`npm run build`), as `npm start` and the packed tarball run it. */
 export const BUNDLE = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url))
+
+/**
+ * The bin the tests spawn: the shipped bundle (or WORKSPACE_MCP_TEST_CLI), with coverage off — it starts
+ * in a third of the time tsc's output takes under coverage, and the code it runs is measured in-process.
+ */
+export const CLI = process.env.WORKSPACE_MCP_TEST_CLI ?? BUNDLE
+
+/**
+ * tsc's file-per-module output (built by `npm test`'s pretest), whose source maps place coverage exactly
+ * where the in-process runs do: for the few tests that are the only ones to reach a line of `src/bin`.
+ */
+export const COVERED_CLI = path.join(TSC_OUT, 'cli.js')
 
 /**
  * The environment for a child running `cli`. Only the tsc output reports coverage: the bundle's

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -53,4 +54,24 @@ t.test('an all-green run exits 0 and says so', async (t) => {
 
   t.equal(run.status, 0)
   t.equal(run.stdout.trimEnd().split('\n').at(-1), '1 passed, 0 failed, 1 skipped')
+})
+
+t.test('coverage short of 100%: the table is printed, and the run fails though every assertion passed', async (t) => {
+  // Outside the checkout: tap leaves files under a .tap/ folder (where t.testdir lives) out of coverage.
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-runner-'))
+  t.teardown(() => fs.rmSync(project, { recursive: true, force: true }))
+  fs.mkdirSync(path.join(project, 'test'))
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ type: 'module', tap: { ...tap, 'disable-coverage': false } }))
+  fs.writeFileSync(path.join(project, 'half.js'), 'export const half = (n) => n > 0 ? n / 2 : 0\n')
+  fs.writeFileSync(path.join(project, 'test', 'half.test.js'), "import t from 'tap'\nimport { half } from '../half.js'\nt.equal(half(4), 2)\n")
+  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))
+
+  const run = spawnSync(process.execPath, [path.join(repo, 'scripts/test.mjs'), 'test/half.test.js'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
+  const lines = run.stdout.trimEnd().split('\n')
+
+  t.equal(run.status, 1, run.stdout + run.stderr)
+  t.ok(lines.some(l => /^File\s+\| % Stmts \| % Branch/.test(l)), 'the table\'s header')
+  t.ok(lines.some(l => /half\.js\s+\|\s+100 \|\s+66\.66 \|/.test(l)), 'the short file, with its branch figure')
+  t.match(lines.at(-2), /coverage below 100% counts as a failure/)
+  t.equal(lines.at(-1), '1 passed, 1 failed, 0 skipped')
 })

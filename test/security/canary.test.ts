@@ -3,7 +3,7 @@ import { renameSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
 import { createHostileWorkspace, type HostileWorkspace } from '../helpers/workspace-fixture.js'
 
@@ -127,7 +127,7 @@ async function noFactAboutOutside (t: Test, client: Client, fx: HostileWorkspace
 t.test('no hostile call leaks the canary over stdio', async (t) => {
   const fx = createHostileWorkspace(t, { big: false })
   const client = new Client({ name: 'canary', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', fx.root, '--log-level', 'silent'], stderr: 'ignore' }))
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', fx.root, '--log-level', 'silent'], stderr: 'ignore', env: childEnv(CLI) as Record<string, string> }))
   t.teardown(() => client.close())
 
   await noFactAboutOutside(t, client, fx)

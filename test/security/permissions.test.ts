@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
-import { CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI } from '../helpers/spawn-stdio.js'
 import { createHostileWorkspace } from '../helpers/workspace-fixture.js'
 
 // chmod 000 proves nothing as root (CI runs as root), so the server runs as `nobody` here: the
@@ -14,6 +14,7 @@ const asRoot = process.getuid?.() === 0
 async function serverAsNobody (t: Test, root: string) {
   const child = spawn(process.execPath, [CLI, 'stdio', '--root', root, '--log-level', 'silent'], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    env: childEnv(CLI),
     ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {})
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })

@@ -68,3 +68,25 @@ t.test('a page whose lines cannot be fetched is SEARCH_FAILED, not an empty page
 
   await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL/ })
 })
+
+t.test('a record too long to hold that is not a line (here a padded begin event) is skipped; the matches after it stand', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-rgl-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const rg = path.join(dir, 'rg.sh')
+  const match = JSON.stringify({ type: 'match', data: { path: { text: './a.txt' }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
+  fs.writeFileSync(rg, `#!/bin/sh
+if [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi
+printf '{"type":"begin","data":{"path":{"text":"./a.txt"},"pad":"'
+head -c 1200000 /dev/zero | tr '\\000' x
+printf '"}}\\n'
+printf '%s\\n' '${match}' '{"type":"summary","data":{}}'
+`, { mode: 0o755 })
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: rg })
+  t.teardown(() => search.close())
+
+  const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 })
+
+  t.same(page.content.map(i => `${i.path}:${i.hit.line}:${i.hit.text}`), ['a.txt:1:hit'])
+})
