@@ -6,10 +6,9 @@ import { runRg, type LongRecordSink, type RunRgOptions } from '../../src/service
 
 const NL = 0x0a
 
-/** Runs a node one-liner as "ripgrep": it writes `chunks` to stdout, one write each, a tick apart. */
-async function fake (chunks: string[], options: Partial<RunRgOptions> = {}) {
+/** Runs a node one-liner `script` as "ripgrep", collecting the records it prints. */
+async function fakeScript (script: string, options: Partial<RunRgOptions> = {}) {
   const records: string[] = []
-  const script = `const c = ${JSON.stringify(chunks)}; let i = 0; const next = () => { if (i < c.length) process.stdout.write(c[i++], () => setTimeout(next, 5)) }; next()`
   const run = await runRg({
     rgPath: process.execPath,
     args: ['-e', script],
@@ -20,6 +19,11 @@ async function fake (chunks: string[], options: Partial<RunRgOptions> = {}) {
     ...options
   })
   return { run, records }
+}
+
+/** A "ripgrep" that writes `chunks` to stdout, one write each, a tick apart. */
+function fake (chunks: string[], options: Partial<RunRgOptions> = {}) {
+  return fakeScript(`const c = ${JSON.stringify(chunks)}; let i = 0; const next = () => { if (i < c.length) process.stdout.write(c[i++], () => setTimeout(next, 5)) }; next()`, options)
 }
 
 /** A sink that collects one long record and answers `verdict` at its end. */
@@ -81,14 +85,7 @@ t.test('a request cancelled before the run starts spawns nothing and ends aborte
 t.test('a run stopped by its reader drops what the pipe still holds; the first reason to stop is the one reported', async (t) => {
   // One write far bigger than a pipe read: the reader stops at the first record, later reads are ignored.
   let calls = 0
-  const burst = await runRg({
-    rgPath: process.execPath,
-    args: ['-e', "process.stdout.write('first\\n' + 'more\\n'.repeat(100000))"],
-    cwd: process.cwd(),
-    deadline: Date.now() + 20000,
-    separator: NL,
-    onRecord: () => { calls++; return false }
-  })
+  const { run: burst } = await fakeScript("process.stdout.write('first\\n' + 'more\\n'.repeat(100000))", { onRecord: () => { calls++; return false } })
   t.same({ end: burst.end, calls }, { end: 'stopped', calls: 1 })
 
   const controller = new AbortController()
@@ -103,15 +100,7 @@ t.test('a run stopped by its reader drops what the pipe still holds; the first r
 
 t.test('stderr names the caller\'s path instead of the pinned /proc descriptor path, a last line without its newline too', async (t) => {
   const script = "process.stderr.write('rg: /proc/self/fd/9/secret.txt: Permission denied (os error 13)'); process.exitCode = 2"
-  const run = await runRg({
-    rgPath: process.execPath,
-    args: ['-e', script],
-    cwd: process.cwd(),
-    deadline: Date.now() + 20000,
-    separator: NL,
-    onRecord: () => true,
-    names: [['/proc/self/fd/9', 'src/private']]
-  })
+  const { run } = await fakeScript(script, { names: [['/proc/self/fd/9', 'src/private']] })
 
   t.equal(run.code, 2)
   t.match(run.stderr, /^rg: src\/private\/secret\.txt: Permission denied \(os error 13\)/)
