@@ -1,11 +1,11 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import pino from 'pino'
 import { rgPath } from '@vscode/ripgrep'
 import { createSearch, type CreateSearchOptions } from '../../src/services/search.js'
 import { hostileServices } from '../helpers/workspace-fixture.js'
+import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 
 // The passes behind a content search when there is too much to hold: counting (a long record too),
 // the --count pass and its file cap, and the fetch of a page's lines — over real ripgrep, with a
@@ -24,14 +24,8 @@ async function fixture (t: { teardown(fn: () => void): void }, extra: Partial<Cr
   return { ...fx, search }
 }
 
-/** Real ripgrep, except that the runs whose arguments match `when` (a shell case pattern) are killed, as by the OOM killer. */
-function killedRg (t: { teardown(fn: () => void): void }, when: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-rgk-'))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const file = path.join(dir, 'rg.sh')
-  fs.writeFileSync(file, `#!/bin/sh\ncase "$*" in ${when}) kill -KILL $$;; esac\nexec '${rgPath}' "$@"\n`, { mode: 0o755 })
-  return file
-}
+/** Real ripgrep in `dir`, except that the runs whose arguments match `when` (a shell case pattern) are killed, as by the OOM killer. */
+const killedRg = (dir: string, when: string): string => scriptRg(dir, 'killed-rg.sh', `case "$*" in ${when}) kill -KILL $$;; esac\nexec '${rgPath}' "$@"`)
 
 t.test('a line too long to hold, met while counting, is counted like the rest', async (t) => {
   for (const maxCountingBytes of [undefined, 100]) {
@@ -57,14 +51,14 @@ t.test('the --count pass stops at maxFiles: the total is a lower bound, and says
 })
 
 t.test('a --count pass that fails with nothing counted is SEARCH_FAILED, never "no matches"', async (t) => {
-  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, rgPath: killedRg(t, '*--count*') })
+  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, rgPath: killedRg(t.testdir(), '*--count*') })
 
   await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL.*"no matches" cannot be told/ })
 })
 
 t.test('a page whose lines cannot be fetched is SEARCH_FAILED, not an empty page', async (t) => {
   // The search runs over '.'; a page's fetch names its files ('./many/…'), and that run fails.
-  const fx = await fixture(t, { maxCollected: 5, rgPath: killedRg(t, '*--json*"-- ./"*') })
+  const fx = await fixture(t, { maxCollected: 5, rgPath: killedRg(t.testdir(), '*--json*"-- ./"*') })
 
   await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL/ })
 })
@@ -72,17 +66,10 @@ t.test('a page whose lines cannot be fetched is SEARCH_FAILED, not an empty page
 t.test('a record too long to hold that is not a line (here a padded begin event) is skipped; the matches after it stand', async (t) => {
   const fx = await hostileServices(t, { big: false })
   fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-rgl-'))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const rg = path.join(dir, 'rg.sh')
-  const match = JSON.stringify({ type: 'match', data: { path: { text: './a.txt' }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
-  fs.writeFileSync(rg, `#!/bin/sh
-if [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi
-printf '{"type":"begin","data":{"path":{"text":"./a.txt"},"pad":"'
+  const rg = scriptRg(fx.base, 'padded-rg.sh', `printf '{"type":"begin","data":{"path":{"text":"./a.txt"},"pad":"'
 head -c 1200000 /dev/zero | tr '\\000' x
 printf '"}}\\n'
-printf '%s\\n' '${match}' '{"type":"summary","data":{}}'
-`, { mode: 0o755 })
+printf '%s\\n' '${matchEvent('./a.txt')}' '{"type":"summary","data":{}}'`)
   const search = await createSearch({ workspace: fx.workspace, log, rgPath: rg })
   t.teardown(() => search.close())
 

@@ -7,6 +7,7 @@ import { rgPath } from '@vscode/ripgrep'
 import { createSearch, type CreateSearchOptions, type SearchPage, type SearchRequest } from '../../src/services/search.js'
 import { displayName } from '../../src/services/path-names.js'
 import { hostileServices, toolCodeOf } from '../helpers/workspace-fixture.js'
+import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 
 const log = pino({ level: 'silent' })
 
@@ -216,16 +217,6 @@ t.test('context lines come with each match', async (t) => {
   t.equal(page.content.length, 1)
   t.strictSame(page.content[0].context.map(l => [l.line, l.text, l.match]), [[2, '', false], [4, 'line four', false]])
 })
-
-/** One `rg --json` match event for `file` (a path as ripgrep prints it, `./…`). */
-const matchEvent = (file: string): string => JSON.stringify({ type: 'match', data: { path: { text: file }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
-
-/** A stand-in ripgrep at `dir/name`: answers --version, else runs the shell `body`. */
-function scriptRg (dir: string, name: string, body: string): string {
-  const file = path.join(dir, name)
-  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\n${body}\n`, { mode: 0o755 })
-  return file
-}
 
 /** A stand-in ripgrep that prints `lines` match events and then sleeps. */
 const fakeRg = (dir: string, lines: number): string =>
