@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import type { Test } from 'tap'
 import { CLI, childEnv } from './spawn-stdio.js'
+import { stop } from './processes.js'
 
 /** Starts the built bin's HTTP server on 127.0.0.1 port 0 and resolves its /mcp URL; killed on teardown. */
 export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, cli = CLI): Promise<{ url: string, pid: number, output: () => string }> {
@@ -8,16 +9,9 @@ export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.Proce
     env: childEnv(cli, env),
     stdio: ['ignore', 'pipe', 'pipe']
   })
-  // SIGTERM, so the server drains and exits normally: coverage of a child is written at its exit, and a
-  // SIGKILLed one records none. SIGKILL only if it does not exit.
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    const guard = setTimeout(() => child.kill('SIGKILL'), 10_000)
-    await exited
-    clearTimeout(guard)
-  })
+  // SIGTERM, so the server drains and exits normally: a child's coverage is written at its exit, and a
+  // SIGKILLed one records none.
+  t.teardown(() => stop(child))
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
     const guard = setTimeout(() => reject(new Error(`server did not report a URL within 15 s:\n${output}`)), 15000)
