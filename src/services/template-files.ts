@@ -31,7 +31,8 @@ export function readPackageTemplates (dir: string): TemplateSource[] {
 export async function readWorkspaceTemplates (workspace: WorkspaceService, relativeDir: string, log: Logger): Promise<TemplateSource[]> {
   let dir
   try {
-    dir = await workspace.resolve(relativeDir, { field: 'templatesDir' })
+    // An absent folder is the usual case: no did-you-mean scan of the root for it (cold start).
+    dir = await workspace.resolve(relativeDir, { field: 'templatesDir', mustExist: false })
     if (!(await workspace.stat(dir)).isDirectory()) return []
   } catch {
     return []

@@ -25,3 +25,15 @@ t.test('workspace templates: a templates path that is a file, or missing, gives 
   t.strictSame(await readWorkspaceTemplates(workspace, 'file.md', log), [])
   t.strictSame(await readWorkspaceTemplates(workspace, 'missing', log), [])
 })
+
+t.test('workspace templates: an absent folder is looked up, not searched for (no did-you-mean scan of the root)', async (t) => {
+  const root = fs.realpathSync(t.testdir({ templates: { 'a.md': '# A' } }))
+  const workspace = await createWorkspace({ root, log })
+  const asked: Array<boolean | undefined> = []
+  const spying = { ...workspace, resolve: async (...args: Parameters<typeof workspace.resolve>) => { asked.push(args[1]?.mustExist); return await workspace.resolve(...args) } }
+
+  t.strictSame(await readWorkspaceTemplates(spying, 'templatez', log), [])
+  t.strictSame(asked, [false], 'a missing folder is not an error to explain')
+  // The same path as a tool argument is explained: the scan is what the templates lookup skips.
+  await t.rejects(workspace.resolve('templatez'), /did you mean: templates/)
+})
