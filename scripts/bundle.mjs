@@ -2,10 +2,11 @@
 // Bundles the tsc output (dist/src) into the shipped bin (dist/bin): one ESM entry, code-split so
 // stdio never loads Fastify. Source maps point back to src/ and plugins/ only — dependencies'
 // sources are cut out of them — so coverage of the spawned-bin tests lands on our files and on
-// nothing else, and the maps stay small (no sources inlined).
+// nothing else, and the maps stay small (no sources inlined). Last, the shipped YAML is parsed into
+// the table src/services/yaml.ts reads, so a server over the shipped docs never loads the YAML parser.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { decode, encode } from '@jridgewell/sourcemap-codec'
 import { build } from 'esbuild'
 
@@ -48,3 +49,17 @@ function pruneMap (file) {
 }
 
 for (const name of readdirSync(outdir)) if (name.endsWith('.js.map')) pruneMap(path.join(outdir, name))
+
+/** Every YAML text the package ships: the docs overlay and each template's front matter. */
+function shippedYaml () {
+  const templates = path.join(root, 'docs', 'templates')
+  const fronts = readdirSync(templates).filter(n => n.endsWith('.md')).sort()
+    .map(n => frontMatter(readFileSync(path.join(templates, n), 'utf8'))?.yaml)
+  return [readFileSync(path.join(root, 'docs', 'tools.yaml'), 'utf8'), ...fronts.filter(text => text !== undefined)]
+}
+
+const load = (file) => import(pathToFileURL(path.join(root, 'dist', 'src', file)).href)
+const { yamlTable, YAML_TABLE_FILE } = await load('services/yaml.js')
+const { frontMatter } = await load('guide/prompts.js')
+const table = yamlTable(shippedYaml())
+for (const dir of [outdir, path.join(root, 'dist', 'src', 'services')]) writeFileSync(path.join(dir, YAML_TABLE_FILE), table)

@@ -1,15 +1,7 @@
 import { createConfigFile } from '../services/config-file.js'
-import { createRequire } from 'node:module'
 import type { Logger } from '../logger.js'
 import type { ToolExample } from '../tools/define-tool.js'
-
-// yaml is loaded on first parse, not at import: it is ~50 ms of module evaluation on the stdio cold-start path.
-const requireModule = createRequire(import.meta.url)
-let parseYaml: ((text: string) => unknown) | undefined
-const parse = (text: string): unknown => {
-  parseYaml ??= (requireModule('yaml') as { parse: (text: string) => unknown }).parse
-  return parseYaml(text)
-}
+import { parseYaml } from '../services/yaml.js'
 
 /** Hand-kept documentation for one tool, as written in `docs/tools.yaml`. */
 export interface OverlayEntry {
@@ -83,7 +75,7 @@ function parseExamples (value: unknown, where: string, problems: string[]): Tool
 
 /** Parses overlay YAML text into entries plus shape problems; throws on YAML syntax errors. */
 export function parseOverlay (source: string): { tools: Record<string, OverlayEntry>, problems: string[], empty: boolean } {
-  const doc = parse(source) as unknown
+  const doc = parseYaml(source)
   if (doc === null || doc === undefined) return { tools: {}, problems: [], empty: true }
   const root = isRecord(doc) && 'tools' in doc ? doc.tools : doc
   if (!isRecord(root)) throw new Error('the top level must be a mapping: tools: { <tool_name>: { description, examples, returns } }')

@@ -1,9 +1,9 @@
 import { basename } from 'node:path'
-import { parse } from 'yaml'
 import type { Logger } from '../logger.js'
 import type { TemplateSource } from '../services/template-files.js'
 import { definePrompt, type PromptArgument, type PromptContext, type PromptDefinition } from '../tools/define-prompt.js'
 import { completePaths } from './path-completion.js'
+import { parseYaml } from '../services/yaml.js'
 
 /** How an argument completes: workspace paths, or a fixed list of values. */
 export type Completion = 'paths' | string[]
@@ -38,6 +38,12 @@ function completer (arg: TemplateBundle['arguments'][number]): ((value: string, 
   return async (value) => fixed.filter(v => v.toLowerCase().startsWith(value.toLowerCase()))
 }
 
+/** A bundle's YAML front matter (between `---` lines at the very top) and the Markdown after it. */
+export function frontMatter (source: string): { yaml: string, body: string } | undefined {
+  const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(source)
+  return fm === null ? undefined : { yaml: fm[1], body: source.slice(fm[0].length) }
+}
+
 /**
  * Parses one bundle: optional YAML front matter (name, title, description, arguments) then the
  * Markdown body with `{{argument}}` placeholders. Placeholders not declared become optional arguments.
@@ -45,12 +51,12 @@ function completer (arg: TemplateBundle['arguments'][number]): ((value: string, 
 export function parseBundle (file: string, source: string): TemplateBundle {
   let meta: Record<string, unknown> = {}
   let body = source
-  const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(source)
-  if (fm !== null) {
-    const parsed = parse(fm[1]) as unknown
+  const fm = frontMatter(source)
+  if (fm !== undefined) {
+    const parsed = parseYaml(fm.yaml)
     if (parsed !== null && !isRecord(parsed)) throw new Error('front matter must be a mapping')
     meta = parsed ?? {}
-    body = source.slice(fm[0].length)
+    body = fm.body
   }
   const name = typeof meta.name === 'string' ? meta.name : basename(file, '.md')
   if (!NAME.test(name)) throw new Error(`prompt name '${name}' must match ${NAME.source}`)
