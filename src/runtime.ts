@@ -23,6 +23,12 @@ export interface Runtime {
   /** The usage guide: the injected one, or one built over docs/tools.yaml. */
   guide: UsageGuide
   server: McpServer
+  /**
+   * Resolves the docs overlay against the registry, validating every example (and so compiling each
+   * tool's argument validator), and logs what is wrong. Idempotent; the bins call it once the first
+   * client has been answered, so the work never delays a cold start.
+   */
+  warmUp: () => void
 }
 
 /** Optional replacements, for tests and benchmarks. */
@@ -52,9 +58,6 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     lint: overrides.lint === false ? undefined : bootLint
   })
   const { catalog } = registry
-  // Validates every example against its schema at startup, so a stale one is logged before first use —
-  // on the next turn of the event loop, after a waiting initialize has been answered (cold start).
-  setImmediate(() => services.guide.docs(catalog))
   const server = createMcpServer({
     registry,
     log,
@@ -63,5 +66,6 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     toolTimeoutMs: config.toolTimeoutMs,
     callLogLevel: config.callLogLevel
   })
-  return { config, log, services: registry.services, registry, guide: services.guide, server }
+  const warmUp = (): void => { services.guide.docs(catalog) }
+  return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp }
 }

@@ -57,4 +57,5 @@ export async function main (argv: string[]): Promise<void> {
     listenTextResolver: (address) => `workspace-mcp listening at ${address}/mcp`
   })
   log.info({ mode: config.mode, root: config.root, tools: runtime.registry.tools.length }, 'http server ready')
+  runtime.warmUp()
 }

@@ -17,6 +17,7 @@ export async function main (argv: string[]): Promise<void> {
   const runtime = await createRuntime(config, log)
   const stdio = serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout, log })
   log.info({ root: config.root, tools: runtime.registry.tools.length }, 'stdio server ready')
+  stdio.answered.then(runtime.warmUp)
 
   const exit = (code: number): void => {
     // ripgrep writes nothing until it finds a match, so a closed pipe would not stop a running search.

@@ -16,6 +16,8 @@ export interface StdioOptions {
 
 /** A running stdio session. */
 export interface StdioSession {
+  /** Resolves once the first message has been written (the client's initialize, usually, is answered). */
+  answered: Promise<void>
   /** Resolves when input ends (EOF) or output breaks (EPIPE). */
   done: Promise<'eof' | 'output-closed'>
   /** Waits up to `ms` for in-flight requests to answer, then aborts the rest and closes. */
@@ -34,8 +36,11 @@ export function serveStdio (options: StdioOptions): StdioSession {
   let finish!: (reason: 'eof' | 'output-closed') => void
   const done = new Promise<'eof' | 'output-closed'>(resolve => { finish = resolve })
 
+  let firstWrite!: () => void
+  const answered = new Promise<void>(resolve => { firstWrite = resolve })
   const write = (message: string): void => {
     if (outputOpen) output.write(message + '\n')
+    firstWrite()
   }
   const session = options.server.openSession({ send: write, log })
 
@@ -85,5 +90,5 @@ export function serveStdio (options: StdioOptions): StdioSession {
     session.close()
   }
 
-  return { done, drain, close: () => { session.close(); end('eof') } }
+  return { answered, done, drain, close: () => { session.close(); end('eof') } }
 }

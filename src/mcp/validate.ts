@@ -106,7 +106,8 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
   const visible: Record<string, TSchema> = {}
   for (const [name, schema] of Object.entries(input.properties)) if (!injected.has(name)) visible[name] = schema
   const schema = closeObjects(Type.Object(visible, { additionalProperties: false }))
-  const check = TypeCompiler.Compile(schema)
+  // Compiled on first use: ~1.5 ms a tool that neither initialize nor tools/list needs (stdio cold start).
+  let compiled: ReturnType<typeof TypeCompiler.Compile<typeof schema>> | undefined
   const names = Object.keys(visible)
   const required = new Set(schema.required ?? [])
   // Top-level defaults are copied by a plain loop; Value.Default's generic walk only runs for nested ones.
@@ -128,6 +129,7 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
     }
     for (const [key, def] of topDefaults) if (args[key] === undefined) args[key] = typeof def === 'object' && def !== null ? structuredClone(def) : def
     const value = nestedDefaults ? Value.Default(schema, args) as Record<string, unknown> : args
+    const check = compiled ??= TypeCompiler.Compile(schema)
     if (check.Check(value)) return { ok: true, value }
     const first = pick(check.Errors(value))
     // Check() failed, so Errors() yields at least one: the undefined arm is a guard.

@@ -171,6 +171,20 @@ t.test('a bad configuration value stops startup with a message naming it and exi
   t.strictSame(proc.stdout, [])
 })
 
+t.test('after answering the first message, the server checks the docs overlay and logs a stale example without being asked', async (t) => {
+  const docs = join(mkdtempSync(join(tmpdir(), 'wmcp-docs-')), 'tools.yaml')
+  t.teardown(() => rmSync(join(docs, '..'), { recursive: true, force: true }))
+  writeFileSync(docs, 'tools:\n  list_directory:\n    examples:\n      - comment: too deep\n        arguments: { depth: 99 }\n')
+  const proc = spawnStdio(t, ['--root', root, '--docs-file', docs])
+
+  proc.send(init)
+  t.ok((await proc.response(1)).result)
+  const deadline = Date.now() + 10_000
+  while (!/tool docs: /.test(proc.stderr()) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50))
+  const logged = proc.stderr().split('\n').filter(line => line.includes('tool docs: ')).map(line => JSON.parse(line) as { tool: string, msg: string })
+  t.match(logged, [{ tool: 'list_directory', msg: /overlay example 1 \("too deep"\) does not fit the input schema: depth/ }])
+})
+
 /** Peak resident set size of a process so far, in bytes (Linux /proc). */
 function peakRss (pid: number): number {
   const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
