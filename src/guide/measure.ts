@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks'
 import type { ToolCatalog } from '../services/catalog.js'
 import { createUsageGuide, type GuideRequest } from './usage-guide.js'
 

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks'
 import type { Logger } from '../logger.js'
 import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
 import { resolveDocs, type ResolvedDocs } from './docs.js'

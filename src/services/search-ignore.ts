@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -102,7 +101,7 @@ export async function ancestorRules (readText: ReadText, target: string): Promis
     }
   }
   if (lines.length === 0) return none
-  const file = path.join(os.tmpdir(), `workspace-mcp-ignore-${randomUUID()}`)
+  const file = path.join(os.tmpdir(), `workspace-mcp-ignore-${crypto.randomUUID()}`)
   await writeFile(file, lines.join('\n') + '\n', { mode: 0o600 })
   return { args: ['--ignore-file', file], dispose: () => rm(file, { force: true }) }
 }
