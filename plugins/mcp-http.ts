@@ -75,11 +75,8 @@ function checkProtocolVersion (request: FastifyRequest): void {
 class PostChannel implements RequestChannel {
   stream: EventStream | undefined = undefined
   readonly send: Send
-  /** The request id and principal on the call's log lines (never the token). */
-  readonly logFields: Record<string, unknown>
 
   constructor (private readonly reply: FastifyReply, fallback: Send | undefined, private readonly newStream: () => EventStream) {
-    this.logFields = { reqId: reply.request.id, principal: principalOf(reply.request).id }
     this.send = (message) => {
       if (this.stream === undefined && !this.startStream()) {
         fallback?.(message)
@@ -87,6 +84,11 @@ class PostChannel implements RequestChannel {
       }
       this.stream?.send(message)
     }
+  }
+
+  /** The request id and principal on the call's log lines (never the token); built only for a line that is written. */
+  get logFields (): Record<string, unknown> {
+    return { reqId: this.reply.request.id, principal: principalOf(this.reply.request).id }
   }
 
   /** Turns the reply into an SSE stream; false when the client cannot take one. */
@@ -117,15 +119,16 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   let inflight = 0
 
   // The engine's parser, not Fastify's: the same bytes get the same answer as over stdio
-  // (prototype-poisoning keys included). bodyLimit still applies (parseAs buffer).
+  // (prototype-poisoning keys included). bodyLimit still applies; the body arrives decoded as UTF-8
+  // (as Buffer.toString would decode it, split characters included), one copy fewer than a Buffer.
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // Only a POST carries a message; a DELETE sent with the common headers has no body to parse.
     if (request.method !== 'POST') {
       done(null, undefined)
       return
     }
-    const parsed = parseMessage(body as Buffer)
+    const parsed = parseMessage(body as string)
     if (parsed.ok) done(null, parsed.message)
     else done(parsed.error as Error & { statusCode: number }, undefined)
   })

@@ -49,8 +49,8 @@ export interface CallOptions {
   timeoutMs: number
   /** Level of the per-call outcome log line. */
   callLogLevel: 'debug' | 'info'
-  /** Fields the transport adds to the call's log lines (HTTP: request id, principal). */
-  logFields?: Record<string, unknown>
+  /** The request's channel: its logFields go on the call's log lines (HTTP: request id, principal). */
+  channel?: { readonly logFields?: Record<string, unknown> }
   /** Told how each call ended (metrics); duration in seconds. */
   onCall?: (tool: string, outcome: CallOutcome, seconds: number) => void
 }
@@ -114,7 +114,9 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
   const started = performance.now()
   const { result, outcome } = await attempt(registry, tool, rawArgs, options)
   const ms = performance.now() - started
-  options.call.log[options.callLogLevel]({ tool: name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...options.logFields }, 'tool call')
+  const { log } = options.call
+  // The line's object is built only when the level is on (debug, the default, is off in production).
+  if (log.isLevelEnabled(options.callLogLevel)) log[options.callLogLevel]({ tool: name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...options.channel?.logFields }, 'tool call')
   options.onCall?.(name, outcome, ms / 1000)
   return result
 }
@@ -141,7 +143,7 @@ async function attempt (registry: Registry, tool: RegisteredTool, rawArgs: unkno
     if (isToolError(err)) return { result: errorResult(err.message), outcome: 'tool_error' }
     // The global Web Crypto: node:crypto would load at startup for this rare path (~4 ms of a cold start).
     const ref = Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')
-    call.log.error({ err, tool: name, ref, ...options.logFields }, 'tool failed')
+    call.log.error({ err, tool: name, ref, ...options.channel?.logFields }, 'tool failed')
     return { result: errorResult(`Tool '${name}' failed (ref ${ref})`), outcome: 'failed' }
   }
 }

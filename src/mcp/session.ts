@@ -23,8 +23,8 @@ export interface RequestChannel {
   send: Send
   /** Ends the connection the request's messages travel on, if the transport lets the client resume it (SEP-1699). */
   closeStream?(): void
-  /** Fields for the request's log lines (HTTP: request id, principal; never a token). */
-  logFields?: Record<string, unknown>
+  /** Fields for the request's log lines (HTTP: request id, principal; never a token). Read only for a line that is written. */
+  readonly logFields?: Record<string, unknown>
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
@@ -192,7 +192,7 @@ export class Session {
         call: handle,
         timeoutMs: this.shared.toolTimeoutMs,
         callLogLevel: this.shared.callLogLevel,
-        logFields: channel?.logFields,
+        channel,
         onCall: this.shared.onCall
       })
       // spec cancellation: no response for a request the client cancelled.
