@@ -4,7 +4,7 @@
 // BENCH_SEARCH=1). `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--duration 5] [--rounds 2]
 //        [--count 20000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -36,19 +36,21 @@ const options = {
   connections: int(values.connections, 10),
   duration: int(values.duration, quick ? 2 : 5),
   warmup: int(values.warmup, 1),
-  rounds: int(values.rounds, quick ? 1 : 2),
+  rounds: int(values.rounds, quick ? 1 : 3),
   count: int(values.count, quick ? 5000 : 20000),
   window: int(values.window, 64),
-  runs: int(values.runs, quick ? 10 : 15)
+  runs: int(values.runs, quick ? 10 : 15),
+  latencyCount: quick ? 500 : 2000
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'stdio', 'cold', 'guide', 'limits', 'reads', ...(values.search ? ['search'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'cold', 'guide', 'limits', 'reads', ...(values.search ? ['search'] : [])]
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
 const runners = {
   http: async () => (await import('./lib/http-bench.js')).runHttpBench(options, log),
+  peers: async () => (await import('./lib/peers-bench.js')).runPeersBench(options, log),
   stdio: async () => (await import('./lib/stdio-bench.js')).runStdioBench({ ...options, warmup: options.warmupCount }, log),
   cold: async () => (await import('./lib/stdio-bench.js')).runColdBench(options, log),
   guide: async () => (await import('./lib/guide-bench.js')).runGuideBench({ runs: options.runs }, log),
@@ -114,6 +116,12 @@ if (!values['no-write']) {
   mkdirSync(dirname(values.out), { recursive: true })
   writeFileSync(values.out, document({ rows, environment: startEnvironment, failures, extra, command }))
   log(`\nwrote ${values.out}`)
+  // Only a full run speaks for every row of the README's summary.
+  if (values.only === undefined && !quick && failures.length === 0) {
+    const { updateReadme } = await import('./lib/readme-summary.js')
+    const readme = new URL('../README.md', import.meta.url)
+    if (updateReadme(readme, readFileSync(values.out, 'utf8'))) log('updated the summary in README.md')
+  }
 }
 const goalMissed = rows.some(r => r.pass === false)
 process.exitCode = failures.length > 0 || (values.strict && goalMissed) ? 1 : 0

@@ -1,9 +1,10 @@
 // HTTP scenarios: ours (built Fastify app, stateless), the bare-Fastify floor returning ours' exact
-// bytes, and the SDK v1's own Streamable HTTP server, each loaded by autocannon in turn.
+// bytes, and the SDK v1's own Streamable HTTP server, each loaded by autocannon in turn; medians of
+// the rounds, with their range.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { busyNote, cannon, fmt, mean, micros, post, startServer, stopChild } from './measure.js'
+import { busyNote, cannon, fmt, median, micros, post, startServer, stopChild } from './measure.js'
 import { ECHO_ARGS, ECHO_RESULT, LIST_SIZE } from './synthetic-tools.js'
 
 const SERVERS = new URL('../servers/', import.meta.url)
@@ -69,26 +70,29 @@ async function runScenario (key, options, log) {
         log(`  ${key.padEnd(5)} ${name.padEnd(5)} round ${round + 1}: ${fmt(run.rps)} req/s, ${micros(run.cpuPerRequest)} server CPU/req (p50 ${run.p50} ms, p99 ${run.p99} ms)`)
       }
     }
-    const cpuOf = (name) => cpu[name].length === rounds ? mean(cpu[name]) : undefined
+    const cpuOf = (name) => cpu[name].length === rounds ? median(cpu[name]) : undefined
     const [floorCpu, oursCpu, sdkCpu] = [cpuOf('floor'), cpuOf('ours'), cpuOf('sdk')]
-    const floorRps = mean(rps.floor)
-    const oursRps = mean(rps.ours)
-    const sdkRps = mean(rps.sdk)
+    const floorRps = median(rps.floor)
+    const oursRps = median(rps.ours)
+    const sdkRps = median(rps.sdk)
+    const range = (name) => `${fmt(Math.min(...rps[name]))}–${fmt(Math.max(...rps[name]))}`
     const bytes = (answer) => `${Buffer.byteLength(answer.response.body)} B`
     return [
       {
         name: `${title}, ${connections} conn`,
-        measured: `ours ${fmt(oursRps)} req/s`,
-        baseline: `bare Fastify ${fmt(floorRps)} req/s`,
+        measured: `ours ${fmt(oursRps)} req/s (${range('ours')})`,
+        baseline: `bare Fastify ${fmt(floorRps)} req/s (${range('floor')})`,
         ratio: oursRps / floorRps,
         cpuRatio: floorCpu / oursCpu,
-        goal: '≥ 0.8×',
-        pass: oursRps / floorRps >= 0.8,
+        vsFloor: true,
+        // Issue 10's goals, judged on CPU per request: throughput ratios wander when the cores are shared.
+        goal: key === 'call' ? '≥ 0.85× (CPU)' : '≥ 0.9× (CPU)',
+        pass: floorCpu / oursCpu >= (key === 'call' ? 0.85 : 0.9),
         note: `CPU/req ${micros(oursCpu)} vs ${micros(floorCpu)}; response ${bytes(oursAnswer)} (floor: same bytes)${busyNote('the floor', floorRps, floorCpu)}`
       },
       {
         name: `${title}, ${connections} conn — SDK v1 peer`,
-        measured: `SDK ${fmt(sdkRps)} req/s`,
+        measured: `SDK ${fmt(sdkRps)} req/s (${range('sdk')})`,
         baseline: `bare Fastify ${fmt(floorRps)} req/s`,
         ratio: sdkRps / floorRps,
         cpuRatio: floorCpu / sdkCpu,

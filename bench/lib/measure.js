@@ -2,7 +2,7 @@
 // autocannon runs, a pipelining stdio driver and cold-start timing. Every wait is bounded.
 import { fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { request } from 'node:http'
+import { Agent, request } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 
@@ -57,13 +57,8 @@ export function busyNote (label, rate, cpuPerOp) {
   return share < 0.8 ? `; ${label} used ${Math.round(share * 100)} % of a core (paced by the load generator or other processes: trust the CPU ratio)` : ''
 }
 
-/** Arithmetic mean. */
-export function mean (values) {
-  return values.reduce((a, b) => a + b, 0) / values.length
-}
-
 /** Forks a bench server script that reports `{ port }` over IPC once it listens; stdout/stderr go to /dev/null. */
-export async function startServer (script, args = [], { env = {}, execArgv = [] } = {}) {
+export async function startServer (script, args = [], { env = {}, execArgv = [], keepIpc = false } = {}) {
   const child = fork(script, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ...env }, execArgv })
   let stderr = ''
   child.stderr.on('data', chunk => { if (stderr.length < 8192) stderr += chunk })
@@ -72,7 +67,7 @@ export async function startServer (script, args = [], { env = {}, execArgv = [] 
     child.once('message', (msg) => { clearTimeout(guard); resolve(msg.port) })
     child.once('exit', (code) => { clearTimeout(guard); reject(new Error(`${script} exited with ${code}\n${stderr}`)) })
   })
-  child.disconnect()
+  if (!keepIpc) child.disconnect()
   return { child, port, stderr: () => stderr }
 }
 
@@ -108,13 +103,37 @@ export function post (port, body, headers = MCP_HEADERS) {
   })
 }
 
+/** Median latency (ms) of `count` sequential POSTs on one kept-alive connection (c=1, sub-millisecond resolution). */
+export async function sequentialP50 (port, body, { headers = MCP_HEADERS, count = 2000 } = {}) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const times = []
+  try {
+    for (let i = 0; i < count; i++) {
+      const started = performance.now()
+      await new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers, agent, timeout: 10000 }, (res) => {
+          res.resume()
+          res.on('end', () => res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)))
+        })
+        req.on('timeout', () => req.destroy(new Error('request timed out')))
+        req.on('error', reject)
+        req.end(body)
+      })
+      times.push(performance.now() - started)
+    }
+  } finally {
+    agent.destroy()
+  }
+  return median(times)
+}
+
 /** Runs autocannon against 127.0.0.1:port/mcp with a fixed body; returns requests/s and latency. */
-export async function cannon (port, body, { connections = 10, duration = 5, pid } = {}) {
+export async function cannon (port, body, { connections = 10, duration = 5, pid, headers = MCP_HEADERS } = {}) {
   const cpuBefore = pid === undefined ? undefined : cpuSeconds(pid)
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/mcp`,
     method: 'POST',
-    headers: MCP_HEADERS,
+    headers,
     body,
     connections,
     duration,

@@ -20,15 +20,18 @@ export function environment (params) {
 
 const ratioText = (r) => r === undefined || !Number.isFinite(r) ? '—' : `${r.toFixed(2)}×`
 const passText = (p) => p === undefined ? '—' : p ? '✅ yes' : '❌ no'
+/** Nothing does less work than the floor it is measured against: a ratio above 1.0× is noise, never a pass. */
+const aboveFloor = (row) => row.vsFloor === true && (row.ratio > 1 || row.cpuRatio > 1)
 
-/** The Markdown table: name, measured, baseline, ratio, goal, pass?, note. */
+/** The Markdown table: name, measured, baseline, ratio, goal, pass?, note. A row with `vsFloor` is judged noise above 1.0×. */
 export function table (rows) {
   const lines = [
     '| Benchmark | Measured | Baseline (floor / peer) | Ratio | CPU ratio | Goal | Pass? | Note |',
     '|---|---|---|---|---|---|---|---|'
   ]
   for (const row of rows) {
-    lines.push(`| ${row.name} | ${row.measured} | ${row.baseline} | ${ratioText(row.ratio)} | ${ratioText(row.cpuRatio)} | ${row.goal} | ${passText(row.pass)} | ${row.note ?? ''} |`)
+    const pass = aboveFloor(row) ? '⚠️ noise (above the floor)' : passText(row.pass)
+    lines.push(`| ${row.name} | ${row.measured} | ${row.baseline} | ${ratioText(row.ratio)} | ${ratioText(row.cpuRatio)} | ${row.goal} | ${pass} | ${row.note ?? ''} |`)
   }
   return lines.join('\n')
 }
@@ -41,6 +44,7 @@ export function document ({ rows, environment, failures, extra, command }) {
     `Command: \`${command}\``,
     '',
     ...environment,
+    `- Load average at end: ${loadavg().map(n => n.toFixed(2)).join(' ')}`,
     '',
     table(rows)
   ]

@@ -57,12 +57,16 @@ export function oursTools ({ list }) {
   return [echo, ...synthetic]
 }
 
-/** The SDK peer: registers the same tools on an SDK `McpServer` with zod schemas. */
-export function registerSdkTools (server, z, { list }) {
+/**
+ * The SDK peers: registers the same tools on an SDK `McpServer` with zod schemas — raw shapes for
+ * SDK v1, `z.object` (a Standard Schema) for SDK v2 (`objects: true`).
+ */
+export function registerSdkTools (server, z, { list, objects = false }) {
+  const input = (shape) => objects ? z.object(shape) : shape
   server.registerTool('echo', {
     title: 'Echo',
     description: 'Echo the given text back unchanged; used by the benchmark to measure the transport and engine alone.',
-    inputSchema: { text: z.string().max(1000).describe('Text to return, e.g. "hello"') },
+    inputSchema: input({ text: z.string().max(1000).describe('Text to return, e.g. "hello"') }),
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
   }, async ({ text }) => ({ content: [{ type: 'text', text }] }))
   if (!list) return
@@ -70,11 +74,11 @@ export function registerSdkTools (server, z, { list }) {
     server.registerTool(spec.name, {
       title: spec.title,
       description: spec.description,
-      inputSchema: {
+      inputSchema: input({
         path: z.string().min(1).max(4096).describe('Path relative to the workspace root, e.g. "src/app.ts"'),
         limit: z.number().int().min(1).max(100).default(20).describe('Most items to return, e.g. 20'),
         recursive: z.boolean().default(false).describe('Descend into sub-folders, e.g. true')
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false }
     }, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
   }

@@ -14,7 +14,8 @@ const mode = process.argv[3] ?? 'stateless'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 // WORKSPACE_MCP_* variables apply (e.g. WORKSPACE_MCP_CALL_LOG_LEVEL=debug to see the logging cost).
 // No per-client rate limit: the load generator is one client sending thousands of requests a second.
-const config = loadConfig({ root, host: '127.0.0.1', port: '0', mode, toolsPageSize: '1000', rateLimitPerMinute: '0' }, process.env)
+// Room for the peers section's 1,000 idle sessions from one client address.
+const config = loadConfig({ root, host: '127.0.0.1', port: '0', mode, toolsPageSize: '1000', rateLimitPerMinute: '0', maxSessions: '5000', maxSessionsPerClient: '5000' }, process.env)
 const log = createLogger(config, pino.destination({ fd: 1, sync: false }))
 const runtime = await createRuntime(config, log, { tools: oursTools({ list }), lint: false })
 const app = await buildApp({ runtime })
