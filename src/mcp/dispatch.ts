@@ -87,6 +87,9 @@ function watchDeadline (handle: CallHandle, ms: number): void {
   }
 }
 
+/** The transport's fields for a call's log lines (HTTP: request id, principal), read only for a line that is written. */
+const logFieldsOf = (options: CallOptions): Record<string, unknown> | undefined => options.channel?.logFields
+
 const errorResult = (text: string): ToolResult => ({ content: [{ type: 'text', text }], isError: true })
 
 /** Waits for the tool until it settles or the handle aborts (a tool that ignores its signal still loses the race). */
@@ -116,7 +119,7 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
   const ms = performance.now() - started
   const { log } = options.call
   // The line's object is built only when the level is on (debug, the default, is off in production).
-  if (log.isLevelEnabled(options.callLogLevel)) log[options.callLogLevel]({ tool: name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...options.channel?.logFields }, 'tool call')
+  if (log.isLevelEnabled(options.callLogLevel)) log[options.callLogLevel]({ tool: name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...logFieldsOf(options) }, 'tool call')
   options.onCall?.(name, outcome, ms / 1000)
   return result
 }
@@ -143,7 +146,7 @@ async function attempt (registry: Registry, tool: RegisteredTool, rawArgs: unkno
     if (isToolError(err)) return { result: errorResult(err.message), outcome: 'tool_error' }
     // The global Web Crypto: node:crypto would load at startup for this rare path (~4 ms of a cold start).
     const ref = Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')
-    call.log.error({ err, tool: name, ref, ...options.channel?.logFields }, 'tool failed')
+    call.log.error({ err, tool: name, ref, ...logFieldsOf(options) }, 'tool failed')
     return { result: errorResult(`Tool '${name}' failed (ref ${ref})`), outcome: 'failed' }
   }
 }
