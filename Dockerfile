@@ -16,6 +16,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY plugins ./plugins
 COPY scripts ./scripts
+# The build parses the shipped YAML (docs/) into a table the bin reads instead of loading a YAML parser.
+COPY docs ./docs
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # ---- runtime: production node_modules, the built bin, docs; runs as the image's `node` user
