@@ -2,9 +2,13 @@
 // Bundles the tsc output (dist/src) into the shipped bin (dist/bin): one ESM entry, code-split so
 // stdio never loads Fastify. Source maps point back to src/ and plugins/ only — dependencies'
 // sources are cut out of them — so coverage of the spawned-bin tests lands on our files and on
-// nothing else, and the maps stay small (no sources inlined). Last, the shipped YAML is parsed into
-// the table src/services/yaml.ts reads, so a server over the shipped docs never loads the YAML parser.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+// nothing else, and the maps stay small (no sources inlined). The stdio command also ships as one
+// CommonJS bundle with V8's code cache (src/code-cache.ts says why), made by a training session in a
+// child process (scripts/code-cache-train.mjs). Last, the shipped YAML is parsed into the table
+// src/services/yaml.ts reads, so a server over the shipped docs never loads the YAML parser.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { decode, encode } from '@jridgewell/sourcemap-codec'
@@ -30,6 +34,25 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
 
+// The stdio command again, as one CommonJS file: what vm.Script (and so V8's code cache) can run.
+const stdioBundle = path.join(outdir, 'stdio.cjs')
+await build({
+  entryPoints: [path.join(root, 'dist', 'src', 'bin', 'stdio.js')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  outfile: stdioBundle,
+  logLevel: 'warning',
+  external: ['@vscode/ripgrep'],
+  // import() of a package becomes require(): a vm.Script has no module loader for dynamic imports.
+  supported: { 'dynamic-import': false },
+  sourcemap: 'linked',
+  sourcesContent: false,
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" }
+})
+
 const ours = (source) => /^(\.\.\/)+(src|plugins)\//.test(source)
 
 /** Drops every mapping into a source that is not ours, and those sources themselves. */
@@ -48,7 +71,18 @@ function pruneMap (file) {
   writeFileSync(file, JSON.stringify({ ...map, sources, mappings: encode(lines) }))
 }
 
-for (const name of readdirSync(outdir)) if (name.endsWith('.js.map')) pruneMap(path.join(outdir, name))
+for (const name of readdirSync(outdir)) if (name.endsWith('.map')) pruneMap(path.join(outdir, name))
+
+// esbuild writes strings and identifiers as ASCII, but keeps some comments verbatim: one arrow in a
+// comment makes V8 hold the whole file as a two-byte string, and every start reads it slower. Only
+// whole comment lines are touched (a dependency's regular expression may hold such characters).
+const COMMENT_LINE = /^[ \t]*(?:\/\/|\/\*|\*).*$/gm
+for (const name of readdirSync(outdir).filter(n => /\.c?js$/.test(n))) {
+  const file = path.join(outdir, name)
+  const text = readFileSync(file, 'utf8')
+  const ascii = text.replace(COMMENT_LINE, line => line.replace(/[^\t\x20-\x7e]/g, '?'))
+  if (ascii !== text) writeFileSync(file, ascii)
+}
 
 /** Every YAML text the package ships: the docs overlay and each template's front matter. */
 function shippedYaml () {
@@ -63,3 +97,40 @@ const { yamlTable, YAML_TABLE_FILE } = await load('services/yaml.js')
 const { frontMatter } = await load('guide/prompts.js')
 const table = yamlTable(shippedYaml())
 for (const dir of [outdir, path.join(root, 'dist', 'src', 'services')]) writeFileSync(path.join(dir, YAML_TABLE_FILE), table)
+
+/** Runs a short stdio session on the CommonJS bundle in a child that then writes the bundle's code cache. */
+async function trainCodeCache (bundle) {
+  const { cacheFileOf } = await load('code-cache.js')
+  const workspace = mkdtempSync(path.join(os.tmpdir(), 'wmcp-train-'))
+  writeFileSync(path.join(workspace, 'README.md'), '# Training\n\nA file to list, read and search.\n')
+  const requests = [
+    { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'build', version: '1' } } },
+    { method: 'notifications/initialized' },
+    { id: 2, method: 'tools/list', params: {} },
+    { id: 3, method: 'tools/call', params: { name: 'list_directory', arguments: { path: '.' } } },
+    { id: 4, method: 'tools/call', params: { name: 'read_files', arguments: { files: [{ path: 'README.md' }] } } },
+    { id: 5, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'file' } } }
+  ]
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'code-cache-train.mjs'), bundle, workspace], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', chunk => { stderr += chunk })
+  const answered = new Set()
+  const failed = []
+  child.stdout.on('data', chunk => {
+    for (const line of String(chunk).split('\n').filter(Boolean)) {
+      const answer = JSON.parse(line)
+      answered.add(answer.id)
+      // An error would train the cache on error paths only: the build fails instead.
+      if (answer.error !== undefined || answer.result?.isError === true) failed.push(line)
+    }
+    if (requests.every(r => r.id === undefined || answered.has(r.id))) child.stdin.end()
+  })
+  for (const request of requests) child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...request }) + '\n')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const code = await new Promise(resolve => child.once('exit', resolve))
+  clearTimeout(timer)
+  rmSync(workspace, { recursive: true, force: true })
+  if (code !== 0 || failed.length > 0 || !existsSync(cacheFileOf(bundle))) throw new Error(`code cache training failed (exit ${code}):\n${failed.join('\n')}\n${stderr}`)
+}
+
+await trainCodeCache(stdioBundle)

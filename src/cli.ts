@@ -2,7 +2,9 @@
 // Only node:* imports here: `stdio` must redirect console before any dependency loads,
 // and neither mode should load the other's stack (stdio never loads Fastify).
 import process from 'node:process'
+import { fileURLToPath } from 'node:url'
 import type { CommandName } from './bin/help.js'
+import { loadBundle } from './code-cache.js'
 
 const USAGE = `Usage: workspace-mcp <command> [options]
 
@@ -16,10 +18,16 @@ Commands:
 Run 'workspace-mcp <command> --help' for the options of one command, 'workspace-mcp --version' for the version.
 Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configuration.`
 
+interface Command { main: (argv: string[]) => Promise<void> }
+
+/** The stdio command from the build's CommonJS bundle and code cache (dist/bin), else from its module. */
+const stdioCommand = async (): Promise<Command> =>
+  (await loadBundle(fileURLToPath(new URL('./stdio.cjs', import.meta.url)), async () => await import('./bin/stdio.js'))).exports
+
 /** Each command's module exports main(argv). */
-const COMMANDS: Record<CommandName, () => Promise<{ main: (argv: string[]) => Promise<void> }>> = {
+const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   serve: () => import('./bin/http.js'),
-  stdio: () => import('./bin/stdio.js'),
+  stdio: stdioCommand,
   tools: () => import('./bin/tools.js'),
   guide: () => import('./bin/guide.js'),
   check: () => import('./bin/check.js')

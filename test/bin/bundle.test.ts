@@ -1,4 +1,5 @@
 import t from 'tap'
+import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -7,6 +8,8 @@ import { BUNDLE, spawnStdio } from '../helpers/spawn-stdio.js'
 // The conformance fixtures ship in the package but never load on the product path: they live in a
 // chunk that only a dynamic import() reaches (createRuntime, when fixtures = conformance). Proven on
 // the built bundle by following static imports from cli.js and from every command's entry chunk.
+// (stdio.cjs, the CommonJS copy of the stdio command, holds them too, behind esbuild's lazy module
+// init: compiled and run only when that require() runs — the third test lists them through it.)
 
 const DIST = dirname(BUNDLE)
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
@@ -101,9 +104,25 @@ t.test('the shipped YAML is answered from the build\'s parse table: yaml loads o
   t.ok(shipped.prompts.includes('spec'), 'the built-in templates are listed')
   t.match(shipped.guide, /### list_directory(?=[\s\S]*\*\*Returns:\*\*)(?=[\s\S]*\*\*Examples\*\*)/, 'the overlay\'s returns note and examples are rendered')
   t.notMatch(shipped.stderr, YAML_LOAD, 'and yaml was never loaded')
+  t.match(shipped.stderr, /REQUEST node:\S+ parent: \S*[/\\]stdio\.cjs\b/, 'the command ran from the CommonJS bundle that has the code cache')
   t.match(shipped.stderr, /MODULE \d+: /, 'NODE_DEBUG did report module loads (the check above can fail)')
 
   const own = await session(t.testdir({ '.workspace-mcp': { templates: { 'mine.md': '---\nname: mine\ndescription: Mine\n---\n# Mine {{x}}\n' } } }))
   t.ok(own.prompts.includes('mine'), 'a workspace template is parsed')
   t.match(own.stderr, YAML_LOAD, 'by the library, loaded for it')
+})
+
+t.test('the shipped stdio bundle\'s code cache is one this Node accepts, with the flags a user runs it with', async (t) => {
+  const bundle = join(DIST, 'stdio.cjs')
+  const loader = join(SRC, '..', 'dist', 'src', 'code-cache.js')
+  const { NODE_OPTIONS: _testFlags, ...env } = process.env
+  const report = execFileSync(process.execPath, ['--input-type=module', '-e', `
+    import { readFileSync } from 'node:fs'
+    const { cacheFileOf, compileBundle } = await import(${JSON.stringify(loader)})
+    const cache = readFileSync(cacheFileOf(${JSON.stringify(bundle)}))
+    process.stdout.write(JSON.stringify({ bytes: cache.length, rejected: compileBundle(${JSON.stringify(bundle)}, cache).cacheRejected }))
+  `], { env: { ...env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }, encoding: 'utf8' })
+  const { bytes, rejected } = JSON.parse(report) as { bytes: number, rejected: boolean }
+  t.ok(bytes > 100_000, `the cache holds the trained functions (${bytes} bytes)`)
+  t.equal(rejected, false, 'V8 accepts it: a build on another Node, or a change of flags, would fail here')
 })

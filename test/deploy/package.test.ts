@@ -18,14 +18,14 @@ const INIT = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { na
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-pack-')))
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-t.test('npm pack holds the bin, its source maps, the shipped YAML\'s parse table, the docs, the README and the licence — nothing else', async (t) => {
+t.test('npm pack holds the bin, its source maps, the stdio bundle\'s code cache, the shipped YAML\'s parse table, the docs, the README and the licence — nothing else', async (t) => {
   const { stdout } = await run(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: repo })
   const [packed] = JSON.parse(stdout) as Array<{ filename: string, files: Array<{ path: string }> }>
   const files = packed.files.map(f => f.path)
 
-  const allowed = /^(package\.json|README\.md|LICENSE|dist\/bin\/([\w-]+\.js(\.map)?|yaml-table\.json)|docs\/[\w/.-]+\.(ya?ml|md))$/
+  const allowed = /^(package\.json|README\.md|LICENSE|dist\/bin\/([\w-]+\.js(\.map)?|stdio\.cjs(\.map|\.cache)?|yaml-table\.json)|docs\/[\w/.-]+\.(ya?ml|md))$/
   t.strictSame(files.filter(f => !allowed.test(f)), [], 'no stray file')
-  for (const needed of ['dist/bin/cli.js', 'dist/bin/yaml-table.json', 'docs/tools.yaml', 'LICENSE', 'README.md']) t.ok(files.includes(needed), needed)
+  for (const needed of ['dist/bin/cli.js', 'dist/bin/stdio.cjs', 'dist/bin/stdio.cjs.cache', 'dist/bin/yaml-table.json', 'docs/tools.yaml', 'LICENSE', 'README.md']) t.ok(files.includes(needed), needed)
   t.ok(fs.existsSync(path.join(dir, packed.filename)))
 })
 

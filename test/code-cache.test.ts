@@ -1,0 +1,79 @@
+// The CommonJS bundle loader behind the stdio command's code cache: Node's module semantics inside the
+// bundle, a cache V8 accepts or refuses (the script runs either way), and an absent bundle. V8 keeps
+// its own per-process cache of compiled sources, which answers before a given cache is even read: so
+// each bundle here has a source of its own, and acceptance across processes is proven in children.
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { cacheFileOf, compileBundle, loadBundle } from '../src/code-cache.js'
+import { childEnv, COVERED_CLI } from './helpers/spawn-stdio.js'
+
+let bundles = 0
+
+/** A two-file CommonJS bundle in a temp folder; the entry reports what Node's wrapper gave it. */
+function bundleDir (t: Parameters<Parameters<typeof t.test>[1]>[0]): string {
+  const dir = t.testdir({
+    'dep.cjs': 'module.exports = { answer: 42 }\n',
+    'entry.cjs': [
+      '#!/usr/bin/env node',
+      `// bundle ${++bundles}`,
+      "const { answer } = require('./dep.cjs')",
+      "const { join } = require('node:path')",
+      'exports.seen = { answer, file: __filename, dir: __dirname, joined: join(__dirname, "x"), self: this === module.exports }',
+      'exports.double = (n) => n * 2',
+      ''
+    ].join('\n')
+  })
+  return path.join(dir, 'entry.cjs')
+}
+
+t.test('a bundle runs as Node would run the file: require next to it, __filename, __dirname, this', async (t) => {
+  const file = bundleDir(t)
+  const compiled = compileBundle(file)
+  t.equal(compiled.cacheRejected, false, 'no cache given, none refused')
+  const exports = compiled.run() as { seen: Record<string, unknown>, double: (n: number) => number }
+  t.strictSame(exports.seen, { answer: 42, file, dir: path.dirname(file), joined: path.join(path.dirname(file), 'x'), self: true })
+  t.equal(exports.double(21), 42)
+})
+
+t.test('a cache made in one process is accepted in the next; bytes V8 did not make are refused and the bundle still runs', async (t) => {
+  const file = bundleDir(t)
+  const loader = path.join(path.dirname(COVERED_CLI), 'code-cache.js')
+  // Each child: load the bundle with the cache beside it, call it, report, and write a fresh cache.
+  const child = (): { cache: string, doubled: number } => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `
+    import { writeFileSync } from 'node:fs'
+    const { cacheFileOf, compileBundle, loadBundle } = await import(${JSON.stringify(loader)})
+    const file = ${JSON.stringify(file)}
+    const { exports, cache } = await loadBundle(file, async () => { throw new Error('no bundle') })
+    // What the build's training does: the cache of what this process compiled, once it has run.
+    const trained = compileBundle(file)
+    trained.run().double(1)
+    writeFileSync(cacheFileOf(file), trained.script.createCachedData())
+    process.stdout.write(JSON.stringify({ cache, doubled: exports.double(21) }))
+  `], { env: childEnv(COVERED_CLI), encoding: 'utf8' })) as { cache: string, doubled: number }
+
+  t.strictSame(child(), { cache: 'none', doubled: 42 }, 'no cache yet: compiled from source')
+  t.strictSame(child(), { cache: 'accepted', doubled: 42 }, 'the first child\'s cache, beside the bundle, is accepted by the second')
+  writeFileSync(cacheFileOf(file), 'not a code cache')
+  t.strictSame(child(), { cache: 'rejected', doubled: 42 }, 'foreign bytes are refused, and the bundle still runs')
+})
+
+t.test('loadBundle: the fallback when the bundle is absent; else the bundle, with the cache beside it when there is one', async (t) => {
+  const dir = t.testdir({})
+  t.strictSame(await loadBundle(path.join(dir, 'missing.cjs'), async () => 'fallback'), { exports: 'fallback', cache: 'none' })
+
+  type Entry = { seen: { answer: number }, double: (n: number) => number }
+  const unused = async (): Promise<Entry> => { throw new Error('the fallback ran for a bundle that exists') }
+  const file = bundleDir(t)
+  const plain = await loadBundle(file, unused)
+  t.equal(plain.cache, 'none', 'no cache file: compiled from source')
+  t.equal(plain.exports.seen.answer, 42)
+  t.equal(cacheFileOf(file), `${file}.cache`)
+
+  const other = bundleDir(t)
+  writeFileSync(cacheFileOf(other), 'stale')
+  const stale = await loadBundle(other, unused)
+  t.equal(stale.cache, 'rejected', 'a stale cache beside the bundle is read and refused')
+  t.equal(stale.exports.double(3), 6, 'not fatal')
+})
