@@ -3,7 +3,7 @@
 // ratios. Sections: http, stdio, cold, guide, limits, reads, search (the last only with --search or
 // BENCH_SEARCH=1). `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--duration 5] [--rounds 2]
-//        [--count 20000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
+//        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -37,7 +37,7 @@ const options = {
   duration: int(values.duration, quick ? 2 : 5),
   warmup: int(values.warmup, 1),
   rounds: int(values.rounds, quick ? 1 : 3),
-  count: int(values.count, quick ? 5000 : 20000),
+  count: int(values.count, quick ? 5000 : 60000),
   window: int(values.window, 64),
   runs: int(values.runs, quick ? 10 : 15),
   latencyCount: quick ? 500 : 2000

@@ -5,14 +5,14 @@
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { cacheFileOf, compileBundle, loadBundle } from '../src/code-cache.js'
 import { childEnv, COVERED_CLI } from './helpers/spawn-stdio.js'
 
 let bundles = 0
 
 /** A two-file CommonJS bundle in a temp folder; the entry reports what Node's wrapper gave it. */
-function bundleDir (t: Parameters<Parameters<typeof t.test>[1]>[0]): string {
+function bundleDir (t: Test): string {
   const dir = t.testdir({
     'dep.cjs': 'module.exports = { answer: 42 }\n',
     'entry.cjs': [

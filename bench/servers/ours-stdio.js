@@ -1,6 +1,6 @@
 // Ours over stdio: the built runtime and stdio framing exactly as `workspace-mcp stdio` wires them
 // (dist/src/bin/stdio.js), with the bench's `echo` tool instead of the product tools and the
-// default log level (info: one call line per tools/call, to stderr).
+// default log level (info; the per-call line is at debug by default, so none is written).
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { loadConfig } from '../../dist/src/config.js'

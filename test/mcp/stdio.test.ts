@@ -74,3 +74,45 @@ t.test('an output error (EPIPE) ends the session and nothing more is written', a
 
   t.equal(written, 1)
 })
+
+t.test('answers ready in the same tick leave in one write; a later answer is written on its own, without waiting', async (t) => {
+  const { server, log } = testEngine()
+  const input = new PassThrough()
+  const writes: string[][] = []
+  const output = new Writable({
+    write (chunk: Buffer, _encoding, callback) { writes.push([chunk.toString()]); callback() },
+    writev (chunks, callback) { writes.push(chunks.map(c => String(c.chunk))); callback() }
+  })
+  const stdio = serveStdio({ server, input, output, log })
+  const settle = async (count: number): Promise<void> => {
+    for (let i = 0; i < 200 && writes.flat().length < count; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  }
+
+  const pings = Array.from({ length: 10 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"ping"}\n`)
+  input.write(pings.join('') + 'not json\n')
+  await settle(11)
+  t.equal(writes.length, 1, 'one write for the ten answers and the parse error of one chunk')
+  t.strictSame(writes[0].map(line => (JSON.parse(line) as { id: unknown }).id), [null, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'each answer a line of its own')
+  t.ok(writes[0].every(line => line.endsWith('}\n')))
+
+  input.write('{"jsonrpc":"2.0","id":"late","method":"ping"}\n')
+  await settle(12)
+  t.strictSame(writes.slice(1), [['{"jsonrpc":"2.0","id":"late","result":{}}\n']], 'a lone answer is one write of its own')
+  stdio.close()
+})
+
+t.test('drain writes the answers it waited for at once, not a tick later (the bin exits right after it)', async (t) => {
+  const { server, log } = testEngine()
+  const input = new PassThrough()
+  const writes: string[] = []
+  const output = new Writable({
+    write (chunk: Buffer, _encoding, callback) { writes.push(chunk.toString()); callback() },
+    writev (chunks, callback) { writes.push(chunks.map(c => String(c.chunk)).join('')); callback() }
+  })
+  const stdio = serveStdio({ server, input, output, log })
+  // Listening after serveStdio: by the time this runs, the request is in flight.
+  const drained = new Promise<void>(resolve => input.once('data', () => { resolve(stdio.drain(1000)) }))
+  input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+  await drained
+  t.strictSame(writes, ['{"jsonrpc":"2.0","id":1,"result":{}}\n'], 'written before drain resolved')
+})
