@@ -78,8 +78,8 @@ function sweepDeadlines (): void {
   }
 }
 
-function watchDeadline (handle: CallHandle, ms: number): void {
-  handle.deadline = Date.now() + ms
+function watchDeadline (handle: CallHandle, deadline: number, ms: number): void {
+  handle.deadline = deadline
   deadlines.add(handle)
   if (sweeper === undefined) {
     sweeper = setInterval(sweepDeadlines, Math.min(DEADLINE_TICK_MS, ms))
@@ -115,7 +115,9 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
   const tool = registry.tool(name)
   if (tool === undefined) throw new APP_ERR_UNKNOWN_TOOL(name)
   const started = performance.now()
-  const { result, outcome } = await attempt(registry, tool, rawArgs, options)
+  const attempted = attempt(registry, tool, rawArgs, options)
+  // A synchronous tool (or a refused argument) has its answer now: no further promise to wait on.
+  const { result, outcome } = attempted instanceof Promise ? await attempted : attempted
   const ms = performance.now() - started
   const { log } = options.call
   // The line's object is built only when the level is on (debug, the default, is off in production).
@@ -125,45 +127,55 @@ export async function callTool (registry: Registry, name: string, rawArgs: unkno
 }
 
 /** Validates, injects and runs; an abort, a tool error or a crash becomes an error result. */
-async function attempt (registry: Registry, tool: RegisteredTool, rawArgs: unknown, options: CallOptions): Promise<Attempt> {
-  const { call } = options
-  const name = tool.wire.name
+function attempt (registry: Registry, tool: RegisteredTool, rawArgs: unknown, options: CallOptions): Attempt | Promise<Attempt> {
   try {
     const check = tool.validate(rawArgs)
     if (!check.ok) {
       const code = check.unknown ? 'UNKNOWN_ARGUMENT' : 'INVALID_ARGUMENT'
-      return { result: errorResult(toolError(code, check.message, `fix the argument and call ${name} again (its inputSchema in tools/list lists every parameter)`).message), outcome: 'invalid_arguments' }
+      return { result: errorResult(toolError(code, check.message, `fix the argument and call ${tool.wire.name} again (its inputSchema in tools/list lists every parameter)`).message), outcome: 'invalid_arguments' }
     }
     const args = check.value
     for (const [param, service] of Object.entries(tool.injected)) args[param] = registry.services[service]
-    return await runUntilDeadline(tool, args, call, options.timeoutMs)
+    const ran = run(tool, args, options.call, options.timeoutMs)
+    return ran instanceof Promise ? ran.catch((err: unknown) => failure(tool, err, options)) : ran
   } catch (err) {
-    // Whatever the tool threw once aborted, the abort is the answer.
-    if (call.timedOut) {
-      return { result: errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again').message), outcome: 'timeout' }
-    }
-    if (call.cancelled) return { result: errorResult(toolError('CANCELLED', `${name} was cancelled`).message), outcome: 'cancelled' }
-    if (isToolError(err)) return { result: errorResult(err.message), outcome: 'tool_error' }
-    // The global Web Crypto: node:crypto would load at startup for this rare path (~4 ms of a cold start).
-    const ref = Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')
-    call.log.error({ err, tool: name, ref, ...logFieldsOf(options) }, 'tool failed')
-    return { result: errorResult(`Tool '${name}' failed (ref ${ref})`), outcome: 'failed' }
+    return failure(tool, err, options)
   }
 }
 
-/** Runs the tool while its deadline is watched; rejects when the call aborts. */
-async function runUntilDeadline (tool: RegisteredTool, args: Record<string, unknown>, call: CallOptions['call'], timeoutMs: number): Promise<Attempt> {
-  watchDeadline(call, timeoutMs)
-  try {
-    const out = tool.definition.run(args, call)
-    // Synchronous tools skip the race: nothing can abort them mid-run anyway.
-    const result = out instanceof Promise ? await untilAborted(call, out) : out
-    const outcome: CallOutcome = result.isError === true ? 'tool_error' : result.partial === true ? 'partial' : 'ok'
-    if (result.partial === undefined) return { result, outcome }
-    const { partial: _partial, ...sent } = result
-    return { result: sent, outcome }
-  } finally {
+/** The error result for a call that threw or was aborted. */
+function failure (tool: RegisteredTool, err: unknown, options: CallOptions): Attempt {
+  const { call } = options
+  const name = tool.wire.name
+  // Whatever the tool threw once aborted, the abort is the answer.
+  if (call.timedOut) {
+    return { result: errorResult(toolError('TIMEOUT', `${name} did not finish within ${options.timeoutMs} ms`, tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again').message), outcome: 'timeout' }
+  }
+  if (call.cancelled) return { result: errorResult(toolError('CANCELLED', `${name} was cancelled`).message), outcome: 'cancelled' }
+  if (isToolError(err)) return { result: errorResult(err.message), outcome: 'tool_error' }
+  // The global Web Crypto: node:crypto would load at startup for this rare path (~4 ms of a cold start).
+  const ref = Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')
+  call.log.error({ err, tool: name, ref, ...logFieldsOf(options) }, 'tool failed')
+  return { result: errorResult(`Tool '${name}' failed (ref ${ref})`), outcome: 'failed' }
+}
+
+/** A tool's result without its internal `partial` flag, and the outcome that flag means. */
+function settled (result: ToolResult): Attempt {
+  const outcome: CallOutcome = result.isError === true ? 'tool_error' : result.partial === true ? 'partial' : 'ok'
+  if (result.partial === undefined) return { result, outcome }
+  const { partial: _partial, ...sent } = result
+  return { result: sent, outcome }
+}
+
+/** Runs the tool; an asynchronous one under its deadline, and rejected when the call aborts. */
+function run (tool: RegisteredTool, args: Record<string, unknown>, call: CallOptions['call'], timeoutMs: number): Attempt | Promise<Attempt> {
+  const started = Date.now()
+  const out = tool.definition.run(args, call)
+  // A synchronous tool skips the deadline and the race: nothing can abort it mid-run anyway.
+  if (!(out instanceof Promise)) return settled(out)
+  watchDeadline(call, started + timeoutMs, timeoutMs)
+  return untilAborted(call, out).then(settled).finally(() => {
     deadlines.delete(call)
     call.onAbort = undefined
-  }
+  })
 }
