@@ -1,5 +1,5 @@
 // Ours over HTTP: the built runtime and Fastify app (dist/src/app.js) in stateless mode with the
-// default log level (one info line per tool call, to stdout → /dev/null). argv[2]: `call` registers
+// default log level (the per-call line is at debug by default, so none is written). argv[2]: `call` registers
 // the echo tool, `list` the 200 tools on a single tools/list page.
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
