@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Only node:* imports here: `stdio` must redirect console before any dependency loads,
-// and neither mode should load the other's stack (stdio never loads Fastify).
+// Only node:* imports here (code-cache.ts has only those too): `stdio` must redirect console before
+// any dependency loads, and neither mode should load the other's stack (stdio never loads Fastify).
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import type { CommandName } from './bin/help.js'
