@@ -21,8 +21,11 @@ Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configura
 interface Command { main: (argv: string[]) => Promise<void> }
 
 /** The stdio command from the build's CommonJS bundle and code cache (dist/bin), else from its module. */
-const stdioCommand = async (): Promise<Command> =>
-  (await loadBundle(fileURLToPath(new URL('./stdio.cjs', import.meta.url)), async () => await import('./bin/stdio.js'))).exports
+async function stdioCommand (): Promise<Command> {
+  const { exports, cache } = await loadBundle<typeof import('./bin/stdio.js')>(
+    fileURLToPath(new URL('./stdio.cjs', import.meta.url)), async () => await import('./bin/stdio.js'))
+  return { main: async (argv) => { await exports.main(argv, { codeCache: cache }) } }
+}
 
 /** Each command's module exports main(argv). */
 const COMMANDS: Record<CommandName, () => Promise<Command>> = {

@@ -3,12 +3,19 @@ import { createLogger, logDestination } from '../logger.js'
 import { serveStdio } from '../mcp/stdio.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
+import type { LoadedBundle } from '../code-cache.js'
+
+/** How the command was started, for the ready line (cli.ts knows; a slow start on an unusual Node shows here). */
+export interface StdioStartup {
+  /** What V8 made of the bundle's code cache: `rejected` means a slower start (another Node or V8 flags). */
+  codeCache: LoadedBundle<unknown>['cache']
+}
 
 /** Time to write the last answers once every call has ended. */
 const ANSWER_GRACE_MS = 500
 
 /** `workspace-mcp stdio`: MCP over stdin/stdout; logs go to stderr only. */
-export async function main (argv: string[]): Promise<void> {
+export async function main (argv: string[], startup: StdioStartup): Promise<void> {
   const flags = parseConfigFlags(argv)
   const config = loadConfig(flags)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
@@ -16,7 +23,7 @@ export async function main (argv: string[]): Promise<void> {
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log)
   const stdio = serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout, log })
-  log.info({ root: config.root, tools: runtime.registry.tools.length }, 'stdio server ready')
+  log.info({ root: config.root, tools: runtime.registry.tools.length, codeCache: startup.codeCache }, 'stdio server ready')
   stdio.answered.then(runtime.warmUp)
 
   const exit = (code: number): void => {

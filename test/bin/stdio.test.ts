@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { childEnv, CLI, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+import { BUNDLE, childEnv, CLI, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
 writeFileSync(join(root, 'hello.txt'), 'hello world\n')
@@ -43,6 +43,21 @@ t.test('stdout carries only JSON-RPC messages, even at trace log level; logs go 
   }
   t.equal(proc.partial(), '', 'no unterminated output')
   t.match(proc.stderr(), /stdio server ready/)
+})
+
+t.test('the shipped bin starts from the bundle\'s code cache, and says so on its ready line; tsc\'s output has none', async (t) => {
+  const ready = async (cli: string, env: NodeJS.ProcessEnv): Promise<unknown> => {
+    const proc = spawnStdio(t, ['--root', root], env, cli)
+    proc.send(init)
+    await proc.response(1)
+    proc.child.stdin.end()
+    await proc.exited
+    const line = proc.stderr().split('\n').find(l => l.includes('stdio server ready'))
+    return (JSON.parse(line ?? '{}') as { codeCache?: unknown }).codeCache
+  }
+  // A user's environment: tap's NODE_OPTIONS would be V8 flags the build's training run did not have.
+  t.equal(await ready(BUNDLE, { NODE_OPTIONS: '' }), 'accepted', 'dist/bin/cli.js stdio ran stdio.cjs with its cache')
+  t.equal(await ready(COVERED_CLI, {}), 'none', 'dist/src/cli.js has no bundle beside it: the module itself')
 })
 
 t.test('a dependency printing with console.log/info/debug/warn writes to stderr: stdout stays JSON-RPC', async (t) => {
