@@ -1,5 +1,5 @@
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { spawnHttp } from '../helpers/spawn-http.js'
 import { childEnv, CLI, COVERED_CLI } from '../helpers/spawn-stdio.js'
 
@@ -24,12 +24,30 @@ t.test('--log-format pretty prints pino-pretty lines, without colour on a pipe',
 
 const script = spawnSync('script', ['--version'], { encoding: 'utf8' })
 t.test('auto: a terminal gets coloured pretty lines', { skip: script.status === 0 ? false : 'needs `script` (util-linux) for a pseudo-terminal' }, async (t) => {
-  // `script` gives the server a pseudo-terminal as stdout; timeout ends it after its first lines. tsc's
-  // output, for coverage: the only run of src/logger.ts's terminal branch.
-  const run = spawnSync('script', ['-qec', `timeout -s INT 3 ${process.execPath} ${COVERED_CLI} serve --port 0`, '/dev/null'], { encoding: 'utf8', timeout: 20000 })
-  t.match(run.stdout, PRETTY_LINE)
-  t.ok(run.stdout.includes(`${ESC}[32mINFO`), 'coloured')
-  t.notMatch(run.stdout, /"level":/)
+  // `script` gives the server a pseudo-terminal as stdout. Once its first line is there, SIGINT (found
+  // by its own command line: the root is this test's) ends it the way a person at that terminal would —
+  // on a loaded machine a start can take seconds, so no fixed wait. tsc's output, for coverage: the only
+  // run of src/logger.ts's terminal branch.
+  const root = t.testdir({ 'a.txt': 'x\n' })
+  const command = `${process.execPath} ${COVERED_CLI} serve --port 0 --root ${root}`
+  const child = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], { env: childEnv(COVERED_CLI), stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  let stdout = ''
+  const closed = new Promise(resolve => child.once('close', resolve))
+  await new Promise<void>((resolve, reject) => {
+    const guard = setTimeout(() => reject(new Error(`no listening line within 30 s: ${JSON.stringify(stdout)}`)), 30_000)
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+      if (!PRETTY_LINE.test(stdout)) return
+      clearTimeout(guard)
+      resolve()
+    })
+  })
+  spawnSync('pkill', ['-INT', '-f', `^${command}$`])
+  await closed
+  t.match(stdout, PRETTY_LINE)
+  t.ok(stdout.includes(`${ESC}[32mINFO`), 'coloured')
+  t.notMatch(stdout, /"level":/)
 })
 
 t.test('an unknown log format is bad usage naming the choices', async (t) => {
