@@ -18,18 +18,14 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const outdir = path.join(root, 'dist', 'bin')
 
 rmSync(outdir, { recursive: true, force: true }) // stale chunks never ship
+/** What both builds share: Node 20, ripgrep's binary left to its package, maps without sources. */
+const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', external: ['@vscode/ripgrep'], sourcemap: 'linked', sourcesContent: false }
 await build({
+  ...common,
   entryPoints: [path.join(root, 'dist', 'src', 'cli.js')],
-  bundle: true,
-  platform: 'node',
   format: 'esm',
-  target: 'node20',
   splitting: true,
   outdir,
-  logLevel: 'warning',
-  external: ['@vscode/ripgrep'],
-  sourcemap: 'linked',
-  sourcesContent: false,
   // Bundled CommonJS dependencies call require(); ESM has none, so give the bundle one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
@@ -37,18 +33,12 @@ await build({
 // The stdio command again, as one CommonJS file: what vm.Script (and so V8's code cache) can run.
 const stdioBundle = path.join(outdir, 'stdio.cjs')
 await build({
+  ...common,
   entryPoints: [path.join(root, 'dist', 'src', 'bin', 'stdio.js')],
-  bundle: true,
-  platform: 'node',
   format: 'cjs',
-  target: 'node20',
   outfile: stdioBundle,
-  logLevel: 'warning',
-  external: ['@vscode/ripgrep'],
   // import() of a package becomes require(): a vm.Script has no module loader for dynamic imports.
   supported: { 'dynamic-import': false },
-  sourcemap: 'linked',
-  sourcesContent: false,
   define: { 'import.meta.url': '__bundleUrl' },
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
