@@ -1,8 +1,9 @@
 import type { Logger } from '../logger.js'
 import { createFeatureHandlers, type FeatureHandlers } from './features.js'
-import type { CallOutcome } from './dispatch.js'
+import { Deadlines } from './deadlines.js'
 import type { Registry } from './registry.js'
 import { Session, type SessionOptions } from './session.js'
+import type { CallOutcome } from './tool-call.js'
 
 /** Server identity sent in initialize (spec Implementation). */
 export interface ServerInfo {
@@ -61,6 +62,8 @@ export interface ServerShared {
   calls: Set<{ tool: string, started: number }>
   /** Set while someone observes calls (metrics); the engine then reports each call's end. */
   onCall?: CallObserver
+  /** The deadlines of this server's running calls. */
+  deadlines: Deadlines
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -77,7 +80,8 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     capabilities,
     toolTimeoutMs: options.toolTimeoutMs ?? 30000,
     callLogLevel: options.callLogLevel ?? 'info',
-    calls: new Set()
+    calls: new Set(),
+    deadlines: new Deadlines()
   }
   const observers = new Set<CallObserver>()
   const notify: CallObserver = (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }

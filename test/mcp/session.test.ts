@@ -1,6 +1,6 @@
 import t from 'tap'
 import { initializedSession, testEngine } from '../helpers/engine.js'
-import { CallHandle } from '../../src/mcp/dispatch.js'
+import { CallHandle } from '../../src/mcp/tool-call.js'
 
 const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })
 
