@@ -44,6 +44,13 @@ export interface UsageGuide {
   overlay(): Overlay
 }
 
+declare module '../services/index.js' {
+  interface Services {
+    /** The usage-guide renderer over the YAML overlay (added by createRuntime when absent). */
+    guide?: UsageGuide
+  }
+}
+
 /** Options for createUsageGuide. */
 export interface UsageGuideOptions {
   /** Absolute path of the YAML overlay (`docs/tools.yaml` by default). */

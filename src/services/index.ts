@@ -1,14 +1,16 @@
 import type { Logger } from '../logger.js'
 import type { Config } from '../config.js'
 import type { ToolCatalog } from './catalog.js'
-import type { UsageGuide } from '../guide/usage-guide.js'
 import { systemClock, type Clock } from './clock.js'
 import { createWorkspace, type WorkspaceService } from './workspace.js'
 import { createSearch, type SearchService } from './search.js'
 import { createTokenizer, type Tokenizer } from './tokenizer.js'
 import { createLimiter, type Limiter } from './limiter.js'
 
-/** Every injectable service; a tool whose service is absent is neither listed nor callable. */
+/**
+ * Every injectable service; a tool whose service is absent is neither listed nor callable. Layers above
+ * add theirs by declaration merging (guide/usage-guide.ts adds `guide`), so this layer imports none of them.
+ */
 export interface Services {
   workspace?: WorkspaceService
   search?: SearchService
@@ -16,8 +18,6 @@ export interface Services {
   clock?: Clock
   /** Filled in by the registry itself: the live tool list, for the guide tools. */
   catalog?: ToolCatalog
-  /** The usage-guide renderer over the YAML overlay (added by createRuntime when absent). */
-  guide?: UsageGuide
   /** The process-wide bound on expensive work (its stats feed /metrics). */
   limiter?: Limiter
 }
