@@ -10,6 +10,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../src/mcp/rpc.js'
 import type { McpServer } from '../src/mcp/server.js'
 import type { RequestChannel, Send } from '../src/mcp/channel.js'
 import type { Session } from '../src/mcp/session.js'
+import { routeMessage, type Envelope, type RoutingHeaders } from '../src/mcp/era.js'
+import { rejected } from '../src/mcp/modern.js'
 import { classify, invalidMessage, parseMessage, type Classified } from '../src/mcp/wire.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
@@ -66,6 +68,24 @@ function checkProtocolVersion (request: FastifyRequest): void {
   if (version !== undefined && !SUPPORTED.has(version as string)) {
     throw new APP_ERR_PROTOCOL_VERSION(`${String(version).slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`)
   }
+}
+
+const PARAM_PREFIX = 'mcp-param-'
+
+/** The 2026-07-28 routing headers (RFC 9110: surrounding whitespace is not part of a field value). */
+function routingHeaders (request: FastifyRequest): RoutingHeaders {
+  const { headers } = request
+  const one = (name: string): string | undefined => {
+    const value = headers[name]
+    return typeof value === 'string' ? value.trim() : undefined
+  }
+  const out: RoutingHeaders = { protocolVersion: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name') }
+  for (const name of Object.keys(headers)) {
+    if (!name.startsWith(PARAM_PREFIX)) continue
+    const value = headers[name]
+    if (typeof value === 'string') (out.params ??= {})[name.slice(PARAM_PREFIX.length)] = value
+  }
+  return out
 }
 
 /**
@@ -156,6 +176,24 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     return sendJson(reply, 200, out)
   }
 
+  /** A 2026-07-28 request: no session, its own response stream, cancelled when that stream closes. */
+  async function answerModern (message: Classified, envelope: Envelope | undefined, headers: RoutingHeaders, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    // Modern notifications need nothing here: a request is cancelled by closing its stream.
+    if (message.kind !== 'request' || envelope === undefined) return reply.code(202).send()
+    const channel = new PostChannel(reply, undefined, () => new EventStream('', newStreamId(), undefined))
+    const { answer: answered, close } = server.answerModern(message, envelope, { log, headers, channel })
+    reply.raw.once('close', () => { if (!reply.raw.writableFinished) close() })
+    const { message: out, status } = await answered
+    if (channel.stream !== undefined) {
+      if (out !== undefined) channel.stream.send(out, true)
+      endStream(reply.raw)
+      return undefined
+    }
+    // Cancelled (the client closed the stream): nothing is due, and nobody is listening.
+    if (out === undefined) return reply.code(202).send()
+    return sendJson(reply, status, out)
+  }
+
   const closingError = (): Error => Object.assign(new APP_ERR_SHUTTING_DOWN(), { headers: { 'retry-after': '1', connection: 'close' } })
 
   const overloaded = (): Error => Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '1' } })
@@ -169,7 +207,6 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       done()
     }
   }, async (request, reply) => {
-    checkProtocolVersion(request)
     // spec basic/transports: a POST's Accept lists application/json and text/event-stream; a client
     // that cannot take JSON cannot read most answers. (One that cannot take SSE is still served JSON.)
     if (!acceptsJson(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('a POST must accept application/json (and text/event-stream)')
@@ -177,6 +214,14 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     // While draining, notifications and responses still reach their session (a cancellation, an elicitation answer).
     if (closing && message.kind === 'request') throw closingError()
     if (message.kind === 'invalid') return sendJson(reply, 400, invalidMessage(message.id, message.error))
+    const headers = routingHeaders(request)
+    const route = routeMessage(message, headers)
+    if (route.era === 'reject') {
+      const out = rejected(route.id, route.error)
+      return sendJson(reply, out.status, out.message as string)
+    }
+    if (route.era === 'modern') return answerModern(message, route.envelope, headers, reply)
+    checkProtocolVersion(request)
     if (stateless) {
       const session = server.openSession({ stateless: true, log })
       // No session to come back to: a client that hangs up cancels its call (its ripgrep is killed).
@@ -301,6 +346,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   /** Stops taking new requests and ends GET streams; POSTs in flight are left to finish. */
   function startDraining (): void {
     closing = true
+    server.endSubscriptions()
     // Open GET streams would hold server.close() forever.
     for (const entry of table.values()) {
       if (entry.connection !== undefined) endStream(entry.connection)

@@ -69,7 +69,8 @@ export function createFeatureHandlers (registry: Registry) {
       const fixed = registry.resources.find(r => r.uri === uri)
       if (fixed !== undefined) return { contents: await fixed.read(ctx) }
       const match = matchTemplate(uri)
-      if (match === undefined) throw new APP_ERR_RESOURCE_NOT_FOUND(uri)
+      // spec (SEP-2164): the error names the uri in its data.
+      if (match === undefined) throw Object.assign(new APP_ERR_RESOURCE_NOT_FOUND(uri), { rpcData: { uri } })
       return { contents: await match.template.definition.read(uri, match.variables, ctx) }
     },
 

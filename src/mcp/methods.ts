@@ -1,34 +1,61 @@
 import { APP_ERR_INVALID_PARAMS } from '../errors.js'
+import type { ToolInput } from '../tools/define-tool.js'
 import type { ResourceContext } from '../tools/define-resource.js'
+import { withRounds } from './input-required.js'
 import type { RequestChannel } from './channel.js'
-import { resultJson, resultMessage, type RequestId } from './rpc.js'
+import type { RequestId } from './rpc.js'
+import type { ServerShared } from './server.js'
 import type { Session } from './session.js'
-import { answerToolCall } from './tool-call.js'
+import { answerToolCall, type CallScope } from './tool-call.js'
 
-/** A protocol era: `legacy` is initialize and sessions (2024-11-05 … 2025-11-25). */
-export type Era = 'legacy'
+/** A protocol era: `legacy` is initialize and sessions (2024-11-05 … 2025-11-25); `modern` is 2026-07-28 (no handshake, a `_meta` envelope per request). */
+export type Era = 'legacy' | 'modern'
 
 /** Every era the engine serves. */
-export const ERAS: readonly Era[] = ['legacy']
+export const ERAS: readonly Era[] = ['legacy', 'modern']
 
 type Params = Record<string, unknown>
 
-/** One request as a method handler receives it. */
-export interface MethodCall {
-  id: RequestId
-  params: Params
-  channel: RequestChannel | undefined
-  /** The connection it arrived on, with its negotiated state. */
-  session: Session
+/** What a handler sees of the connection, whichever era it speaks. */
+export interface Scope extends CallScope {
+  readonly era: Era
+  readonly shared: ServerShared
+  /** Aborted when the connection (or, in the modern era, the request's stream) closes. */
+  readonly closedSignal: AbortSignal
+  /** Serializes a result the way this era sends it (the modern era adds resultType, identity and cache hints). */
+  reply(id: RequestId, method: string, result: object): string
+  /** The same for a result already serialized (cached list pages). */
+  replyJson(id: RequestId, method: string, json: string): string
 }
 
-/** A method: the eras it exists in and its handler (a serialized response, or undefined when none is due). */
-export interface MethodEntry {
-  eras: readonly Era[]
-  /** Answered before initialize (spec lifecycle: initialize itself and ping). */
-  beforeInitialize?: true
-  handle(call: MethodCall): string | undefined | Promise<string | undefined>
+/** What the modern era's handlers see besides the shared scope. */
+export interface ModernScope extends Scope {
+  readonly era: 'modern'
+  /** server/discover's result. */
+  discover(): object
+  /** subscriptions/listen: acknowledges and holds the request open until the stream or connection ends. */
+  listen(id: RequestId, params: Params, channel: RequestChannel | undefined): Promise<string | undefined>
 }
+
+/** One request as a method handler receives it. */
+export interface MethodCall<S extends Scope = Scope> {
+  id: RequestId
+  method: string
+  params: Params
+  channel: RequestChannel | undefined
+  scope: S
+  /** A modern retry's answers to the previous round's input requests (SEP-2322). */
+  input?: ToolInput
+}
+
+/** A handler: the serialized response, or undefined when none is due. */
+export type Handler<S extends Scope = Scope> = (call: MethodCall<S>) => string | undefined | Promise<string | undefined>
+
+/** A method: the eras it exists in, its handler (typed by the scope those eras give it), and whether it precedes initialize. */
+export type MethodEntry =
+  | { eras: readonly ['legacy'], beforeInitialize?: true, handle: Handler<Session> }
+  | { eras: readonly ['modern'], handle: Handler<ModernScope> }
+  | { eras: readonly ['legacy', 'modern'], handle: Handler }
 
 function cursorOf (params: Params): string | undefined {
   const cursor = params.cursor
@@ -37,35 +64,49 @@ function cursorOf (params: Params): string | undefined {
   return cursor
 }
 
-/** What resource, prompt and completion readers get: the services and a signal that aborts when the session closes. */
-const readerContext = (session: Session): ResourceContext => ({ services: session.shared.registry.services, get signal () { return session.closedSignal } })
+/** What resource, prompt and completion readers get: the services and a signal that aborts when the connection closes. */
+const readerContext = (scope: Scope, input?: ToolInput): ResourceContext & { input?: ToolInput } => ({ services: scope.shared.registry.services, input, get signal () { return scope.closedSignal } })
 
-const empty = ({ id }: MethodCall): string => resultJson(id, '{}')
+/** prompts/get through its input rounds (a 2025 client is asked with server→client requests). */
+const getPrompt = ({ params, scope, input }: MethodCall): Promise<object> =>
+  withRounds(scope.era, (method, p) => scope.request(method, p, scope.closedSignal, scope.send), (round) => scope.shared.features.getPrompt(params, readerContext(scope, round)), input)
+
+const empty = ({ id, method, scope }: MethodCall): string => scope.replyJson(id, method, '{}')
 
 // Nothing changes for this server to announce, so a subscription only needs a resource that exists.
-const subscription = (call: MethodCall): string => {
-  call.session.shared.features.assertResource(call.params)
+const subscription = (call: MethodCall<Session>): string => {
+  call.scope.shared.features.assertResource(call.params)
   return empty(call)
 }
 
-/** Every method the engine answers, by name. */
+const legacy = (handle: Handler<Session>, beforeInitialize?: true): MethodEntry => ({ eras: ['legacy'], handle, ...(beforeInitialize ? { beforeInitialize } : {}) })
+const modern = (handle: Handler<ModernScope>): MethodEntry => ({ eras: ['modern'], handle })
+const both = (handle: Handler): MethodEntry => ({ eras: ['legacy', 'modern'], handle })
+
+/** Every method the engine answers, by name, with the eras it exists in. */
 export const METHODS: Readonly<Record<string, MethodEntry>> = {
-  initialize: { eras: ['legacy'], beforeInitialize: true, handle: ({ id, params, session }) => resultMessage(id, session.initialize(params)) },
-  ping: { eras: ['legacy'], beforeInitialize: true, handle: empty },
-  'tools/list': { eras: ERAS, handle: ({ id, params, session }) => resultJson(id, session.shared.registry.toolsListPage(cursorOf(params))) },
-  'tools/call': { eras: ERAS, handle: ({ id, params, channel, session }) => answerToolCall(session, id, params, channel) },
-  'resources/list': { eras: ERAS, handle: ({ id, session }) => resultJson(id, session.shared.features.resourcesList()) },
-  'resources/templates/list': { eras: ERAS, handle: ({ id, session }) => resultJson(id, session.shared.features.templatesList()) },
-  'resources/read': { eras: ERAS, handle: async ({ id, params, session }) => resultMessage(id, await session.shared.features.readResource(params, readerContext(session))) },
-  'resources/subscribe': { eras: ['legacy'], handle: subscription },
-  'resources/unsubscribe': { eras: ['legacy'], handle: subscription },
-  'prompts/list': { eras: ERAS, handle: ({ id, session }) => resultJson(id, session.shared.features.promptsList()) },
-  'prompts/get': { eras: ERAS, handle: async ({ id, params, session }) => resultMessage(id, await session.shared.features.getPrompt(params, readerContext(session))) },
-  'completion/complete': { eras: ERAS, handle: async ({ id, params, session }) => resultMessage(id, await session.shared.features.complete(params, readerContext(session))) },
-  'logging/setLevel': { eras: ['legacy'], handle: (call) => { call.session.setLogLevel(call.params.level); return empty(call) } }
+  initialize: legacy(({ id, method, params, scope }) => scope.reply(id, method, scope.initialize(params)), true),
+  ping: legacy(empty, true),
+  'server/discover': modern(({ id, method, scope }) => scope.reply(id, method, scope.discover())),
+  'subscriptions/listen': modern(({ id, params, channel, scope }) => scope.listen(id, params, channel)),
+  'tools/list': both(({ id, method, params, scope }) => scope.replyJson(id, method, scope.shared.registry.toolsListPage(cursorOf(params)))),
+  'tools/call': both(({ id, params, channel, scope, input }) => answerToolCall(scope, id, params, channel, input)),
+  'resources/list': both(({ id, method, scope }) => scope.replyJson(id, method, scope.shared.features.resourcesList())),
+  'resources/templates/list': both(({ id, method, scope }) => scope.replyJson(id, method, scope.shared.features.templatesList())),
+  'resources/read': both(async ({ id, method, params, scope }) => scope.reply(id, method, await scope.shared.features.readResource(params, readerContext(scope)))),
+  'resources/subscribe': legacy(subscription),
+  'resources/unsubscribe': legacy(subscription),
+  'prompts/list': both(({ id, method, scope }) => scope.replyJson(id, method, scope.shared.features.promptsList())),
+  'prompts/get': both(async (call) => call.scope.reply(call.id, call.method, await getPrompt(call))),
+  'completion/complete': both(async ({ id, method, params, scope }) => scope.reply(id, method, await scope.shared.features.complete(params, readerContext(scope)))),
+  'logging/setLevel': legacy((call) => { call.scope.setLogLevel(call.params.level); return empty(call) })
 }
 
+/** The scope each era's handlers receive. */
+interface ScopeOf { legacy: Session, modern: ModernScope }
+
 /** The methods one era serves, by name (a Map: a request for `constructor` or `__proto__` is simply unknown). */
-export function methodsOf (era: Era): ReadonlyMap<string, MethodEntry> {
-  return new Map(Object.entries(METHODS).filter(([, entry]) => entry.eras.includes(era)))
+export function methodsOf<E extends Era> (era: E): ReadonlyMap<string, { beforeInitialize?: true, handle: Handler<ScopeOf[E]> }> {
+  // Each entry's handler takes the scope of every era it lists, so filtering by era keeps the types true.
+  return new Map(Object.entries(METHODS).filter(([, entry]) => (entry.eras as readonly Era[]).includes(era))) as Map<string, { handle: Handler<ScopeOf[E]> }>
 }

@@ -1,11 +1,11 @@
-import type { TObject } from '@sinclair/typebox'
 import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE } from '../errors.js'
 import type { ServiceName, Services } from '../services/index.js'
 import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
-import type { AnyTool, ToolDefinition } from '../tools/define-tool.js'
+import { HEADER_KEY, type AnyTool } from '../tools/define-tool.js'
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../tools/define-resource.js'
 import type { PromptDefinition } from '../tools/define-prompt.js'
 import { checkCompatibility, normaliseSchema, publishOutputSchema, type JsonSchema } from './schema.js'
+import { asWritten } from './schema-as-written.js'
 import { compileArguments, type ArgumentValidator } from './validate.js'
 
 /** A tool exactly as `tools/list` publishes it. */
@@ -20,12 +20,17 @@ export interface WireTool {
 
 /** A tool ready to dispatch: definition, wire form, injected services, compiled validator. */
 export interface RegisteredTool {
-  definition: ToolDefinition<TObject>
+  definition: AnyTool
   wire: WireTool
   /** Parameter name → service name. */
   injected: Record<string, ServiceName>
   validate: ArgumentValidator
+  /** Parameters published as `Mcp-Param-<header>` (SEP-2243 `x-mcp-header`), checked against the body on HTTP. */
+  headers: ParamHeader[]
 }
+
+/** A tool parameter mirrored in an HTTP header. */
+export interface ParamHeader { param: string, header: string, type: string }
 
 /** Everything the registry is built from. */
 export interface RegistryOptions {
@@ -64,7 +69,7 @@ function decodeCursor (cursor: string): number {
   return match === null ? -1 : Number(match[1])
 }
 
-function toWire (definition: ToolDefinition<TObject>, inputSchema: JsonSchema): WireTool {
+function toWire (definition: AnyTool, inputSchema: JsonSchema): WireTool {
   const wire: WireTool = {
     name: definition.name,
     title: definition.title,
@@ -76,16 +81,40 @@ function toWire (definition: ToolDefinition<TObject>, inputSchema: JsonSchema): 
   return wire
 }
 
-function registerTool (definition: ToolDefinition<TObject>): RegisteredTool {
+function registerTool (definition: AnyTool): RegisteredTool {
   if (typeof definition.name !== 'string' || typeof definition.run !== 'function' || definition.input === undefined) {
     throw new APP_ERR_TOOL_DEFINITION(`${String(definition.name)}: needs name, input and run`)
+  }
+  if (definition.publishInput === 'as-written') {
+    const { schema, validate } = asWritten(definition.name, definition.input)
+    return { definition, wire: toWire(definition, schema), injected: {}, validate, headers: paramHeaders(definition.name, schema) }
   }
   const { schema, injected } = normaliseSchema(definition.input)
   const wire = toWire(definition, schema)
   const problems = checkCompatibility(wire)
   if (problems.length > 0) throw new APP_ERR_SCHEMA_INCOMPATIBLE(problems.join('; '))
   const validate = compileArguments(definition.input, new Set(Object.keys(injected)))
-  return { definition, wire, injected: injected as Record<string, ServiceName>, validate }
+  return { definition, wire, injected: injected as Record<string, ServiceName>, validate, headers: paramHeaders(definition.name, schema) }
+}
+
+// RFC 9110 token characters, as a header name needs them.
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/** The `x-mcp-header` parameters of a wire schema: top-level primitives with a valid, unique header name. */
+function paramHeaders (tool: string, schema: JsonSchema): ParamHeader[] {
+  const headers: ParamHeader[] = []
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
+  for (const [param, property] of Object.entries(properties)) {
+    const header = property[HEADER_KEY]
+    if (header === undefined) continue
+    const type = property.type
+    if (typeof header !== 'string' || !HEADER_NAME.test(header) || !['string', 'number', 'integer', 'boolean'].includes(type as string)) {
+      throw new APP_ERR_TOOL_DEFINITION(`${tool}: ${param} has ${HEADER_KEY} ${JSON.stringify(header)}; it must be a header-name token on a string, number, integer or boolean parameter`)
+    }
+    if (headers.some(h => h.header.toLowerCase() === header.toLowerCase())) throw new APP_ERR_TOOL_DEFINITION(`${tool}: two parameters use ${HEADER_KEY} ${header}`)
+    headers.push({ param, header, type: type as string })
+  }
+  return headers
 }
 
 function catalogEntry (tool: RegisteredTool): CatalogEntry {

@@ -30,12 +30,13 @@ const RPC_CODES: Record<string, number> = {
   APP_ERR_RESOURCE_NOT_FOUND: RPC_ERROR.ResourceNotFound
 }
 
-/** Maps an error to a JSON-RPC error object; unknown errors become a generic -32603. */
-export function toRpcError (err: unknown): { code: number, message: string } {
+/** Maps an error to a JSON-RPC error object (with the `rpcData` it carries for the client); unknown errors become a generic -32603. */
+export function toRpcError (err: unknown): { code: number, message: string, data?: unknown } {
   const code = (err as { code?: unknown })?.code
   const rpc = typeof code === 'string' ? RPC_CODES[code] : undefined
-  if (rpc !== undefined) return { code: rpc, message: (err as Error).message }
-  return { code: RPC_ERROR.InternalError, message: 'Internal error' }
+  if (rpc === undefined) return { code: RPC_ERROR.InternalError, message: 'Internal error' }
+  const data = (err as { rpcData?: unknown }).rpcData
+  return data === undefined ? { code: rpc, message: (err as Error).message } : { code: rpc, message: (err as Error).message, data }
 }
 
 /** Serializes a success response; `resultJson` is already JSON text (cached tools/list pages). */

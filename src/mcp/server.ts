@@ -1,8 +1,16 @@
 import type { Logger } from '../logger.js'
 import { createFeatureHandlers, type FeatureHandlers } from './features.js'
 import { Deadlines } from './deadlines.js'
+import { RequestStates } from './input-required.js'
 import type { Registry } from './registry.js'
+import { Connection } from './connection.js'
+import type { Envelope, RoutingHeaders } from './era.js'
+import { answerModern, type ModernAnswer } from './modern.js'
+import { createModernShared, type CacheHints, type ModernShared } from './modern-results.js'
+import type { RequestChannel, Send } from './channel.js'
+import type { RequestId } from './rpc.js'
 import { Session, type SessionOptions } from './session.js'
+import type { CallHandle } from './tool-call.js'
 import type { CallOutcome } from './tool-call.js'
 
 /** Server identity sent in initialize (spec Implementation). */
@@ -24,6 +32,8 @@ export interface McpServerOptions {
   toolTimeoutMs?: number
   /** Level of the per-call outcome log line. */
   callLogLevel?: 'debug' | 'info'
+  /** Cache hints on 2026-07-28 results. */
+  cache?: CacheHints
 }
 
 /** Told how a tool call ended: its tool, outcome and duration in seconds (metrics). */
@@ -34,6 +44,12 @@ export interface McpServer {
   registry: Registry
   /** Opens a session for one connection (stdio process, HTTP session, or one stateless POST). */
   openSession(options?: Partial<Pick<SessionOptions, 'send' | 'stateless' | 'log'>>): Session
+  /** Opens a stream connection (stdio) that serves whichever era its client speaks first. */
+  openConnection(options: { send: Send, log?: Logger }): Connection
+  /** Answers one 2026-07-28 request (HTTP); `close` cancels it when its response stream ends. */
+  answerModern(request: { id: RequestId, method: string, params: Record<string, unknown> }, envelope: Envelope, options: { log?: Logger, headers?: RoutingHeaders, channel?: RequestChannel }): { answer: Promise<ModernAnswer>, close: () => void }
+  /** Ends every open subscriptions/listen with its final result (a shutdown). */
+  endSubscriptions(): void
   /** The capabilities object initialize advertises. */
   capabilities: Record<string, unknown>
   /** Tool calls running now, in every session: what a drain that ran out of time leaves unfinished. */
@@ -64,6 +80,12 @@ export interface ServerShared {
   onCall?: CallObserver
   /** The deadlines of this server's running calls. */
   deadlines: Deadlines
+  /** The 2026-07-28 era's capabilities and result decoration. */
+  modern: ModernShared
+  /** Ends each open subscriptions/listen (graceful: its final result is sent). */
+  subscriptions: Set<() => void>
+  /** Signs the requestState of input_required answers. */
+  states: RequestStates
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -81,7 +103,10 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     toolTimeoutMs: options.toolTimeoutMs ?? 30000,
     callLogLevel: options.callLogLevel ?? 'info',
     calls: new Set(),
-    deadlines: new Deadlines()
+    deadlines: new Deadlines(),
+    modern: createModernShared(registry, options.info, capabilities, options.cache),
+    subscriptions: new Set(),
+    states: new RequestStates()
   }
   const observers = new Set<CallObserver>()
   const notify: CallObserver = (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }
@@ -101,6 +126,11 @@ export function createMcpServer (options: McpServerOptions): McpServer {
       log: opts.log ?? options.log,
       send: opts.send,
       stateless: opts.stateless ?? false
-    })
+    }),
+    openConnection: (opts) => new Connection(shared, { send: opts.send, log: opts.log ?? options.log }),
+    answerModern: (request, envelope, opts) => answerModern(shared, request, envelope, { log: opts.log ?? options.log, send: undefined, inflight: new Map<RequestId, CallHandle>(), headers: opts.headers }, opts.channel),
+    endSubscriptions () {
+      for (const end of shared.subscriptions) end()
+    }
   }
 }

@@ -2,10 +2,10 @@ import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_NOT_INITIALIZE
 import type { Logger } from '../logger.js'
 import type { RequestChannel, Send } from './channel.js'
 import { ClientRequests } from './client-requests.js'
-import { methodsOf } from './methods.js'
-import { errorMessage, LATEST_PROTOCOL_VERSION, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
+import { methodsOf, type Scope } from './methods.js'
+import { errorMessage, LATEST_PROTOCOL_VERSION, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
-import { LOG_LEVELS, type CallHandle, type CallScope } from './tool-call.js'
+import { LOG_LEVELS, type CallHandle } from './tool-call.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
 
 /** Per-session options. */
@@ -29,7 +29,8 @@ export interface SessionState {
 const LEGACY_METHODS = methodsOf('legacy')
 
 /** One 2025-era connection: its lifecycle, negotiated state, running calls and server→client requests. */
-export class Session implements CallScope {
+export class Session implements Scope {
+  readonly era = 'legacy'
   initialized = false
   protocolVersion = LATEST_PROTOCOL_VERSION
   clientCapabilities: Record<string, unknown> = {}
@@ -148,6 +149,16 @@ export class Session implements CallScope {
     this.logThreshold = index
   }
 
+  /** A 2025 result goes out as it is. */
+  reply (id: RequestId, _method: string, result: object): string {
+    return resultMessage(id, result)
+  }
+
+  /** A serialized 2025 result goes out as it is. */
+  replyJson (id: RequestId, _method: string, json: string): string {
+    return resultJson(id, json)
+  }
+
   /** Sends a server→client request for a running call (its context's client.request). */
   request (method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>> {
     return this.requests.send(method, params, this.clientCapabilities, signal, send)
@@ -158,7 +169,7 @@ export class Session implements CallScope {
     // spec lifecycle: before initialize only initialize and ping are answered.
     if (!this.initialized && entry?.beforeInitialize !== true) throw new APP_ERR_NOT_INITIALIZED(`'${method}' before initialize`)
     if (entry === undefined) throw new APP_ERR_UNKNOWN_METHOD(method)
-    return entry.handle({ id, params, channel, session: this })
+    return entry.handle({ id, method, params, channel, scope: this })
   }
 
   private handleNotification (method: string, params: Record<string, unknown>): void {

@@ -58,7 +58,7 @@ export function serveStdio (options: StdioOptions): StdioSession {
     }
     firstWrite()
   }
-  const session = options.server.openSession({ send: write, log })
+  const session = options.server.openConnection({ send: write, log })
 
   const running = new Set<Promise<void>>()
   const end = (reason: 'eof' | 'output-closed'): void => {

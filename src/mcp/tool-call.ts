@@ -1,20 +1,23 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
-import type { ClientChannel, ToolContext, ToolResult } from '../tools/define-tool.js'
+import { isInputRequired, type ClientChannel, type InputRequiredResult, type RunResult, type ToolContext, type ToolInput, type ToolResult } from '../tools/define-tool.js'
 import type { RequestChannel, Send } from './channel.js'
 import type { Deadlines } from './deadlines.js'
+import { askClient, MAX_ROUNDS } from './input-required.js'
 import type { RegisteredTool } from './registry.js'
-import { resultMessage, type RequestId } from './rpc.js'
+import type { RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 
 /** How a call ended, as logged. */
-export type CallOutcome = 'ok' | 'partial' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
+export type CallOutcome = 'ok' | 'partial' | 'input_required' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
 
 /** MCP log levels, lowest first (spec server/utilities/logging). */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 
-/** What a tools/call needs from the connection it arrived on (a 2025 session). */
+/** What a tools/call needs from the connection it arrived on (a 2025 session or a modern request). */
 export interface CallScope {
+  /** `legacy` fulfils a tool's input requests itself; `modern` returns them to the client. */
+  readonly era: 'legacy' | 'modern'
   readonly shared: ServerShared
   readonly log: Logger
   /** The connection's own channel, for a request that has none of its own. */
@@ -27,6 +30,8 @@ export interface CallScope {
   readonly logThreshold: number
   /** Sends a server→client request on `send` for a call whose signal is `signal`. */
   request(method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>>
+  /** Serializes a result the way the connection's era sends it. */
+  reply(id: RequestId, method: string, result: object): string
 }
 
 /**
@@ -72,11 +77,13 @@ class ToolCall extends CallHandle {
   private finished = false
   /** What `run` receives: read-only, and without the abort handle. */
   readonly context: ToolContext
+  /** The client's answers to the previous round (SEP-2322), set by the engine between rounds. */
+  input: ToolInput | undefined = undefined
 
   constructor (
     private readonly scope: CallScope,
     readonly name: string,
-    private readonly send: Send | undefined,
+    readonly send: Send | undefined,
     private readonly progressToken: unknown,
     readonly channel: RequestChannel | undefined
   ) {
@@ -130,11 +137,12 @@ class CallContext implements ToolContext {
   async progress (progress: number, total?: number, message?: string): Promise<void> { this.#call.progress(progress, total, message) }
   async notify (level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void> { this.#call.notify(level, data) }
   closeStream (): void { this.#call.closeStream() }
+  get input (): ToolInput | undefined { return this.#call.input }
 }
 Object.freeze(CallContext.prototype)
 
-/** Answers one tools/call request on `scope`: undefined when the client cancelled it (no response is due). */
-export async function answerToolCall (scope: CallScope, id: RequestId, params: Record<string, unknown>, channel: RequestChannel | undefined): Promise<string | undefined> {
+/** Answers one tools/call request on `scope`: undefined when the client cancelled it (no response is due). `input`: a modern retry's answers. */
+export async function answerToolCall (scope: CallScope, id: RequestId, params: Record<string, unknown>, channel: RequestChannel | undefined, input?: ToolInput): Promise<string | undefined> {
   const name = params.name
   if (typeof name !== 'string') throw new APP_ERR_INVALID_PARAMS("'name' must be a string")
   if (scope.inflight.has(id)) throw new APP_ERR_INVALID_REQUEST(`request id ${JSON.stringify(id)} is already in use`)
@@ -145,16 +153,35 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
   const { shared } = scope
   const active = { tool: name, started: Date.now() }
   shared.calls.add(active)
+  call.input = input
   try {
-    const result = await callTool(shared, call, params.arguments)
+    let result = await callTool(shared, call, params.arguments)
+    // 2025 has no input_required result: the engine asks the client itself and runs the tool again.
+    for (let round = 1; scope.era === 'legacy' && isInputRequired(result); round++) result = await nextRound(shared, call, result, round, params.arguments)
     // spec cancellation: no response for a request the client cancelled.
     if (call.cancelled) return undefined
-    return resultMessage(id, result)
+    return scope.reply(id, 'tools/call', result)
   } finally {
     call.finish()
     scope.inflight.delete(id)
     shared.calls.delete(active)
   }
+}
+
+/** One more round of a 2025 call: the tool's questions go to the client, its answers to the tool's next run. */
+async function nextRound (shared: ServerShared, call: ToolCall, asked: InputRequiredResult, round: number, rawArgs: unknown): Promise<RunResult> {
+  const tool = shared.registry.tool(call.name) as RegisteredTool
+  if (round > MAX_ROUNDS) return errorResult(toolError('INPUT_ROUNDS_EXCEEDED', `${call.name} still asked for input after ${MAX_ROUNDS} rounds`, 'answer its questions, or call it with different arguments').message)
+  // The client's answers count against the call's deadline, as a server→client request inside run() would.
+  shared.deadlines.watch(call, Date.now() + shared.toolTimeoutMs, shared.toolTimeoutMs)
+  try {
+    call.input = await askClient(asked, (method, params) => call.client.request(method, params))
+  } catch (err) {
+    return failure(tool, err, call, shared.toolTimeoutMs).result
+  } finally {
+    shared.deadlines.forget(call)
+  }
+  return await callTool(shared, call, rawArgs)
 }
 
 /** The transport's fields for a call's log lines (HTTP: request id, principal), read only for a line that is written. */
@@ -163,13 +190,13 @@ const logFieldsOf = (call: ToolCall): Record<string, unknown> | undefined => cal
 const errorResult = (text: string): ToolResult => ({ content: [{ type: 'text', text }], isError: true })
 
 /** A call's result and how it ended. */
-interface Attempt { result: ToolResult, outcome: CallOutcome }
+interface Attempt { result: RunResult, outcome: CallOutcome }
 
 /**
  * tools/call: validate → inject → run under deadline and signal → map errors.
  * Throws only protocol errors (unknown tool); everything else is a tool result.
  */
-async function callTool (shared: ServerShared, call: ToolCall, rawArgs: unknown): Promise<ToolResult> {
+async function callTool (shared: ServerShared, call: ToolCall, rawArgs: unknown): Promise<RunResult> {
   const tool = shared.registry.tool(call.name)
   if (tool === undefined) throw new APP_ERR_UNKNOWN_TOOL(call.name)
   const started = performance.now()
@@ -218,7 +245,8 @@ function failure (tool: RegisteredTool, err: unknown, call: ToolCall, timeoutMs:
 }
 
 /** A tool's result without its internal `partial` flag, and the outcome that flag means. */
-function settled (result: ToolResult): Attempt {
+function settled (result: RunResult): Attempt {
+  if (isInputRequired(result)) return { result, outcome: 'input_required' }
   const outcome: CallOutcome = result.isError === true ? 'tool_error' : result.partial === true ? 'partial' : 'ok'
   if (result.partial === undefined) return { result, outcome }
   const { partial: _partial, ...sent } = result
@@ -226,8 +254,8 @@ function settled (result: ToolResult): Attempt {
 }
 
 /** Waits for the tool until it settles or the call aborts (a tool that ignores its signal still loses the race). */
-function untilAborted (call: CallHandle, work: Promise<ToolResult>): Promise<ToolResult> {
-  return new Promise<ToolResult>((resolve, reject) => {
+function untilAborted (call: CallHandle, work: Promise<RunResult>): Promise<RunResult> {
+  return new Promise<RunResult>((resolve, reject) => {
     // Only an abort that lands while run() is still executing synchronously gets here first (the
     // sweep and cancellations are asynchronous); a guard so such a call is not left waiting.
     /* c8 ignore next */

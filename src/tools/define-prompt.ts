@@ -1,5 +1,5 @@
 import type { Services } from '../services/index.js'
-import type { ToolContent } from './define-tool.js'
+import type { InputRequiredResult, ToolContent, ToolInput } from './define-tool.js'
 
 /** A declared prompt argument (spec PromptArgument). */
 export interface PromptArgument {
@@ -18,7 +18,12 @@ export interface PromptMessage {
 export interface PromptContext {
   services: Services
   signal: AbortSignal
+  /** The client's answers when this is a later round of a prompts/get that returned inputRequired(). */
+  input?: ToolInput
 }
+
+/** A rendered prompt (spec GetPromptResult). */
+export interface PromptResult { description?: string, messages: PromptMessage[] }
 
 /** A prompt (spec Prompt) and its renderer. */
 export interface PromptDefinition {
@@ -26,7 +31,7 @@ export interface PromptDefinition {
   title?: string
   description?: string
   arguments?: PromptArgument[]
-  get(args: Record<string, string>, ctx: PromptContext): Promise<{ description?: string, messages: PromptMessage[] }> | { description?: string, messages: PromptMessage[] }
+  get(args: Record<string, string>, ctx: PromptContext): Promise<PromptResult | InputRequiredResult> | PromptResult | InputRequiredResult
   /** Completion values for an argument (completion/complete). */
   complete?: Record<string, (value: string, ctx: PromptContext) => string[] | Promise<string[]>>
 }

@@ -5,6 +5,9 @@ import type { ServiceName, Services } from '../services/index.js'
 /** Schema keyword that marks a parameter as an injected service (stripped from the wire schema). */
 export const INJECT_KEY = 'x-workspace-mcp-inject'
 
+/** Schema keyword that publishes a primitive parameter as the HTTP header `Mcp-Param-<value>` (SEP-2243), e.g. `{ 'x-mcp-header': 'Region' }`. */
+export const HEADER_KEY = 'x-mcp-header'
+
 /** Declares an injected service parameter: typed as T for `run`, invisible to clients. */
 export function Inject<K extends ServiceName> (service: K): TUnsafe<NonNullable<Services[K]>> {
   return Type.Unsafe<NonNullable<Services[K]>>({ [INJECT_KEY]: service })
@@ -40,6 +43,37 @@ export interface ToolResult {
   partial?: boolean
 }
 
+/** A request the client answers between rounds (spec 2026-07-28 InputRequest: elicitation/create, sampling/createMessage, roots/list). */
+export interface InputRequest {
+  method: string
+  params: Record<string, unknown>
+}
+
+/** Returned instead of a result when the tool needs the client's input first (SEP-2322 multi round-trip). */
+export interface InputRequiredResult {
+  resultType: 'input_required'
+  /** What to ask, by a key the tool picks; the next round's `ctx.input.responses` answers by the same keys. */
+  inputRequests: Record<string, InputRequest>
+  /** Opaque state for the next round (the engine signs it, so a client cannot forge it). */
+  requestState?: string
+}
+
+/** The client's answers to the previous round, by key, and the state that round returned. */
+export interface ToolInput {
+  responses: Record<string, Record<string, unknown>>
+  state: string | undefined
+}
+
+/** Asks the client for input before the call can finish; the engine carries it to the client in either protocol era. */
+export function inputRequired (inputRequests: Record<string, InputRequest>, requestState?: string): InputRequiredResult {
+  return requestState === undefined ? { resultType: 'input_required', inputRequests } : { resultType: 'input_required', inputRequests, requestState }
+}
+
+/** True for a result that asks for input rather than finishing. */
+export function isInputRequired (result: object): result is InputRequiredResult {
+  return (result as { resultType?: unknown }).resultType === 'input_required'
+}
+
 /** A worked example shown in the guide; validated against the input schema at startup. */
 export interface ToolExample {
   comment: string
@@ -72,10 +106,15 @@ export interface ToolContext {
    * behind proxies that cut idle connections, and for the conformance fixture that tests resumption.
    */
   closeStream(): void
+  /** The client's answers when this run is a later round of a call that returned inputRequired(); undefined on the first. */
+  readonly input: ToolInput | undefined
 }
 
-/** The whole tool-author API: one object per tool. */
-export interface ToolDefinition<I extends TObject = TObject> {
+/** What a run may return: a result, or (for a tool declared so) a request for input. */
+export type RunResult = ToolResult | InputRequiredResult
+
+/** The whole tool-author API: one object per tool. `R` widens to RunResult for a tool that asks for input. */
+export interface ToolDefinition<I extends TObject = TObject, R extends RunResult = ToolResult> {
   /** Wire name, `snake_case`, verb first. */
   name: string
   /** Human title for clients. */
@@ -89,16 +128,24 @@ export interface ToolDefinition<I extends TObject = TObject> {
   /** Shape of structuredContent, if the tool returns one. */
   output?: TObject
   examples?: ToolExample[]
+  /**
+   * How `input` is published: `flat` (default) is the client-compatible form (optional = not required,
+   * literal unions as enum, no $ref); `as-written` keeps the JSON Schema 2020-12 exactly ($schema,
+   * $defs, allOf, if/then/else …) and validates arguments with a 2020-12 validator.
+   */
+  publishInput?: 'flat' | 'as-written'
+  /** Client capabilities the tool cannot run without (e.g. `{ sampling: {} }`); a 2026-07-28 request that declares fewer is refused with -32021. */
+  clientCapabilities?: Record<string, object>
   /** What the TIMEOUT error suggests, i.e. what actually shortens this tool's work. */
   timeoutHint?: string
-  run(args: Static<I>, ctx: ToolContext): Promise<ToolResult> | ToolResult
+  run(args: Static<I>, ctx: ToolContext): Promise<NoInfer<R>> | NoInfer<R>
 }
 
 /** A tool of any input shape, as lists and the registry hold it. */
-export type AnyTool = ToolDefinition<TObject>
+export type AnyTool = ToolDefinition<TObject, RunResult>
 
 /** Defines a tool; the registry derives the wire schema, validator and requirements from it. */
-export function defineTool<I extends TObject> (definition: ToolDefinition<I>): ToolDefinition<I> {
+export function defineTool<I extends TObject, R extends RunResult = ToolResult> (definition: ToolDefinition<I, R>): ToolDefinition<I, R> {
   return definition
 }
 

@@ -155,7 +155,7 @@ t.test('an edited overlay shows up on the next render', async (t) => {
 })
 
 t.test('a guide over 50 KB becomes an index that names the filter to use', async (t) => {
-  const many = Array.from({ length: 60 }, (_, i) => defineTool({ ...sample[1], name: `list_notes_${i}` }))
+  const many = Array.from({ length: 60 }, (_, i): AnyTool => ({ ...sample[1], name: `list_notes_${i}` }))
   const overlay = 'tools:\n' + many.map(m => `  ${m.name}:\n    description: ${'Long prose about notes. '.repeat(50)}\n`).join('')
   const { catalog, guide } = setup(overlay, many)
 

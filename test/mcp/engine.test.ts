@@ -61,10 +61,10 @@ t.test('a tool\'s context is frozen: it cannot abort itself, move its deadline o
 })
 
 t.test('the method table: each era\'s methods, and names that are not methods are -32601 whatever they spell', async (t) => {
-  const legacy = methodsOf('legacy')
-  t.strictSame(ERAS, ['legacy'])
-  t.strictSame([...legacy.keys()].sort(), Object.keys(METHODS).sort())
-  t.strictSame(Object.entries(METHODS).filter(([, m]) => m.beforeInitialize === true).map(([name]) => name), ['initialize', 'ping'])
+  t.strictSame(ERAS, ['legacy', 'modern'])
+  t.strictSame([...methodsOf('legacy').keys()], ['initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe', 'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel'])
+  t.strictSame([...methodsOf('modern').keys()], ['server/discover', 'subscriptions/listen', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete'])
+  t.strictSame(Object.entries(METHODS).filter(([, m]) => 'beforeInitialize' in m).map(([name]) => name), ['initialize', 'ping'])
 
   const { call } = await initializedSession(testEngine())
   for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'tools/list/', 'TOOLS/LIST']) {

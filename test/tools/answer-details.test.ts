@@ -16,7 +16,7 @@ import { suggestPaths } from '../../src/services/suggest.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
 import { listDirectory } from '../../src/tools/list-directory.js'
 import { findFiles } from '../../src/tools/find-files.js'
-import { defineTool, textResult } from '../../src/tools/define-tool.js'
+import { defineTool, textResult, type ToolResult } from '../../src/tools/define-tool.js'
 import { loadTemplatePrompts } from '../../src/guide/prompts.js'
 import { createRegistry } from '../../src/mcp/registry.js'
 import { createMcpServer } from '../../src/mcp/server.js'
@@ -99,7 +99,7 @@ t.test('TIMEOUT says what shortens the tool\'s work; a result cut short is logge
     input: Type.Object({}),
     timeoutHint: 'ask for less, then call again',
     // The timer keeps the test process alive: the deadline sweep is unref'd, as a server's sockets hold it.
-    run: async (_args, ctx) => await new Promise((resolve, reject) => {
+    run: async (_args, ctx) => await new Promise<ToolResult>((resolve, reject) => {
       const timer = setTimeout(() => resolve(textResult('late')), 60_000)
       ctx.signal.addEventListener('abort', () => { clearTimeout(timer); reject(ctx.signal.reason) }, { once: true })
     })

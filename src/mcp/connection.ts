@@ -1,0 +1,81 @@
+import type { Logger } from '../logger.js'
+import type { Send } from './channel.js'
+import { routeMessage } from './era.js'
+import { methodsOf } from './methods.js'
+import { answerModern, rejected } from './modern.js'
+import { errorMessage, RPC_ERROR, type RequestId } from './rpc.js'
+import type { ServerShared } from './server.js'
+import { Session } from './session.js'
+import type { CallHandle } from './tool-call.js'
+import { classify, invalidMessage, type Classified } from './wire.js'
+
+const MODERN_METHODS = methodsOf('modern')
+
+/**
+ * One stream connection (stdio) that speaks either era. The first `initialize` pins it to 2025 (a
+ * session, exactly as before); the first request with a 2026-07-28 envelope — usually a client's
+ * `server/discover` probe — pins it to the modern era, where each request stands alone.
+ */
+export class Connection {
+  private era: 'legacy' | 'modern' | undefined = undefined
+  private readonly session: Session
+  /** Modern calls by request id: notifications/cancelled finds them here. */
+  private readonly inflight = new Map<RequestId, CallHandle>()
+  private readonly closers = new Set<() => void>()
+
+  constructor (private readonly shared: ServerShared, private readonly options: { send: Send, log: Logger }) {
+    this.session = new Session(shared, { log: options.log, send: options.send, stateless: false })
+  }
+
+  /** Handles one parsed message; resolves to the serialized response, or undefined when none is due. */
+  handle (message: unknown): Promise<string | undefined> {
+    const classified = classify(message)
+    if (this.era === 'legacy') return this.session.dispatch(classified)
+    if (this.era === 'modern') return this.modern(classified)
+    const route = routeMessage(classified)
+    if (route.era === 'reject') return Promise.resolve(rejected(route.id, route.error).message)
+    if (route.era === 'modern' && classified.kind === 'request') {
+      this.era = 'modern'
+      return this.modern(classified)
+    }
+    if (classified.kind === 'request' && classified.method === 'initialize') this.era = 'legacy'
+    return this.session.dispatch(classified)
+  }
+
+  /** Requests still running, in either era. */
+  get inflightCount (): number {
+    return this.session.inflightCount + this.inflight.size
+  }
+
+  /** Aborts everything running and ends open subscriptions. */
+  close (): void {
+    this.session.close()
+    for (const close of this.closers) close()
+  }
+
+  private async modern (message: Classified): Promise<string | undefined> {
+    switch (message.kind) {
+      case 'invalid': return invalidMessage(message.id, message.error)
+      case 'response': return undefined
+      case 'notification':
+        // spec cancellation: unknown or finished ids are ignored.
+        if (message.method === 'notifications/cancelled') this.inflight.get(message.params.requestId as RequestId)?.abort(new Error('cancelled by client'), 'cancel')
+        return undefined
+    }
+    const route = routeMessage(message)
+    if (route.era === 'reject') return rejected(route.id, route.error).message
+    if (route.era === 'legacy' || route.envelope === undefined) {
+      // This connection speaks 2026-07-28: a request without an envelope is either a removed method or incomplete.
+      return MODERN_METHODS.has(message.method)
+        ? errorMessage(message.id, { code: RPC_ERROR.InvalidParams, message: 'this connection speaks protocol 2026-07-28: params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities' })
+        : errorMessage(message.id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${message.method.slice(0, 100)} (this connection speaks protocol 2026-07-28)` })
+    }
+    const { answer, close } = answerModern(this.shared, message, route.envelope, { log: this.options.log, send: this.options.send, inflight: this.inflight })
+    this.closers.add(close)
+    try {
+      return (await answer).message
+    } finally {
+      this.closers.delete(close)
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { APP_ERR_INVALID_PARAMS, toolError } from '../errors.js'
+import { isInputRequired } from '../tools/define-tool.js'
+import type { Logger } from '../logger.js'
+import type { RequestChannel, Send } from './channel.js'
+import { META, MODERN_ERROR, MODERN_PROTOCOL_VERSIONS, type Envelope, type Rejection, type RoutingHeaders } from './era.js'
+import { bindingOf, INPUT_METHODS, readInput } from './input-required.js'
+import { checkRoutingHeaders } from './modern-headers.js'
+import { methodsOf, type ModernScope } from './methods.js'
+import { errorMessage, RPC_ERROR, toRpcError, type RequestId } from './rpc.js'
+import type { ServerShared } from './server.js'
+import { LOG_LEVELS, type CallHandle } from './tool-call.js'
+
+// The 2026-07-28 era: no handshake and no session. Every request names its version and the
+// client's capabilities in params._meta, and is answered on its own.
+
+const MODERN_METHODS = methodsOf('modern')
+
+/** What answering a modern request produced: the message (none for a cancelled call) and its HTTP status. */
+export interface ModernAnswer { message: string | undefined, status: number }
+
+/** Per-connection state a modern request runs in: stdio keeps one for the process, HTTP one per POST. */
+export interface ModernContext {
+  log: Logger
+  /** Where messages related to the request go when it has no channel of its own (stdio). */
+  send: Send | undefined
+  /** Running calls by request id (notifications/cancelled finds them on stdio). */
+  inflight: Map<RequestId, CallHandle>
+  /** HTTP only: the routing headers, checked against the body. */
+  headers?: RoutingHeaders
+}
+
+/** One modern request's scope: the capabilities and log level its envelope declared, nothing remembered. */
+class ModernRequest implements ModernScope {
+  readonly era = 'modern'
+  closed = false
+  readonly clientCapabilities: Record<string, unknown>
+  readonly logThreshold: number
+  /** What an input_required answer's requestState is bound to (method and target). */
+  binding = ''
+  private shutdown: AbortController | undefined = undefined
+
+  constructor (readonly shared: ServerShared, private readonly context: ModernContext, envelope: Envelope, private readonly id: RequestId) {
+    this.clientCapabilities = envelope.clientCapabilities
+    // spec 2026-07-28 logging: no notifications/message unless the request's _meta asks for a level.
+    this.logThreshold = envelope.logLevel ?? LOG_LEVELS.length
+  }
+
+  get log (): Logger { return this.context.log }
+  get send (): Send | undefined { return this.context.send }
+  get inflight (): Map<RequestId, CallHandle> { return this.context.inflight }
+
+  get closedSignal (): AbortSignal {
+    if (this.shutdown === undefined) {
+      this.shutdown = new AbortController()
+      if (this.closed) this.shutdown.abort(new Error('request stream closed'))
+    }
+    return this.shutdown.signal
+  }
+
+  /** The request's stream closed (HTTP) or the connection ended: its call is cancelled. */
+  close (reason = new Error('request stream closed')): void {
+    if (this.closed) return
+    this.closed = true
+    this.shutdown?.abort(reason)
+    this.inflight.get(this.id)?.abort(reason, 'cancel')
+  }
+
+  request (method: string): Promise<Record<string, unknown>> {
+    return Promise.reject(toolError('CLIENT_CAPABILITY_MISSING', `'${method}' cannot be sent: protocol 2026-07-28 has no server→client requests`, 'a tool asks for input by returning an input_required result instead'))
+  }
+
+  reply (id: RequestId, method: string, result: object): string {
+    if (!isInputRequired(result)) return this.shared.modern.reply(id, method, result)
+    // spec SEP-2322: only these methods may answer input_required; the state goes out signed.
+    if (!INPUT_METHODS.has(method)) throw new Error(`${method} cannot answer input_required`)
+    const { requestState } = result
+    return this.shared.modern.reply(id, method, requestState === undefined ? result : { ...result, requestState: this.shared.states.seal(requestState, this.binding) })
+  }
+
+  replyJson (id: RequestId, method: string, json: string): string {
+    return this.shared.modern.replyJson(id, method, json)
+  }
+
+  discover (): object {
+    const { shared } = this
+    const result: Record<string, unknown> = { supportedVersions: MODERN_PROTOCOL_VERSIONS, capabilities: shared.modern.capabilities }
+    if (shared.instructions !== undefined) result.instructions = shared.instructions
+    return result
+  }
+
+  async listen (id: RequestId, params: Record<string, unknown>, channel: RequestChannel | undefined): Promise<string | undefined> {
+    const filter = params.notifications
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+      throw new APP_ERR_INVALID_PARAMS("'notifications' must be an object naming the notifications to receive, e.g. { \"toolsListChanged\": true }")
+    }
+    const send = channel?.send ?? this.send
+    // This server's lists never change while it runs, so it takes on none of the requested kinds: the
+    // acknowledgement says so, and the stream stays open until the client (or a shutdown) ends it.
+    send?.(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: {}, _meta: { [META.subscriptionId]: id } } }))
+    const signal = this.closedSignal
+    const ended = this.shared.subscriptions
+    await new Promise<void>(resolve => {
+      const end = (): void => { ended.delete(end); resolve() }
+      ended.add(end)
+      signal.addEventListener('abort', end, { once: true })
+    })
+    // A closed stream gets nothing; a server that ends the subscription says so with the empty result.
+    if (this.closed) return undefined
+    return this.reply(id, 'subscriptions/listen', { _meta: { [META.subscriptionId]: id } })
+  }
+}
+
+const HTTP_STATUS: Readonly<Record<number, number>> = {
+  [RPC_ERROR.MethodNotFound]: 404,
+  [MODERN_ERROR.HeaderMismatch]: 400,
+  [MODERN_ERROR.MissingClientCapability]: 400,
+  [MODERN_ERROR.UnsupportedProtocolVersion]: 400
+}
+
+/** The serialized error for a rejection, with its status. */
+export function rejected (id: RequestId | null, error: Rejection): ModernAnswer {
+  const { status, ...body } = error
+  return { message: errorMessage(id, body), status }
+}
+
+/**
+ * Answers one modern request: routing headers (HTTP), then the method, then the client capabilities
+ * it needs, then the handler. `close` is what the transport calls when the request's stream ends.
+ */
+export function answerModern (shared: ServerShared, request: { id: RequestId, method: string, params: Record<string, unknown> }, envelope: Envelope, context: ModernContext, channel?: RequestChannel): { answer: Promise<ModernAnswer>, close: () => void } {
+  const scope = new ModernRequest(shared, context, envelope, request.id)
+  return { answer: run(scope, request, context, channel), close: () => scope.close() }
+}
+
+async function run (scope: ModernRequest, { id, method, params }: { id: RequestId, method: string, params: Record<string, unknown> }, context: ModernContext, channel: RequestChannel | undefined): Promise<ModernAnswer> {
+  const { shared } = scope
+  if (context.headers !== undefined) {
+    const bad = checkRoutingHeaders(shared, method, params, context.headers)
+    if (bad !== undefined) return rejected(id, bad)
+  }
+  const entry = MODERN_METHODS.get(method)
+  if (entry === undefined) return rejected(id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${method.slice(0, 100)}${shared.modern.removed.has(method) ? ' (removed in protocol 2026-07-28)' : ''}`, status: 404 })
+  const missing = shared.modern.missingCapabilities(method, params, scope.clientCapabilities)
+  if (missing !== undefined) {
+    return rejected(id, { code: MODERN_ERROR.MissingClientCapability, message: `this request needs client capabilities the request did not declare: ${Object.keys(missing).join(', ')}`, data: { requiredCapabilities: missing }, status: 400 })
+  }
+  try {
+    let input
+    if (INPUT_METHODS.has(method)) {
+      scope.binding = bindingOf(method, params)
+      input = readInput(params, scope.binding, shared.states)
+    }
+    return { message: await entry.handle({ id, method, params, channel, scope, input }), status: 200 }
+  } catch (err) {
+    const rpc = toRpcError(err)
+    if (rpc.code === RPC_ERROR.InternalError) scope.log.error({ err, method }, 'request failed')
+    // spec 2026-07-28 (SEP-2164): a resource not found is invalid params, -32602, its uri in data.
+    if (rpc.code === RPC_ERROR.ResourceNotFound) rpc.code = RPC_ERROR.InvalidParams
+    // In-band errors travel with 200; only the ladder's own codes change the status.
+    return { message: errorMessage(id, rpc), status: HTTP_STATUS[rpc.code] ?? 200 }
+  }
+}

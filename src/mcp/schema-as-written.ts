@@ -1,0 +1,50 @@
+import type { TObject } from '@sinclair/typebox'
+import { APP_ERR_TOOL_DEFINITION } from '../errors.js'
+import { INJECT_KEY } from '../tools/define-tool.js'
+import type { JsonSchema } from './schema.js'
+import type { ArgumentValidator } from './validate.js'
+
+// A tool may publish its input schema as written (JSON Schema 2020-12 with $schema, $defs, $ref,
+// allOf, if/then/else …) instead of the flat form clients handle best. Such a schema is checked
+// against the 2020-12 meta-schema at registration, and arguments are validated by Ajv's 2020-12
+// validator, which knows every keyword the flat validator does not.
+
+/** The dialect a schema without `$schema` is read in (spec 2025-11-25 SEP-1613). */
+export const DIALECT = 'https://json-schema.org/draft/2020-12/schema'
+
+interface Ajv2020 {
+  validateSchema(schema: object): boolean
+  compile(schema: object): ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string, message?: string }> | null }
+  errorsText(errors?: unknown): string
+  errors?: unknown
+}
+
+let ajv: Ajv2020 | undefined
+// Loaded on first use, from the installed package (never bundled): only tools that ask for it pay.
+function loadAjv (): Ajv2020 {
+  if (ajv === undefined) {
+    const { createRequire } = process.getBuiltinModule('node:module')
+    const Ajv = (createRequire(import.meta.url)('ajv/dist/2020') as { default: new (options: object) => Ajv2020 }).default
+    ajv = new Ajv({ strict: false, allErrors: false })
+  }
+  return ajv
+}
+
+/** The wire schema of an as-written input (plain JSON, TypeBox's markers gone) and its validator. */
+export function asWritten (tool: string, input: TObject): { schema: JsonSchema, validate: ArgumentValidator } {
+  const schema = JSON.parse(JSON.stringify(input)) as JsonSchema
+  if (JSON.stringify(schema).includes(INJECT_KEY)) throw new APP_ERR_TOOL_DEFINITION(`${tool}: a schema published as written cannot declare injected services`)
+  const validator = loadAjv()
+  if (!validator.validateSchema(schema)) throw new APP_ERR_TOOL_DEFINITION(`${tool}: not a valid JSON Schema 2020-12 input schema: ${validator.errorsText(validator.errors)}`)
+  const check = validator.compile(schema)
+  return {
+    schema,
+    validate (raw) {
+      const args = raw === undefined || raw === null ? {} : raw
+      if (check(args)) return { ok: true, value: { ...(args as Record<string, unknown>) } }
+      const [first] = check.errors ?? []
+      const field = first === undefined || first.instancePath === '' ? 'arguments' : first.instancePath.slice(1).replaceAll('/', '.')
+      return { ok: false, unknown: false, message: `${field}: ${first?.message ?? 'does not match the input schema'}` }
+    }
+  }
+}
