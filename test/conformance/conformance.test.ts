@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,13 +7,17 @@ import { fileURLToPath } from 'node:url'
 import { spawnHttp } from '../helpers/spawn-http.js'
 import { COVERED_CLI } from '../helpers/spawn-stdio.js'
 
-// Runs the official suite (@modelcontextprotocol/conformance, `server --suite all`) against the built
-// HTTP bin started with `--fixtures conformance`. Every scenario must pass except those in
-// baseline.json (scenario → reason), and every baseline entry must still fail (no stale entries).
+// Runs the official suite (@modelcontextprotocol/conformance) against one built HTTP bin started with
+// `--fixtures conformance`: 0.1.16 (the `latest` tag, `--suite all`) and the prerelease 0.2.0-alpha.12
+// with `--requirements 2025-11-25` and `--requirements 2026-07-28` (one server serves both eras). Every
+// scenario must pass except those in baseline.json (scenario → reason; every entry must still fail), and
+// of what a requirement set does not score, only extensions may fail: pending scenarios count too.
 // A scenario fails when any of its checks is FAILURE or WARNING (the suite's own baseline rule).
 
-const SUITE = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url))
-// Node 20 has no fs.globSync, which the bundle imports; the hook supplies one.
+const suite = (name: string): string => fileURLToPath(new URL(`../../node_modules/@modelcontextprotocol/${name}/dist/index.js`, import.meta.url))
+const STABLE = suite('conformance')
+const NEXT = suite('conformance-next')
+// Node 20 has no fs.globSync, which the bundles import; the hook supplies one.
 const HOOK = new URL('./node20-globsync.mjs', import.meta.url).href
 const BASELINE = JSON.parse(readFileSync(new URL('./baseline.json', import.meta.url), 'utf8')) as Record<string, string>
 const SUITE_TIMEOUT_MS = 90_000
@@ -22,18 +26,18 @@ interface Check { id: string, status: string, errorMessage?: string }
 
 const work = mkdtempSync(join(tmpdir(), 'wmcp-conformance-'))
 
-/** Runs the suite's CLI with the hook; killed by PID if it outlives the timeout. */
-function runSuite (args: string[]): Promise<{ code: number | null, output: string }> {
+/** Runs a suite's CLI with the hook; killed by PID if it outlives the timeout. */
+function runSuite (bundle: string, args: string[]): Promise<{ code: number | null, output: string }> {
   // Coverage of the suite's own bundle is of no use and slows it down.
   const { NODE_V8_COVERAGE: _coverage, ...env } = process.env
-  const child = spawn(process.execPath, ['--import', HOOK, SUITE, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', HOOK, bundle, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL')
-      reject(new Error(`conformance ${args[0]} did not finish within ${SUITE_TIMEOUT_MS} ms:\n${output.slice(-4000)}`))
+      reject(new Error(`conformance ${args.join(' ')} did not finish within ${SUITE_TIMEOUT_MS} ms:\n${output.slice(-4000)}`))
     }, SUITE_TIMEOUT_MS)
     child.once('error', (err) => { clearTimeout(timer); reject(err) })
     child.once('close', (code) => { clearTimeout(timer); resolve({ code, output }) })
@@ -43,43 +47,66 @@ function runSuite (args: string[]): Promise<{ code: number | null, output: strin
 /** `server-<scenario>-<ISO time with - for : and .>` → scenario. */
 const scenarioOf = (dir: string): string => dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/, '')
 
-t.test('the official conformance suite passes against --fixtures conformance, except the baseline', async (t) => {
+interface Outcome { scenarios: string[], passed: string[], checks: number, notScored: Map<string, string>, code: number | null }
+
+/** One run: every scenario's checks, which passed, and what the requirement set leaves unscored (scenario → reason). */
+async function conformanceRun (t: Test, url: string, label: string, bundle: string, args: string[]): Promise<Outcome> {
+  const outDir = join(work, label)
+  const run = await runSuite(bundle, ['server', '--url', url, ...args, '--output-dir', outDir])
+  const scenarios = [...run.output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map(m => m[1])
+  const announced = Number(/\((\d+) scenarios\)/.exec(run.output)?.[1] ?? 0)
+  t.ok(announced > 0 && scenarios.length === announced, `${label}: every announced scenario ran (${scenarios.length} of ${announced})`, { tail: run.output.slice(-2000) })
+  const results = new Map<string, Check[]>()
+  for (const dir of readdirSync(outDir)) results.set(scenarioOf(dir), JSON.parse(readFileSync(join(outDir, dir, 'checks.json'), 'utf8')) as Check[])
+  t.same([...results.keys()].sort(), [...scenarios].sort(), `${label}: every scenario saved its checks`)
+  const notScored = new Map([...run.output.matchAll(/^\s+[✓✗] (\S+) \(([\w-]+)\)$/gm)].map(m => [m[1], m[2]]))
+  const passed: string[] = []
+  let checks = 0
+  for (const scenario of scenarios) {
+    const all = results.get(scenario) ?? []
+    checks += all.length
+    const bad = all.filter(c => c.status === 'FAILURE' || c.status === 'WARNING')
+    if (bad.length === 0) passed.push(scenario)
+    const allowed = scenario in BASELINE || notScored.get(scenario) === 'extension'
+    if (!allowed) t.equal(bad.length, 0, `${label}: ${scenario} passes`, { failures: bad.map(c => `${c.status} ${c.id}: ${c.errorMessage ?? ''}`) })
+  }
+  return { scenarios, passed, checks, notScored, code: run.code }
+}
+
+t.test('the official conformance suites pass, both eras, against one --fixtures conformance server', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'wmcp-conformance-root-'))
-  // tsc's output, for coverage: the suite is the only client of some fixtures.
+  // tsc's output, for coverage: the suites are the only clients of some fixtures.
   const server = await spawnHttp(t, ['--fixtures', 'conformance', '--root', root], {}, COVERED_CLI)
 
-  const outDir = join(work, 'results')
   const expected = join(work, 'expected-failures.yml')
-  writeFileSync(expected, `server:\n${Object.keys(BASELINE).map(s => `  - ${s}\n`).join('')}`)
-  const run = await runSuite(['server', '--url', server.url, '--suite', 'all', '--output-dir', outDir, '--expected-failures', expected])
-  const announced = Number(/Running all suite \((\d+) scenarios\)/.exec(run.output)?.[1] ?? 0)
-  const scenarios = [...run.output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map(m => m[1])
-  t.ok(announced >= 32 && scenarios.length === announced, `the suite ran all its server scenarios (${scenarios.length} of ${announced})`, { tail: run.output.slice(-2000) })
-  for (const name of Object.keys(BASELINE)) t.ok(scenarios.includes(name), `baseline entry '${name}' names a scenario the suite ran`)
-
-  const results = new Map<string, Check[]>()
-  for (const dir of readdirSync(outDir)) {
-    results.set(scenarioOf(dir), JSON.parse(readFileSync(join(outDir, dir, 'checks.json'), 'utf8')) as Check[])
+  const baselined = Object.keys(BASELINE)
+  writeFileSync(expected, baselined.length === 0 ? 'server: []\n' : `server:\n${baselined.map(s => `  - ${s}\n`).join('')}`)
+  const stable = await conformanceRun(t, server.url, '0.1.16-all', STABLE, ['--suite', 'all', '--expected-failures', expected])
+  t.ok(stable.scenarios.length >= 32, 'the 0.1 suite ran all its server scenarios')
+  for (const name of baselined) {
+    t.ok(stable.scenarios.includes(name), `baseline entry '${name}' names a scenario the suite ran`)
+    t.notOk(stable.passed.includes(name), `${name} still fails as the baseline says (remove the entry if it passes now)`)
   }
-  t.same([...results.keys()].sort(), [...scenarios].sort(), 'every listed scenario ran and saved its checks')
+  t.equal(stable.code, 0, 'the 0.1 suite agrees with the baseline (exit 0)')
 
-  let passed = 0
-  for (const scenario of scenarios) {
-    const bad = (results.get(scenario) ?? []).filter(c => c.status === 'FAILURE' || c.status === 'WARNING')
-    const failing = bad.length > 0 || !results.has(scenario)
-    if (!failing) passed++
-    if (scenario in BASELINE) {
-      t.ok(failing, `${scenario} still fails as the baseline says (remove the entry if it passes now)`)
-    } else {
-      t.notOk(failing, `${scenario} passes`, { failures: bad.map(c => `${c.status} ${c.id}: ${c.errorMessage ?? ''}`) })
-    }
+  const legacy = await conformanceRun(t, server.url, '2025-11-25', NEXT, ['--requirements', '2025-11-25'])
+  const modern = await conformanceRun(t, server.url, '2026-07-28', NEXT, ['--requirements', '2026-07-28'])
+  // The 2026 set leaves the tasks extension (SEP-2663) unscored; it is run, and named here, not served.
+  const extensions = [...modern.notScored].filter(([, reason]) => reason === 'extension').map(([name]) => name)
+  t.ok(extensions.every(name => name.startsWith('tasks-')), 'only the tasks extension is left unserved', { extensions })
+  for (const name of ['json-schema-2020-12', 'http-header-validation', 'http-custom-header-server-validation']) {
+    t.ok(modern.passed.includes(name), `the pending ${name} passes too`)
+  }
+  t.equal(legacy.code, 0, 'the 2025-11-25 requirement run exits 0')
+  t.equal(modern.code, 0, 'the 2026-07-28 requirement run exits 0')
+  for (const [label, run] of [['0.1.16 --suite all', stable], ['--requirements 2025-11-25', legacy], ['--requirements 2026-07-28', modern]] as const) {
+    const scored = run.scenarios.filter(s => run.notScored.get(s) !== 'extension')
+    t.comment(`conformance ${label}: ${scored.filter(s => run.passed.includes(s)).length}/${scored.length} scenarios, ${run.checks} checks`)
   }
   // Resumability (SEP-1699) records real checks, not "not applicable": the POST stream is primed, carries
   // a retry hint, closes mid-call, and the result arrives on the GET that resumes from the last event id.
-  const polling = results.get('server-sse-polling') ?? []
+  const polling = JSON.parse(readFileSync(join(work, '0.1.16-all', readdirSync(join(work, '0.1.16-all')).find(d => d.startsWith('server-server-sse-polling-'))!, 'checks.json'), 'utf8')) as Check[]
   for (const id of ['server-sse-priming-event', 'server-sse-retry-field', 'server-sse-disconnect-resume']) {
     t.ok(polling.some(c => c.id === id && c.status === 'SUCCESS'), `server-sse-polling: ${id} succeeds`, { checks: polling.map(c => `${c.status} ${c.id}`) })
   }
-  t.equal(run.code, 0, 'the suite itself agrees with the baseline (exit 0)', { tail: run.output.slice(-2000) })
-  t.comment(`conformance: ${passed} of ${scenarios.length} scenarios pass; baseline: ${Object.keys(BASELINE).join(', ') || 'none'}`)
 })

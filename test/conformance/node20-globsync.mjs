@@ -42,9 +42,9 @@ export const globSync = fs.globSync ?? function globSync (patterns, options = {}
 `
 const SHIM_URL = 'data:text/javascript,' + encodeURIComponent(SHIM)
 
-/** Resolve hook: `fs` imported by the conformance bundle becomes the shim. */
+/** Resolve hook: `fs` imported by a conformance bundle (0.1.x, or the 0.2 alpha installed as conformance-next) becomes the shim. */
 export async function resolve (specifier, context, next) {
-  if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL?.includes('/@modelcontextprotocol/conformance/') === true) {
+  if ((specifier === 'fs' || specifier === 'node:fs') && /\/@modelcontextprotocol\/conformance(?:-next)?\//.test(context.parentURL ?? '')) {
     return { url: SHIM_URL, shortCircuit: true }
   }
   return next(specifier, context)
