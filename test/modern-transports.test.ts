@@ -1,0 +1,127 @@
+import t from 'tap'
+import net from 'node:net'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { buildTestApp } from './helpers/build-app.js'
+import { testTools } from './helpers/engine.js'
+import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
+import { spawnHttp } from './helpers/spawn-http.js'
+import { defineTool, textResult } from '../src/tools/define-tool.js'
+
+// 2026-07-28 over the real transports: the same bytes on stdio and HTTP, both eras on one HTTP
+// server, a closed response stream cancelling its call, and the official SDK v2 client (negotiating,
+// and pinned) calling every product tool over both.
+
+const root = mkdtempSync(join(tmpdir(), 'wmcp-modern-'))
+mkdirSync(join(root, 'src'))
+writeFileSync(join(root, 'README.md'), '# Modern\n\nHello modern world.\n')
+writeFileSync(join(root, 'src', 'app.ts'), 'export function hello () {\n  return "hello"\n}\n')
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28' }
+const rpc = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } })
+
+async function post (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number, text: string, headers: Headers }> {
+  const method = (body as { method: string }).method
+  const res = await fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-method': method, ...headers }, body: JSON.stringify(body) })
+  return { status: res.status, text: await res.text(), headers: res.headers }
+}
+
+t.test('server/discover and the modern tools/list are byte-identical over stdio and HTTP', async (t) => {
+  const http = await spawnHttp(t, ['--root', root])
+  const proc = spawnStdio(t, ['--root', root])
+  for (const [id, method] of [['d', 'server/discover'], ['l', 'tools/list']]) {
+    proc.send(rpc(id, method))
+    await proc.response(id)
+    const overStdio = proc.stdout.find(line => JSON.parse(line).id === id)
+    const overHttp = await post(http.url, rpc(id, method))
+    t.equal(overHttp.status, 200)
+    t.equal(overHttp.text, overStdio, `${method}: the same bytes`)
+    t.match(JSON.parse(overHttp.text).result, { resultType: 'complete', cacheScope: 'public' })
+  }
+})
+
+t.test('one HTTP server: a 2025 session and 2026 requests interleaved each get their own era\'s answers', async (t) => {
+  const http = await spawnHttp(t, ['--root', root])
+  const legacyHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  const init = await fetch(http.url, { method: 'POST', headers: legacyHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) })
+  const session = init.headers.get('mcp-session-id') as string
+  const legacy = async (id: number, method: string, params: Record<string, unknown> = {}) => JSON.parse(await (await fetch(http.url, { method: 'POST', headers: { ...legacyHeaders, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) })).text())
+
+  const a = await legacy(2, 'tools/call', { name: 'read_files', arguments: { files: [{ path: 'README.md' }] } })
+  const b = JSON.parse((await post(http.url, rpc(3, 'tools/call', { name: 'read_files', arguments: { files: [{ path: 'README.md' }] } }), { 'mcp-name': 'read_files' })).text)
+  const c = await legacy(4, 'ping')
+  const d = await post(http.url, rpc(5, 'ping'))
+
+  t.notOk('resultType' in a.result, 'the session\'s answer is 2025-shaped')
+  t.equal(b.result.resultType, 'complete')
+  t.same(b.result.content, a.result.content, 'the same tool answer in both eras')
+  t.same(c.result, {}, 'ping lives on in the session')
+  t.match([d.status, JSON.parse(d.text)], [404, { id: 5, error: { code: -32601 } }], 'and is gone in 2026')
+  t.equal(d.headers.get('mcp-session-id'), null, 'a 2026 request opens no session')
+})
+
+t.test('a 2026 request whose response stream closes is cancelled; a 2025 stateful one runs on', async (t) => {
+  const seen: string[] = []
+  const parked = defineTool({
+    name: 'parked',
+    title: 'Parked',
+    category: 'fixture',
+    description: 'Waits 300 ms, noting whether its signal aborted first.',
+    annotations: {},
+    input: Type.Object({}),
+    async run (_args, ctx) {
+      await ctx.progress(1, 2)
+      await new Promise<void>(resolve => {
+        const timer = setTimeout(() => { seen.push('finished'); resolve() }, 300)
+        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); seen.push('aborted'); resolve() }, { once: true })
+      })
+      return textResult('done')
+    }
+  })
+  const { app } = await buildTestApp(t, { tools: [...testTools, parked], config: { mode: 'stateful' } })
+  const base = `${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'parked', arguments: {}, _meta: { ...META, progressToken: 1 } } })
+  const socket = net.connect(Number(new URL(base).port), '127.0.0.1')
+  const headers = { ...HEADERS, 'mcp-method': 'tools/call', 'mcp-name': 'parked' }
+  socket.write(`POST /mcp HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+  await new Promise<void>(resolve => socket.on('data', (chunk) => { if (chunk.toString().includes('notifications/progress')) resolve() }))
+  socket.destroy()
+  await new Promise(resolve => setTimeout(resolve, 500))
+  t.same(seen, ['aborted'])
+})
+
+const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
+  { name: 'list_directory', arguments: {} },
+  { name: 'find_files', arguments: { patterns: ['**/*.ts'] } },
+  { name: 'search_regex', arguments: { pattern: 'hello' } },
+  { name: 'read_files', arguments: { files: [{ path: 'src/app.ts' }] } },
+  { name: 'get_file_info', arguments: { paths: ['README.md'] } },
+  { name: 'get_workspace_info', arguments: {} },
+  { name: 'get_tool_usage_guide', arguments: { tool_names: ['read_files'] } }
+]
+
+t.test('the SDK v2 client, negotiating and pinned to 2026-07-28, calls every product tool over stdio and HTTP', async (t) => {
+  const http = await spawnHttp(t, ['--root', root])
+  for (const mode of ['auto', { pin: '2026-07-28' }] as const) {
+    for (const transport of ['stdio', 'http'] as const) {
+      const client = new Client({ name: 'v2', version: '1.0.0' }, { versionNegotiation: { mode } })
+      await client.connect(transport === 'stdio'
+        ? new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], env: childEnv(CLI) as Record<string, string>, stderr: 'ignore' })
+        : new StreamableHTTPClientTransport(new URL(http.url)))
+      const label = `${typeof mode === 'string' ? mode : 'pinned'} over ${transport}`
+      t.equal(client.getNegotiatedProtocolVersion?.(), '2026-07-28', `${label}: 2026-07-28`)
+      const { tools } = await client.listTools()
+      t.same(tools.map(tool => tool.name).sort(), CALLS.map(c => c.name).sort(), `${label}: every product tool listed`)
+      for (const call of CALLS) {
+        const result = await client.callTool(call)
+        t.notOk(result.isError, `${label}: ${call.name}`, { result })
+      }
+      await client.close()
+    }
+  }
+})
