@@ -99,7 +99,7 @@ t.test('2025: a tool\'s input rounds become server→client requests, and the to
   const answering = setInterval(() => {
     for (const request of sent.splice(0).filter(m => m.id !== undefined && m.method !== undefined)) {
       const result = request.method === 'elicitation/create' ? { action: 'accept', content: { name: 'Ada' } } : { role: 'assistant', content: { type: 'text', text: 'blue' }, model: 'm' }
-      void session.handle({ jsonrpc: '2.0', id: request.id, result })
+      session.handle({ jsonrpc: '2.0', id: request.id, result }).catch(() => {})
     }
   }, 2)
   t.teardown(() => clearInterval(answering))
@@ -114,7 +114,7 @@ t.test('2025: a client without the capability gets a tool error; a tool that nev
 
   const { session, sent } = await initializedSession(testEngine({ tools: askingTools, prompts: [askingPrompt] }), { elicitation: {} })
   const answering = setInterval(() => {
-    for (const request of sent.splice(0).filter(m => m.id !== undefined && m.method !== undefined)) void session.handle({ jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { context: 'ctx!' } } })
+    for (const request of sent.splice(0).filter(m => m.id !== undefined && m.method !== undefined)) session.handle({ jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { context: 'ctx!' } } }).catch(() => {})
   }, 2)
   t.teardown(() => clearInterval(answering))
   const forever = JSON.parse((await session.handle(rpc(11, 'tools/call', { name: 'ask_forever', arguments: {} })))!)
