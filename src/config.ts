@@ -17,6 +17,8 @@ export const ConfigSchema = Type.Object({
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(l => Type.Literal(l)), { default: 'info', description: 'pino log level (HTTP logs to stdout, stdio to stderr).' }),
   callLogLevel: Type.Union([Type.Literal('debug'), Type.Literal('info')], { default: 'debug', description: 'Level of the per-call `{ tool, durationMs, outcome }` log line.' }),
   toolTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 30000, description: 'Per-call deadline; the call\'s AbortSignal fires and a TIMEOUT tool error is returned.' }),
+  listCacheTtlMs: Type.Integer({ minimum: 0, maximum: 86400000, default: 300000, description: 'Protocol 2026-07-28: how long clients may cache tools/list, prompts/list, resources/list, resources/templates/list and server/discover (cacheScope public).' }),
+  readCacheTtlMs: Type.Integer({ minimum: 0, maximum: 86400000, default: 0, description: 'Protocol 2026-07-28: how long clients may cache a resources/read result (cacheScope private).' }),
   toolsPageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Tools per `tools/list` page (cursor pagination beyond it).' }),
   maxSessions: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'Stateful HTTP session cap; beyond it initialize gets 503 + Retry-After.' }),
   maxInflightRequests: Type.Integer({ minimum: 1, maximum: 100000, default: 256, description: 'Most HTTP POSTs handled at once; beyond it a POST gets 503 + Retry-After.' }),

@@ -64,7 +64,8 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     info: { name: PACKAGE.name, version: PACKAGE.version, title: 'Workspace MCP' },
     instructions: generateInstructions(catalog.entries()),
     toolTimeoutMs: config.toolTimeoutMs,
-    callLogLevel: config.callLogLevel
+    callLogLevel: config.callLogLevel,
+    cache: { listTtlMs: config.listCacheTtlMs, readTtlMs: config.readCacheTtlMs }
   })
   const warmUp = (): void => { services.guide.docs(catalog) }
   return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp }

@@ -10,7 +10,7 @@ type ConfigKeySchema = TSchema & { description: string, default?: unknown } & ({
 
 const SERVER_KEYS: Record<CommandName, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
-  stdio: ['root', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
+  stdio: ['root', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'listCacheTtlMs', 'readCacheTtlMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
   tools: ['root', 'fixtures', 'docsFile'],
   guide: ['root', 'fixtures', 'docsFile'],
   check: ['root', 'fixtures', 'docsFile']
