@@ -71,8 +71,7 @@ class ModernRequest implements ModernScope {
 
   reply (id: RequestId, method: string, result: object): string {
     if (!isInputRequired(result)) return this.shared.modern.reply(id, method, result)
-    // spec SEP-2322: only these methods may answer input_required; the state goes out signed.
-    if (!INPUT_METHODS.has(method)) throw new Error(`${method} cannot answer input_required`)
+    // Only tools/call and prompts/get hand back what a tool or prompt returned (SEP-2322); the state goes out signed.
     const { requestState } = result
     return this.shared.modern.reply(id, method, requestState === undefined ? result : { ...result, requestState: this.shared.states.seal(requestState, this.binding) })
   }

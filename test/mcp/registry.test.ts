@@ -77,3 +77,34 @@ t.test('a definition without name, input or run, and duplicate resources or prom
   const prompt = { name: 'p', get: () => ({ messages: [] }) }
   t.throws(() => createRegistry({ tools: [], services: {}, prompts: [prompt, { ...prompt }] }), /\bp\b/)
 })
+
+const withInput = (name: string, input: ReturnType<typeof Type.Object>, extra: Partial<AnyTool> = {}): AnyTool => ({
+  name, title: name, category: 'fixture', description: 'A tool for registry checks.', annotations: {}, input, run: () => textResult('ok'), ...extra
+})
+
+t.test('x-mcp-header: a header-name token on a primitive top-level parameter, once per tool', async (t) => {
+  const desc = { description: 'A value, e.g. "x"' }
+  const ok = createRegistry({ tools: [withInput('good', Type.Object({ a: Type.String({ 'x-mcp-header': 'Region', ...desc }), b: Type.Optional(Type.Boolean({ 'x-mcp-header': 'Dry-Run', ...desc })) }))], services: {} })
+  t.same(ok.tool('good')!.headers, [{ param: 'a', header: 'Region', type: 'string' }, { param: 'b', header: 'Dry-Run', type: 'boolean' }])
+  const refused: Array<[string, ReturnType<typeof Type.Object>]> = [
+    ['a space in the name', Type.Object({ a: Type.String({ 'x-mcp-header': 'My Region', ...desc }) })],
+    ['not a string', Type.Object({ a: Type.String({ 'x-mcp-header': 7, ...desc }) })],
+    ['an array parameter', Type.Object({ a: Type.Array(Type.String(), { 'x-mcp-header': 'List', ...desc }) })],
+    ['the same header twice', Type.Object({ a: Type.String({ 'x-mcp-header': 'Region', ...desc }), b: Type.String({ 'x-mcp-header': 'region', ...desc }) })]
+  ]
+  for (const [label, input] of refused) {
+    t.throws(() => createRegistry({ tools: [withInput('bad', input)], services: {} }), { code: 'APP_ERR_TOOL_DEFINITION', message: /bad: .*x-mcp-header/ }, label)
+  }
+})
+
+t.test('as written: kept exactly, checked against the 2020-12 meta-schema, no injected services', async (t) => {
+  const input = Type.Object({ n: Type.Integer() }, { $schema: 'https://json-schema.org/draft/2020-12/schema', minProperties: 1 })
+  const registry = createRegistry({ tools: [withInput('written', input, { publishInput: 'as-written' })], services: {} })
+  const tool = registry.tool('written')!
+  t.same(tool.wire.inputSchema, { $schema: 'https://json-schema.org/draft/2020-12/schema', minProperties: 1, type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] })
+  t.same(tool.validate({ n: 2 }), { ok: true, value: { n: 2 } })
+  t.same(tool.validate(null), { ok: false, unknown: false, message: 'arguments: must NOT have fewer than 1 properties' }, 'null arguments are an empty object')
+  t.same(tool.validate({ n: 'x' }), { ok: false, unknown: false, message: 'n: must be integer' })
+  t.throws(() => createRegistry({ tools: [withInput('broken', Type.Object({}, { minProperties: 'one' as unknown as number }), { publishInput: 'as-written' })], services: {} }), { code: 'APP_ERR_TOOL_DEFINITION', message: /broken: not a valid JSON Schema 2020-12 input schema/ })
+  t.throws(() => createRegistry({ tools: [withInput('injecting', Type.Object({ clock: Type.Unsafe({ 'x-workspace-mcp-inject': 'clock' }) }), { publishInput: 'as-written' })], services: { clock: systemClock } }), { code: 'APP_ERR_TOOL_DEFINITION', message: /cannot declare injected services/ })
+})
