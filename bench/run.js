@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, stdio, cold, guide, limits, reads, search (the last only with --search or
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search (the last only with --search or
 // BENCH_SEARCH=1). `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
@@ -44,7 +44,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'cold', 'guide', 'limits', 'reads', ...(values.search ? ['search'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', ...(values.search ? ['search'] : [])]
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
@@ -53,6 +53,7 @@ const runners = {
   peers: async () => (await import('./lib/peers-bench.js')).runPeersBench(options, log),
   stdio: async () => (await import('./lib/stdio-bench.js')).runStdioBench({ ...options, warmup: options.warmupCount }, log),
   cold: async () => (await import('./lib/stdio-bench.js')).runColdBench(options, log),
+  eras: async () => (await import('./lib/eras-bench.js')).runErasBench({ ...options, warmup: options.warmupCount }, log),
   guide: async () => (await import('./lib/guide-bench.js')).runGuideBench({ runs: options.runs }, log),
   limits: async () => (await import('./lib/limits-bench.js')).runLimitsBench({ duration: quick ? 4 : 10 }, log),
   reads: async () => (await import('./lib/reads-bench.js')).runReadsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),

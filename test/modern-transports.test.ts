@@ -63,6 +63,8 @@ t.test('one HTTP server: a 2025 session and 2026 requests interleaved each get t
   t.same(c.result, {}, 'ping lives on in the session')
   t.match([d.status, JSON.parse(d.text)], [404, { id: 5, error: { code: -32601 } }], 'and is gone in 2026')
   t.equal(d.headers.get('mcp-session-id'), null, 'a 2026 request opens no session')
+  const note = await fetch(http.url, { method: 'POST', headers: { ...HEADERS, 'mcp-method': 'notifications/cancelled' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } }) })
+  t.equal(note.status, 202, 'a 2026 notification is accepted')
 })
 
 t.test('a 2026 request whose response stream closes is cancelled; a 2025 stateful one runs on', async (t) => {
@@ -93,6 +95,18 @@ t.test('a 2026 request whose response stream closes is cancelled; a 2025 statefu
   socket.destroy()
   await new Promise(resolve => setTimeout(resolve, 500))
   t.same(seen, ['aborted'])
+
+  const note = await fetch(base, { method: 'POST', headers: { ...HEADERS, 'mcp-method': 'notifications/cancelled' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } }) })
+  t.equal(note.status, 202, 'a 2026 notification is accepted (a request is cancelled by closing its stream)')
+
+  // Hung up before anything was streamed: the call is cancelled all the same, and nothing is written.
+  const quiet = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 60_000 }, _meta: META } })
+  const early = net.connect(Number(new URL(base).port), '127.0.0.1')
+  early.write(`POST /mcp HTTP/1.1\r\nHost: localhost\r\n${Object.entries({ ...headers, 'mcp-name': 'slow_tool' }).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${Buffer.byteLength(quiet)}\r\n\r\n${quiet}`)
+  await new Promise(resolve => setTimeout(resolve, 100))
+  early.destroy()
+  await new Promise(resolve => setTimeout(resolve, 200))
+  t.same(app.mcpStats().inflight, 0, 'the POST is done with')
 })
 
 const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [

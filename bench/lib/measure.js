@@ -175,11 +175,12 @@ const INITIALIZE = (id) => JSON.stringify({
 })
 
 /**
- * Spawns a stdio server, initializes it, then keeps `window` requests in flight until `count`
+ * Spawns a stdio server, opens it with `handshake(0)` (initialize by default; a 2026-07-28
+ * server/discover pins the modern era), then keeps `window` requests in flight until `count`
  * responses arrived (after `warmup` unmeasured ones). Every 128th response is parsed and
  * checked. Returns messages per second and the server's CPU µs per message.
  */
-export async function stdioThroughput ({ command, args, cwd, env, makeRequest, count, warmup, window = 64, timeoutMs = 120000 }) {
+export async function stdioThroughput ({ command, args, cwd, env, makeRequest, count, warmup, window = 64, timeoutMs = 120000, handshake = INITIALIZE }) {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] })
   const failed = new Promise((resolve, reject) => child.once('exit', code => reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))))
   failed.catch(() => {})
@@ -191,9 +192,9 @@ export async function stdioThroughput ({ command, args, cwd, env, makeRequest, c
         const msg = JSON.parse(line)
         if (msg.id === 0) msg.result !== undefined ? resolve() : reject(new Error(`initialize failed: ${line}`))
       }
-      child.stdin.write(INITIALIZE(0) + '\n')
+      child.stdin.write(handshake(0) + '\n')
     })])
-    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    if (handshake === INITIALIZE) child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     let nextId = 1
     const pipeline = (n) => Promise.race([failed, new Promise((resolve, reject) => {
       let sent = 0

@@ -52,8 +52,8 @@ export function createModernShared (registry: Registry, info: object, legacyCapa
       return resultMessage(id, { ...body, resultType: resultType ?? 'complete', ...hints.get(method), _meta: { ...meta, ...identity } })
     },
     replyJson (id, method, json) {
-      // Every cached page is an object without resultType or _meta of its own (tools/list, the lists, `{}`).
-      return resultJson(id, json === '{}' ? `{${tailOf(method)}` : `${json.slice(0, -1)},${tailOf(method)}`)
+      // Every cached page is a non-empty object without resultType or _meta of its own (the lists).
+      return resultJson(id, `${json.slice(0, -1)},${tailOf(method)}`)
     },
     missingCapabilities (method, params, declared) {
       if (method !== 'tools/call' || typeof params.name !== 'string') return undefined

@@ -103,7 +103,8 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 /** The `x-mcp-header` parameters of a wire schema: top-level primitives with a valid, unique header name. */
 function paramHeaders (tool: string, schema: JsonSchema): ParamHeader[] {
   const headers: ParamHeader[] = []
-  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
+  // Both the flat and the as-written schema of a TypeBox object have `properties`.
+  const properties = schema.properties as Record<string, JsonSchema>
   for (const [param, property] of Object.entries(properties)) {
     const header = property[HEADER_KEY]
     if (header === undefined) continue

@@ -40,6 +40,10 @@ const askingTools = [
     run: () => inputRequired({ again: { method: 'elicitation/create', params: { message: 'Again?' } } })
   })
 ]
+const endlessPrompt = definePrompt({
+  name: 'asks_forever',
+  get: () => inputRequired({ ctx: { method: 'elicitation/create', params: { message: 'More?' } } })
+})
 const askingPrompt = definePrompt({
   name: 'asks_context',
   get: (_args, ctx) => ctx.input === undefined
@@ -112,7 +116,7 @@ t.test('2025: a client without the capability gets a tool error; a tool that nev
   const bare = await initializedSession(testEngine({ tools: askingTools }))
   t.match((await bare.call('tools/call', { name: 'ask_twice', arguments: {} })).result, { isError: true, content: [{ text: /^ERROR CLIENT_CAPABILITY_MISSING/ }] })
 
-  const { session, sent } = await initializedSession(testEngine({ tools: askingTools, prompts: [askingPrompt] }), { elicitation: {} })
+  const { session, sent } = await initializedSession(testEngine({ tools: askingTools, prompts: [askingPrompt, endlessPrompt] }), { elicitation: {} })
   const answering = setInterval(() => {
     for (const request of sent.splice(0).filter(m => m.id !== undefined && m.method !== undefined)) session.handle({ jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { context: 'ctx!' } } }).catch(() => {})
   }, 2)
@@ -122,6 +126,8 @@ t.test('2025: a client without the capability gets a tool error; a tool that nev
   // A prompt asks the same way.
   const prompt = JSON.parse((await session.handle(rpc(12, 'prompts/get', { name: 'asks_context' })))!)
   t.match(prompt.result, { messages: [{ content: { text: 'ctx!' } }] })
+  const endless = JSON.parse((await session.handle(rpc(13, 'prompts/get', { name: 'asks_forever' })))!)
+  t.match(endless.error, { code: -32600, message: 'still asked for input after 8 rounds' })
 })
 
 t.test('2025: a client that never answers is bounded by the call deadline', async (t) => {

@@ -52,13 +52,19 @@ const modernTools = [
     annotations: {},
     input: Type.Object({
       region: Type.Optional(Type.String({ [HEADER_KEY]: 'Region', description: 'Region, e.g. "eu"' })),
-      count: Type.Optional(Type.Integer({ [HEADER_KEY]: 'Count', description: 'How many, e.g. 3' }))
+      count: Type.Optional(Type.Integer({ [HEADER_KEY]: 'Count', description: 'How many, e.g. 3' })),
+      dry: Type.Optional(Type.Boolean({ [HEADER_KEY]: 'Dry-Run', description: 'Only pretend, e.g. true' }))
     }),
     run: ({ region }) => textResult(`region ${String(region)}`)
   })
 ]
 
-const resources = [defineResource({ uri: 'test://one', name: 'one', read: () => [{ uri: 'test://one', text: 'one' }] })]
+const resources = [
+  defineResource({ uri: 'test://one', name: 'one', read: () => [{ uri: 'test://one', text: 'one' }] }),
+  // Reads its signal only after a pause, as a slow reader would.
+  defineResource({ uri: 'test://late', name: 'late', read: async (ctx) => { await new Promise(resolve => setTimeout(resolve, 20)); return [{ uri: 'test://late', text: String(ctx.signal.aborted) }] } }),
+  defineResource({ uri: 'test://boom', name: 'boom', read: () => { throw new Error('disk on fire') } })
+]
 
 function engine (cache?: { listTtlMs?: number, readTtlMs?: number }) {
   return testEngine({ tools: modernTools, resources }, { cache })
@@ -118,6 +124,9 @@ t.test('removed and unknown methods are -32601 with 404; a missing client capabi
   t.match(await ask(server, 'tools/call', { name: 'needs_sampling', arguments: {} }, { envelope: env({ clientCapabilities: { sampling: {} } }) }), { status: 200, body: { result: { content: [{ text: 'ran' }] } } })
   // In-band errors keep 200: an unknown tool, a resource that does not exist (with its uri).
   t.match(await ask(server, 'tools/call', { name: 'nope' }), { status: 200, body: { error: { code: -32602 } } })
+  t.match(await ask(server, 'tools/call', {}), { status: 200, body: { error: { code: -32602, message: "'name' must be a string" } } })
+  // There are no server→client requests in 2026: a tool that tries one gets a tool error saying what to do instead.
+  t.match(await ask(server, 'tools/call', { name: 'ask_client', arguments: {} }, { envelope: env({ clientCapabilities: { sampling: {} } }) }), { body: { result: { isError: true, content: [{ text: /^ERROR CLIENT_CAPABILITY_MISSING: 'sampling\/createMessage' cannot be sent: protocol 2026-07-28 has no server→client requests/ }] } } })
   t.match(await ask(server, 'resources/read', { uri: 'test://none' }), { status: 200, body: { error: { code: -32602, data: { uri: 'test://none' } } } })
 })
 
@@ -135,9 +144,20 @@ t.test('log notifications only when the request asks for a level, at or above it
 t.test('a modern request whose stream closes is cancelled: the tool sees its signal, nothing is answered', async (t) => {
   const { server } = engine()
   const { answer, close } = server.answerModern({ id: 1, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 60_000 } } }, env(), {})
-  setTimeout(close, 20)
+  setTimeout(() => { close(); close() }, 20)
   t.same(await answer, { message: undefined, status: 200 })
   t.same(server.activeCalls(), [])
+  // A reader that looks at its signal only after the stream closed still sees it aborted.
+  const late = server.answerModern({ id: 2, method: 'resources/read', params: { uri: 'test://late' } }, env(), {})
+  late.close()
+  t.match(JSON.parse((await late.answer).message!), { result: { contents: [{ text: 'true' }] } })
+})
+
+t.test('an unexpected failure is an internal error, logged with its method; the client sees no detail', async (t) => {
+  const { server, lines } = engine()
+  const { body, status } = await ask(server, 'resources/read', { uri: 'test://boom' })
+  t.match([status, body], [200, { error: { code: -32603, message: 'Internal error' } }])
+  t.ok(lines.some(l => l.msg === 'request failed' && l.method === 'resources/read'))
 })
 
 t.test('routing headers: required ones, Mcp-Name and Mcp-Param-* must agree with the body (Base64 form decoded)', async (t) => {
@@ -152,11 +172,16 @@ t.test('routing headers: required ones, Mcp-Name and Mcp-Param-* must agree with
   t.same(await code(call({ ...base, name: 'other' })), [400, -32020], 'a different Mcp-Name')
   t.same(await code(call({ ...base, name: `=?base64?${Buffer.from('by_region').toString('base64')}?=` })), [200, 'ok'], 'Base64 form')
   t.same(await code(call({ ...base, name: '=?base64?!!!?=' })), [400, -32020], 'Base64 that is not canonical')
+  t.same(await code(call({ ...base, name: '=?base64?/w==?=' })), [400, -32020], 'Base64 of bytes that are not UTF-8')
   t.same(await code(call({ ...base, name: 'by_region' }, { region: 'eu' })), [400, -32020], 'a header parameter without its header')
   t.same(await code(call({ ...base, name: 'by_region', params: { region: 'us' } }, { region: 'eu' })), [400, -32020])
   t.same(await code(call({ ...base, name: 'by_region', params: { region: '=?base64?ZXU=?=', count: '3' } }, { region: 'eu', count: 3 })), [200, 'ok'])
   t.same(await code(call({ ...base, name: 'by_region', params: { region: 'eu', count: '3.0' } }, { region: 'eu', count: 3 })), [200, 'ok'], 'numbers compare as numbers')
   t.same(await code(call({ ...base, name: 'by_region', params: { region: '=?base64?ZXU?=' } }, { region: 'eu' })), [400, -32020], 'bad padding')
+  t.same(await code(call({ ...base, name: 'by_region', params: { 'dry-run': 'true' } }, { dry: true })), [200, 'ok'], 'a boolean as its text')
+  t.same(await code(call({ ...base, name: 'by_region', params: { 'dry-run': 'false' } }, { dry: true })), [400, -32020])
+  t.same(await code(call({ ...base, name: 'by_region' }, { region: { nested: 1 } })), [200, 'ok'], 'a non-primitive is left to argument validation')
+  t.same(await code(ask(server, 'tools/call', { name: 'by_region' }, { headers: { ...base, name: 'by_region' } })), [200, 'ok'], 'no arguments, no parameter headers')
   t.same(await code(ask(server, 'tools/list', {}, { headers: { protocolVersion: '2026-07-28', method: 'tools/list' } })), [200, 'ok'])
 })
 
