@@ -17,16 +17,25 @@ const MODERN_HEADERS = { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', '
 /** The eras rows: stdio and HTTP, 2026-07-28 against 2025 on the same server code. */
 export async function runErasBench (options, log) {
   const { count, warmup, window, rounds, connections, duration } = options
-  const stdio = { legacy: { handshake: undefined, makeRequest: legacyCall }, modern: { handshake: discover, makeRequest: modernCall } }
-  const rates = { legacy: [], modern: [] }
-  const cpu = { legacy: [], modern: [] }
+  // Ours in each era, and the bare loop answering each era's bytes: the floor shows what the protocol's
+  // larger messages cost by themselves, apart from the engine.
+  const stdio = {
+    legacy: { args: [script('ours-stdio.js')], handshake: undefined, makeRequest: legacyCall },
+    modern: { args: [script('ours-stdio.js')], handshake: discover, makeRequest: modernCall },
+    floorLegacy: { args: [script('bare-stdio.js'), '--coalesce'], handshake: undefined, makeRequest: legacyCall },
+    floorModern: { args: [script('bare-stdio.js'), '--coalesce', '--modern'], handshake: discover, makeRequest: modernCall }
+  }
+  const rates = Object.fromEntries(Object.keys(stdio).map(k => [k, []]))
+  const cpu = Object.fromEntries(Object.keys(stdio).map(k => [k, []]))
   for (let round = 0; round < rounds; round++) {
-    for (const era of round % 2 === 0 ? ['legacy', 'modern'] : ['modern', 'legacy']) {
-      const { handshake, makeRequest } = stdio[era]
-      const run = await stdioThroughput({ command: process.execPath, args: [script('ours-stdio.js')], cwd: ROOT, makeRequest, count, warmup, window, ...(handshake === undefined ? {} : { handshake }) })
+    const order = Object.keys(stdio)
+    if (round % 2 === 1) order.reverse()
+    for (const era of order) {
+      const { args, handshake, makeRequest } = stdio[era]
+      const run = await stdioThroughput({ command: process.execPath, args, cwd: ROOT, makeRequest, count, warmup, window, ...(handshake === undefined ? {} : { handshake }) })
       rates[era].push(run.rate)
       if (run.cpuPerMessage !== undefined) cpu[era].push(run.cpuPerMessage)
-      log(`  eras stdio ${era.padEnd(6)} round ${round + 1}: ${fmt(run.rate)} msg/s, ${micros(run.cpuPerMessage)} server CPU/msg`)
+      log(`  eras stdio ${era.padEnd(11)} round ${round + 1}: ${fmt(run.rate)} msg/s, ${micros(run.cpuPerMessage)} server CPU/msg`)
     }
   }
   const server = await startServer(script('ours-http.js'), ['call'])
@@ -63,8 +72,18 @@ export async function runErasBench (options, log) {
     pass: mid(c.legacy) / mid(c.modern) >= 1,
     note: `CPU/call ${micros(mid(c.modern))} vs ${micros(mid(c.legacy))}; ${shape}${busyNote('the 2025 run', median(r.legacy), mid(c.legacy))}`
   })
+  const overFloor = (era, floor) => mid(cpu[era]) - mid(cpu[floor])
   return [
     row('stdio `tools/call` echo, pipelined: 2026-07-28 against 2025', 'msg/s', rates, cpu, `${fmt(count)} requests, ${window} in flight; 2026 pinned by a server/discover probe`),
+    {
+      name: 'stdio `tools/call` echo, pipelined: the engine\'s own CPU per call above the bare loop, 2026-07-28 against 2025',
+      measured: `2026-07-28 +${micros(overFloor('modern', 'floorModern'))}`,
+      baseline: `2025 +${micros(overFloor('legacy', 'floorLegacy'))}`,
+      ratio: overFloor('legacy', 'floorLegacy') / overFloor('modern', 'floorModern'),
+      goal: 'info',
+      pass: undefined,
+      note: `the bare loop answering each era's bytes costs ${micros(mid(cpu.floorModern))} (2026) and ${micros(mid(cpu.floorLegacy))} (2025) per call: the protocol's larger messages, apart from any engine`
+    },
     row('HTTP `tools/call` echo: 2026-07-28 against 2025 (stateless)', 'req/s', rps, hcpu, `${connections} connections × ${duration} s; 2026 with the routing headers and a _meta envelope, no session either way`)
   ]
 }

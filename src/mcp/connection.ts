@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js'
 import type { Send } from './channel.js'
 import { routeMessage } from './era.js'
 import { methodsOf } from './methods.js'
-import { answerModern, rejected } from './modern.js'
+import { rejected, serveModern, type ModernAnswer, type ModernContext } from './modern.js'
 import { errorMessage, RPC_ERROR, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 import { Session } from './session.js'
@@ -10,6 +10,7 @@ import type { CallHandle } from './tool-call.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
 
 const MODERN_METHODS = methodsOf('modern')
+const messageOf = (answer: ModernAnswer): string | undefined => answer.message
 
 /**
  * One stream connection (stdio) that speaks either era. The first `initialize` pins it to 2025 (a
@@ -21,10 +22,13 @@ export class Connection {
   private readonly session: Session
   /** Modern calls by request id: notifications/cancelled finds them here. */
   private readonly inflight = new Map<RequestId, CallHandle>()
-  private readonly closers = new Set<() => void>()
+  private readonly ended = new AbortController()
+  /** What every modern request on this connection runs in (one object, not one per request). */
+  private readonly context: ModernContext
 
-  constructor (private readonly shared: ServerShared, private readonly options: { send: Send, log: Logger }) {
+  constructor (private readonly shared: ServerShared, options: { send: Send, log: Logger }) {
     this.session = new Session(shared, { log: options.log, send: options.send, stateless: false })
+    this.context = { log: options.log, send: options.send, inflight: this.inflight, ended: this.ended.signal }
   }
 
   /** Handles one parsed message; resolves to the serialized response, or undefined when none is due. */
@@ -50,32 +54,28 @@ export class Connection {
   /** Aborts everything running and ends open subscriptions. */
   close (): void {
     this.session.close()
-    for (const close of this.closers) close()
+    const reason = new Error('connection closed')
+    this.ended.abort(reason)
+    for (const call of this.inflight.values()) call.abort(reason, 'cancel')
   }
 
-  private async modern (message: Classified): Promise<string | undefined> {
+  private modern (message: Classified): Promise<string | undefined> {
     switch (message.kind) {
-      case 'invalid': return invalidMessage(message.id, message.error)
-      case 'response': return undefined
+      case 'invalid': return Promise.resolve(invalidMessage(message.id, message.error))
+      case 'response': return Promise.resolve(undefined)
       case 'notification':
         // spec cancellation: unknown or finished ids are ignored.
         if (message.method === 'notifications/cancelled') this.inflight.get(message.params.requestId as RequestId)?.abort(new Error('cancelled by client'), 'cancel')
-        return undefined
+        return Promise.resolve(undefined)
     }
     const route = routeMessage(message)
-    if (route.era === 'reject') return rejected(route.id, route.error).message
+    if (route.era === 'reject') return Promise.resolve(rejected(route.id, route.error).message)
     if (route.era === 'legacy' || route.envelope === undefined) {
       // This connection speaks 2026-07-28: a request without an envelope is either a removed method or incomplete.
-      return MODERN_METHODS.has(message.method)
+      return Promise.resolve(MODERN_METHODS.has(message.method)
         ? errorMessage(message.id, { code: RPC_ERROR.InvalidParams, message: 'this connection speaks protocol 2026-07-28: params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities' })
-        : errorMessage(message.id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${message.method.slice(0, 100)} (this connection speaks protocol 2026-07-28)` })
+        : errorMessage(message.id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${message.method.slice(0, 100)} (this connection speaks protocol 2026-07-28)` }))
     }
-    const { answer, close } = answerModern(this.shared, message, route.envelope, { log: this.options.log, send: this.options.send, inflight: this.inflight })
-    this.closers.add(close)
-    try {
-      return (await answer).message
-    } finally {
-      this.closers.delete(close)
-    }
+    return serveModern(this.shared, message, route.envelope, this.context).then(messageOf)
   }
 }

@@ -50,10 +50,9 @@ export class RequestStates {
 /** What the answer binds requestState to: the method and the tool, prompt or resource it names. */
 export const bindingOf = (method: string, params: Record<string, unknown>): string => `${method}\0${String(params.name ?? params.uri ?? '')}`
 
-/** The previous round's answers and state a request carries, validated; undefined on a first round. */
-export function readInput (params: Record<string, unknown>, binding: string, states: RequestStates): ToolInput | undefined {
+/** The previous round's answers and state a retry carries (inputResponses or requestState present), validated. */
+export function readInput (params: Record<string, unknown>, binding: string, states: RequestStates): ToolInput {
   const { inputResponses, requestState } = params
-  if (inputResponses === undefined && requestState === undefined) return undefined
   if (!isObject(inputResponses) || !Object.values(inputResponses).every(isObject)) {
     throw new APP_ERR_INVALID_PARAMS("'inputResponses' must map each key of the previous inputRequests to the client's result object, e.g. { \"user_name\": { \"action\": \"accept\", \"content\": { … } } }")
   }

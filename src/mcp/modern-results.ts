@@ -24,13 +24,14 @@ export interface ModernShared {
 const LISTS = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'server/discover']
 
 /** Builds the modern era's shared part for one server. */
-export function createModernShared (registry: Registry, info: object, legacyCapabilities: Record<string, unknown>, cache: CacheHints = {}): ModernShared {
+export function createModernShared (registry: Registry, info: { name: string, version: string }, legacyCapabilities: Record<string, unknown>, cache: CacheHints = {}): ModernShared {
   const { listTtlMs = 300_000, readTtlMs = 0 } = cache
   // resources/subscribe and logging/setLevel are gone: a modern client learns neither from discover.
   const { resources, logging: _logging, ...rest } = legacyCapabilities as { resources?: object, logging?: object }
   const capabilities: Record<string, unknown> = { ...rest, logging: {} }
   if (resources !== undefined) capabilities.resources = { listChanged: false }
-  const identity = { [META.serverInfo]: info }
+  // Name and version only: it rides on every result, and the title adds bytes to each without telling a client more.
+  const identity = { [META.serverInfo]: { name: info.name, version: info.version } }
   const hints = new Map<string, { ttlMs: number, cacheScope: 'public' | 'private' }>(LISTS.map(m => [m, { ttlMs: listTtlMs, cacheScope: 'public' }]))
   hints.set('resources/read', { ttlMs: readTtlMs, cacheScope: 'private' })
   // Cached pages are spliced, not re-parsed: the tail each method's results end with.
@@ -48,7 +49,14 @@ export function createModernShared (registry: Registry, info: object, legacyCapa
     capabilities,
     removed: new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']),
     reply (id, method, result) {
-      const { _meta: meta, resultType, ...body } = result as { _meta?: object, resultType?: string }
+      const { _meta: meta, resultType } = result as { _meta?: object, resultType?: string }
+      // The common case, a result with neither field of its own (every tool result): serialized as in
+      // 2025 and the fields spliced on, instead of copying the object (a third of a 2026 call's CPU).
+      if (meta === undefined && resultType === undefined) {
+        // Every 2026 result has a field of its own (content, contents, messages, completion …), so never `{}`.
+        return resultJson(id, `${JSON.stringify(result).slice(0, -1)},${tailOf(method)}`)
+      }
+      const { _meta: _ignored, resultType: _type, ...body } = result as { _meta?: object, resultType?: string }
       return resultMessage(id, { ...body, resultType: resultType ?? 'complete', ...hints.get(method), _meta: { ...meta, ...identity } })
     },
     replyJson (id, method, json) {

@@ -15,6 +15,9 @@ import { LOG_LEVELS, type CallHandle } from './tool-call.js'
 
 const MODERN_METHODS = methodsOf('modern')
 
+/** A modern request as the engine answers it. */
+export interface ModernRequestMessage { id: RequestId, method: string, params: Record<string, unknown> }
+
 /** What answering a modern request produced: the message (none for a cancelled call) and its HTTP status. */
 export interface ModernAnswer { message: string | undefined, status: number }
 
@@ -27,6 +30,8 @@ export interface ModernContext {
   inflight: Map<RequestId, CallHandle>
   /** HTTP only: the routing headers, checked against the body. */
   headers?: RoutingHeaders
+  /** stdio: aborted when the connection ends (its subscriptions and readers stop). */
+  ended?: AbortSignal
 }
 
 /** One modern request's scope: the capabilities and log level its envelope declared, nothing remembered. */
@@ -35,11 +40,9 @@ class ModernRequest implements ModernScope {
   closed = false
   readonly clientCapabilities: Record<string, unknown>
   readonly logThreshold: number
-  /** What an input_required answer's requestState is bound to (method and target). */
-  binding = ''
   private shutdown: AbortController | undefined = undefined
 
-  constructor (readonly shared: ServerShared, private readonly context: ModernContext, envelope: Envelope, private readonly id: RequestId) {
+  constructor (readonly shared: ServerShared, private readonly context: ModernContext, envelope: Envelope, private readonly message: ModernRequestMessage) {
     this.clientCapabilities = envelope.clientCapabilities
     // spec 2026-07-28 logging: no notifications/message unless the request's _meta asks for a level.
     this.logThreshold = envelope.logLevel ?? LOG_LEVELS.length
@@ -54,7 +57,8 @@ class ModernRequest implements ModernScope {
       this.shutdown = new AbortController()
       if (this.closed) this.shutdown.abort(new Error('request stream closed'))
     }
-    return this.shutdown.signal
+    const { ended } = this.context
+    return ended === undefined ? this.shutdown.signal : AbortSignal.any([this.shutdown.signal, ended])
   }
 
   /** The request's stream closed (HTTP) or the connection ended: its call is cancelled. */
@@ -62,7 +66,7 @@ class ModernRequest implements ModernScope {
     if (this.closed) return
     this.closed = true
     this.shutdown?.abort(reason)
-    this.inflight.get(this.id)?.abort(reason, 'cancel')
+    this.inflight.get(this.message.id)?.abort(reason, 'cancel')
   }
 
   request (method: string): Promise<Record<string, unknown>> {
@@ -73,7 +77,7 @@ class ModernRequest implements ModernScope {
     if (!isInputRequired(result)) return this.shared.modern.reply(id, method, result)
     // Only tools/call and prompts/get hand back what a tool or prompt returned (SEP-2322); the state goes out signed.
     const { requestState } = result
-    return this.shared.modern.reply(id, method, requestState === undefined ? result : { ...result, requestState: this.shared.states.seal(requestState, this.binding) })
+    return this.shared.modern.reply(id, method, requestState === undefined ? result : { ...result, requestState: this.shared.states.seal(requestState, bindingOf(method, this.message.params)) })
   }
 
   replyJson (id: RequestId, method: string, json: string): string {
@@ -103,8 +107,8 @@ class ModernRequest implements ModernScope {
       ended.add(end)
       signal.addEventListener('abort', end, { once: true })
     })
-    // A closed stream gets nothing; a server that ends the subscription says so with the empty result.
-    if (this.closed) return undefined
+    // A closed stream (or connection) gets nothing; a server that ends the subscription says so with the empty result.
+    if (signal.aborted) return undefined
     return this.reply(id, 'subscriptions/listen', { _meta: { [META.subscriptionId]: id } })
   }
 }
@@ -126,36 +130,43 @@ export function rejected (id: RequestId | null, error: Rejection): ModernAnswer 
  * Answers one modern request: routing headers (HTTP), then the method, then the client capabilities
  * it needs, then the handler. `close` is what the transport calls when the request's stream ends.
  */
-export function answerModern (shared: ServerShared, request: { id: RequestId, method: string, params: Record<string, unknown> }, envelope: Envelope, context: ModernContext, channel?: RequestChannel): { answer: Promise<ModernAnswer>, close: () => void } {
-  const scope = new ModernRequest(shared, context, envelope, request.id)
+export function answerModern (shared: ServerShared, request: ModernRequestMessage, envelope: Envelope, context: ModernContext, channel?: RequestChannel): { answer: Promise<ModernAnswer>, close: () => void } {
+  const scope = new ModernRequest(shared, context, envelope, request)
   return { answer: run(scope, request, context, channel), close: () => scope.close() }
 }
 
-async function run (scope: ModernRequest, { id, method, params }: { id: RequestId, method: string, params: Record<string, unknown> }, context: ModernContext, channel: RequestChannel | undefined): Promise<ModernAnswer> {
+/** The same for a stream connection, which cancels through notifications/cancelled or its end, never a request's stream. */
+export function serveModern (shared: ServerShared, request: ModernRequestMessage, envelope: Envelope, context: ModernContext): Promise<ModernAnswer> {
+  return run(new ModernRequest(shared, context, envelope, request), request, context, undefined)
+}
+
+function run (scope: ModernRequest, { id, method, params }: ModernRequestMessage, context: ModernContext, channel: RequestChannel | undefined): Promise<ModernAnswer> {
   const { shared } = scope
   if (context.headers !== undefined) {
     const bad = checkRoutingHeaders(shared, method, params, context.headers)
-    if (bad !== undefined) return rejected(id, bad)
+    if (bad !== undefined) return Promise.resolve(rejected(id, bad))
   }
   const entry = MODERN_METHODS.get(method)
-  if (entry === undefined) return rejected(id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${method.slice(0, 100)}${shared.modern.removed.has(method) ? ' (removed in protocol 2026-07-28)' : ''}`, status: 404 })
+  if (entry === undefined) return Promise.resolve(rejected(id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${method.slice(0, 100)}${shared.modern.removed.has(method) ? ' (removed in protocol 2026-07-28)' : ''}`, status: 404 }))
   const missing = shared.modern.missingCapabilities(method, params, scope.clientCapabilities)
   if (missing !== undefined) {
-    return rejected(id, { code: MODERN_ERROR.MissingClientCapability, message: `this request needs client capabilities the request did not declare: ${Object.keys(missing).join(', ')}`, data: { requiredCapabilities: missing }, status: 400 })
+    return Promise.resolve(rejected(id, { code: MODERN_ERROR.MissingClientCapability, message: `this request needs client capabilities the request did not declare: ${Object.keys(missing).join(', ')}`, data: { requiredCapabilities: missing }, status: 400 }))
   }
-  try {
-    let input
-    if (INPUT_METHODS.has(method)) {
-      scope.binding = bindingOf(method, params)
-      input = readInput(params, scope.binding, shared.states)
-    }
-    return { message: await entry.handle({ id, method, params, channel, scope, input }), status: 200 }
-  } catch (err) {
+  const failed = (err: unknown): ModernAnswer => {
     const rpc = toRpcError(err)
     if (rpc.code === RPC_ERROR.InternalError) scope.log.error({ err, method }, 'request failed')
     // spec 2026-07-28 (SEP-2164): a resource not found is invalid params, -32602, its uri in data.
     if (rpc.code === RPC_ERROR.ResourceNotFound) rpc.code = RPC_ERROR.InvalidParams
     // In-band errors travel with 200; only the ladder's own codes change the status.
     return { message: errorMessage(id, rpc), status: HTTP_STATUS[rpc.code] ?? 200 }
+  }
+  // Not an async function: one promise fewer per request on the hot path (tools/call's own is enough).
+  try {
+    // Only a retry carries answers or state: a first call skips the reading (and its binding string).
+    const retry = INPUT_METHODS.has(method) && (params.inputResponses !== undefined || params.requestState !== undefined)
+    const input = retry ? readInput(params, bindingOf(method, params), shared.states) : undefined
+    return Promise.resolve(entry.handle({ id, method, params, channel, scope, input })).then(message => ({ message, status: 200 }), failed)
+  } catch (err) {
+    return Promise.resolve(failed(err))
   }
 }

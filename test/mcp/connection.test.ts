@@ -92,9 +92,11 @@ t.test('2026 on a stream: notifications/cancelled and a closing connection cance
   t.equal(await running, undefined)
 
   const second = call(rpc('b', 'tools/call', { name: 'slow_tool', arguments: { ms: 60_000 }, _meta: envelope }))
+  const listening = call(rpc('c', 'subscriptions/listen', { notifications: {}, _meta: envelope }))
   await new Promise(resolve => setTimeout(resolve, 10))
   conn.close()
   t.equal(await second, undefined)
+  t.equal(await listening, undefined, 'a subscription on a closed connection ends without an answer')
   t.equal(conn.inflightCount, 0)
 })
 
