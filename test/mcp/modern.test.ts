@@ -215,6 +215,9 @@ t.test('input rounds: the question goes to the client with sealed state; only th
     t.match(await ask(server, 'tools/call', { name: 'ask_name', arguments: {}, inputResponses: answered, requestState: state }), { body: { error: { code: -32602, message: /integrity check/ } } }, label)
   }
   t.match(await ask(server, 'tools/call', { name: 'ask_forever', arguments: {}, inputResponses: {}, requestState: first.requestState }), { body: { error: { code: -32602 } } }, 'state of another tool')
+  // The state binds to what the request names: a resource's uri, or nothing for a call that names no tool.
+  t.match(await ask(server, 'resources/read', { uri: 'test://one', inputResponses: {}, requestState: first.requestState }), { body: { error: { code: -32602, message: /integrity check/ } } })
+  t.match(await ask(server, 'tools/call', { inputResponses: {} }), { body: { error: { code: -32602, message: "'name' must be a string" } } })
   for (const responses of [null, { who: 12345 }, 'x']) {
     t.match(await ask(server, 'tools/call', { name: 'ask_name', arguments: {}, inputResponses: responses }), { body: { error: { code: -32602, message: /inputResponses/ } } })
   }
