@@ -3,14 +3,12 @@ import net from 'node:net'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Type } from '@sinclair/typebox'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { buildTestApp } from './helpers/build-app.js'
-import { testTools } from './helpers/engine.js'
+import { parkedTool, testTools } from './helpers/engine.js'
 import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
-import { defineTool, textResult } from '../src/tools/define-tool.js'
 
 // 2026-07-28 over the real transports: the same bytes on stdio and HTTP, both eras on one HTTP
 // server, a closed response stream cancelling its call, and the official SDK v2 client (negotiating,
@@ -69,22 +67,7 @@ t.test('one HTTP server: a 2025 session and 2026 requests interleaved each get t
 
 t.test('a 2026 request whose response stream closes is cancelled; a 2025 stateful one runs on', async (t) => {
   const seen: string[] = []
-  const parked = defineTool({
-    name: 'parked',
-    title: 'Parked',
-    category: 'fixture',
-    description: 'Waits 300 ms, noting whether its signal aborted first.',
-    annotations: {},
-    input: Type.Object({}),
-    async run (_args, ctx) {
-      await ctx.progress(1, 2)
-      await new Promise<void>(resolve => {
-        const timer = setTimeout(() => { seen.push('finished'); resolve() }, 300)
-        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); seen.push('aborted'); resolve() }, { once: true })
-      })
-      return textResult('done')
-    }
-  })
+  const parked = parkedTool(seen)
   const { app } = await buildTestApp(t, { tools: [...testTools, parked], config: { mode: 'stateful' } })
   const base = `${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`
   const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'parked', arguments: {}, _meta: { ...META, progressToken: 1 } } })

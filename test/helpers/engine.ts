@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { createRegistry, type RegistryOptions } from '../../src/mcp/registry.js'
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js'
-import { defineTool, Inject, textResult } from '../../src/tools/define-tool.js'
+import { defineTool, Inject, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
 import { toolError } from '../../src/errors.js'
 import { systemClock } from '../../src/services/clock.js'
 
@@ -111,4 +111,38 @@ export async function initializedSession (engine: ReturnType<typeof testEngine>,
   await call('initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 't', version: '1' } })
   await session.handle({ jsonrpc: '2.0', method: 'notifications/initialized' })
   return { session, call, sent }
+}
+
+/** `parked`: reports progress, then waits 300 ms unless its signal aborts first; `seen` records which happened. */
+export function parkedTool (seen: string[]) {
+  return defineTool({
+    name: 'parked',
+    title: 'Parked',
+    category: 'fixture',
+    description: 'Waits 300 ms, noting whether its signal aborted first.',
+    annotations: {},
+    input: Type.Object({}),
+    async run (_args, ctx) {
+      await ctx.progress(1, 2)
+      await new Promise<void>(resolve => {
+        const timer = setTimeout(() => { seen.push('finished'); resolve() }, 300)
+        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); seen.push('aborted'); resolve() }, { once: true })
+      })
+      return textResult('done')
+    }
+  })
+}
+
+const NO_ARGS = Type.Object({})
+/** `ask_forever`: asks the client the same question (by `method`) on every round, never satisfied. */
+export function askForeverTool (method: string, params: Record<string, unknown> = {}) {
+  return defineTool<typeof NO_ARGS, RunResult>({
+    name: 'ask_forever',
+    title: 'Ask Forever',
+    category: 'fixture',
+    description: 'Never satisfied.',
+    annotations: {},
+    input: NO_ARGS,
+    run: () => inputRequired({ again: { method, params } })
+  })
 }

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { defineTool, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
 import { definePrompt } from '../../src/tools/define-prompt.js'
 import { META } from '../../src/mcp/era.js'
-import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { askForeverTool, initializedSession, testEngine, testTools } from '../helpers/engine.js'
 
 // A stream connection (stdio) speaks the era its client picks first; and one tool definition that
 // asks for input serves both: a 2025 session gets the questions as server→client requests.
@@ -30,15 +30,7 @@ const askingTools = [
       return inputRequired({ name: { method: 'elicitation/create', params: { message: 'Name?' } } }, 'one')
     }
   }),
-  defineTool<typeof NO_ARGS, RunResult>({
-    name: 'ask_forever',
-    title: 'Ask Forever',
-    category: 'fixture',
-    description: 'Never satisfied.',
-    annotations: {},
-    input: NO_ARGS,
-    run: () => inputRequired({ again: { method: 'elicitation/create', params: { message: 'Again?' } } })
-  })
+  askForeverTool('elicitation/create', { message: 'Again?' })
 ]
 const endlessPrompt = definePrompt({
   name: 'asks_forever',

@@ -4,7 +4,7 @@ import { defineTool, HEADER_KEY, inputRequired, textResult, type RunResult } fro
 import { defineResource } from '../../src/tools/define-resource.js'
 import { META, type Envelope, type RoutingHeaders } from '../../src/mcp/era.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
-import { testEngine, testTools } from '../helpers/engine.js'
+import { askForeverTool, testEngine, testTools } from '../helpers/engine.js'
 
 // The 2026-07-28 era over the engine (transports are in test/modern-transports.test.ts): results,
 // errors and their HTTP statuses, logging, cancellation, subscriptions and input rounds.
@@ -35,15 +35,7 @@ const modernTools = [
       ? inputRequired({ who: { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } } } }, 'round-1')
       : textResult(`hello ${String((ctx.input.responses.who as Message).content?.name)} (${String(ctx.input.state)})`)
   }),
-  defineTool<typeof NO_ARGS, RunResult>({
-    name: 'ask_forever',
-    title: 'Ask Forever',
-    category: 'fixture',
-    description: 'Never satisfied.',
-    annotations: {},
-    input: NO_ARGS,
-    run: () => inputRequired({ again: { method: 'roots/list', params: {} } })
-  }),
+  askForeverTool('roots/list'),
   defineTool({
     name: 'by_region',
     title: 'By Region',
