@@ -113,13 +113,6 @@ class ModernRequest implements ModernScope {
   }
 }
 
-const HTTP_STATUS: Readonly<Record<number, number>> = {
-  [RPC_ERROR.MethodNotFound]: 404,
-  [MODERN_ERROR.HeaderMismatch]: 400,
-  [MODERN_ERROR.MissingClientCapability]: 400,
-  [MODERN_ERROR.UnsupportedProtocolVersion]: 400
-}
-
 /** The serialized error for a rejection, with its status. */
 export function rejected (id: RequestId | null, error: Rejection): ModernAnswer {
   const { status, ...body } = error
@@ -157,8 +150,8 @@ function run (scope: ModernRequest, { id, method, params }: ModernRequestMessage
     if (rpc.code === RPC_ERROR.InternalError) scope.log.error({ err, method }, 'request failed')
     // spec 2026-07-28 (SEP-2164): a resource not found is invalid params, -32602, its uri in data.
     if (rpc.code === RPC_ERROR.ResourceNotFound) rpc.code = RPC_ERROR.InvalidParams
-    // In-band errors travel with 200; only the ladder's own codes change the status.
-    return { message: errorMessage(id, rpc), status: HTTP_STATUS[rpc.code] ?? 200 }
+    // An error from the handler itself travels in-band, with 200; the ladder above set its own statuses.
+    return { message: errorMessage(id, rpc), status: 200 }
   }
   // Not an async function: one promise fewer per request on the hot path (tools/call's own is enough).
   try {
