@@ -1,5 +1,4 @@
-import type { RequestId } from './rpc.js'
-import { LOG_LEVELS } from './tool-call.js'
+import { LOG_LEVELS, type RequestId } from './rpc.js'
 import type { Classified } from './wire.js'
 
 // Which protocol era a message belongs to (the same rule on both transports): a request whose

@@ -6,9 +6,9 @@ import { META, MODERN_ERROR, MODERN_PROTOCOL_VERSIONS, type Envelope, type Rejec
 import { bindingOf, INPUT_METHODS, readInput } from './input-required.js'
 import { checkRoutingHeaders } from './modern-headers.js'
 import { methodsOf, type ModernScope } from './methods.js'
-import { errorMessage, RPC_ERROR, toRpcError, type RequestId } from './rpc.js'
+import { errorMessage, LOG_LEVELS, RPC_ERROR, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
-import { LOG_LEVELS, type CallHandle } from './tool-call.js'
+import type { CallHandle } from './tool-call.js'
 
 // The 2026-07-28 era: no handshake and no session. Every request names its version and the
 // client's capabilities in params._meta, and is answered on its own.

@@ -6,6 +6,8 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
 export const LATEST_PROTOCOL_VERSION = '2025-11-25'
 /** Every revision we accept, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']
+/** MCP log levels, lowest first (spec server/utilities/logging). */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 /** JSON-RPC / MCP error numbers (SDK ErrorCode). */
 export const RPC_ERROR = {
   ParseError: -32700,

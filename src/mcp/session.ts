@@ -3,9 +3,9 @@ import type { Logger } from '../logger.js'
 import type { RequestChannel, Send } from './channel.js'
 import { ClientRequests } from './client-requests.js'
 import { methodsOf, type Scope } from './methods.js'
-import { errorMessage, LATEST_PROTOCOL_VERSION, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
+import { errorMessage, LATEST_PROTOCOL_VERSION, LOG_LEVELS, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
-import { LOG_LEVELS, type CallHandle } from './tool-call.js'
+import type { CallHandle } from './tool-call.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
 
 /** Per-session options. */

@@ -5,14 +5,11 @@ import type { RequestChannel, Send } from './channel.js'
 import type { Deadlines } from './deadlines.js'
 import { askClient, MAX_ROUNDS } from './input-required.js'
 import type { RegisteredTool } from './registry.js'
-import type { RequestId } from './rpc.js'
+import { LOG_LEVELS, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 
 /** How a call ended, as logged. */
 export type CallOutcome = 'ok' | 'partial' | 'input_required' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
-
-/** MCP log levels, lowest first (spec server/utilities/logging). */
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 
 /** What a tools/call needs from the connection it arrived on (a 2025 session or a modern request). */
 export interface CallScope {
