@@ -6,6 +6,7 @@ import { createWorkspace, type WorkspaceService } from './workspace.js'
 import { createSearch, type SearchService } from './search.js'
 import { createTokenizer, type Tokenizer } from './tokenizer.js'
 import { createLimiter, type Limiter } from './limiter.js'
+import { createGit, type GitService } from './git.js'
 
 /**
  * Every injectable service; a tool whose service is absent is neither listed nor callable. Layers above
@@ -14,6 +15,8 @@ import { createLimiter, type Limiter } from './limiter.js'
 export interface Services {
   workspace?: WorkspaceService
   search?: SearchService
+  /** The root's git repository, read-only; absent without git or without a repository at the root. */
+  git?: GitService
   tokenizer?: Tokenizer
   clock?: Clock
   /** Filled in by the registry itself: the live tool list, for the guide tools. */
@@ -43,5 +46,7 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     log.warn({ err }, 'ripgrep not available: search tools disabled')
     return undefined
   })
-  return { workspace, search, tokenizer, clock: systemClock, limiter }
+  const git = await createGit({ root: workspace.root, log, limiter })
+  if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
+  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, clock: systemClock, limiter }
 }

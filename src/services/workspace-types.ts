@@ -74,6 +74,11 @@ export interface WorkspaceService {
    * nothing outside is touched) → PATH_NOT_FOUND with in-root suggestions. Throws toolError(...).
    */
   resolve(path: string, options?: ResolveOptions): Promise<ResolvedPath>
+  /**
+   * The parse and lexical-containment steps of resolve alone, touching nothing on disk: for names that need
+   * not exist now (a file's history). `relative` is the display form ('.' for the root), `bytes` the name.
+   */
+  lexical(path: string, field?: string): { relative: string, bytes: Buffer }
   /** Opens a regular file no-follow and checks the open descriptor is inside the root; refuses hard links unless allowed. */
   openFile(path: ResolvedPath, field?: string): Promise<FileHandle>
   /** Opens a resolved file or folder for a child process (see PinnedPath). */

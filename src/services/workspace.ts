@@ -189,6 +189,11 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       return { relative: relativeOf(real) as string, fsPath: fsPathOf(real), requested: shown }
     },
 
+    lexical (input, field = 'path') {
+      const { components, shown } = lexicalOf(input, field)
+      return { relative: shown, bytes: Buffer.from(components.join('/'), 'latin1') }
+    },
+
     async openFile (resolved, field = 'path') {
       const shown = resolved.requested
       const { handle, stats } = await opened(byteString(resolved.fsPath), shown, field)
