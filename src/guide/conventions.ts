@@ -45,6 +45,13 @@ export const TOOL_VERBS = new Set([
   'resolve', 'open', 'summarize', 'diff', 'compare', 'inspect', 'lookup', 'locate', 'stat', 'echo', 'write',
   'create', 'update', 'delete', 'run', 'watch', 'index', 'preview', 'validate', 'analyze', 'trace', 'map'
 ])
+/**
+ * Prefixes naming the system a tool reads, each with the commands it may be followed by: `git_log` mirrors the
+ * git command an agent already knows, which reads better than a verb made up for it (`list_commits`).
+ */
+export const TOOL_NAMESPACES: Record<string, ReadonlySet<string>> = {
+  git: new Set(['log', 'show', 'diff', 'blame'])
+}
 // Words that start a sentence about the tool rather than one that says what it does.
 const NOT_A_VERB = new Set(['this', 'the', 'a', 'an', 'it', 'tool', 'use', 'call', 'helper', 'utility', 'used', 'allows', 'lets'])
 const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/
@@ -159,10 +166,15 @@ function ruleParams (entry: CatalogEntry, out: Violation[]): void {
   checkParams(entry.name, properties(entry), '', out)
 }
 
+function startsWithVerb (name: string): boolean {
+  const [first, second] = name.split('_')
+  return TOOL_VERBS.has(first) || TOOL_NAMESPACES[first]?.has(second) === true
+}
+
 function ruleNaming (entry: CatalogEntry, out: Violation[]): void {
   const v = (message: string): void => { out.push({ tool: entry.name, rule: RULES.naming, message }) }
   if (!SNAKE.test(entry.name)) v('name is not snake_case; use lower_snake_case such as read_files')
-  else if (!TOOL_VERBS.has(entry.name.split('_')[0])) v(`name does not start with a verb ('${entry.name.split('_')[0]}'); use verb_noun such as list_directory`)
+  else if (!startsWithVerb(entry.name)) v(`name does not start with a verb ('${entry.name.split('_')[0]}'); use verb_noun such as list_directory`)
   if (typeof entry.title !== 'string' || entry.title.trim() === '' || entry.title === entry.name) v('needs a human title ("Read Files")')
   const hints = Object.keys(entry.annotations ?? {}).filter(k => k !== 'title')
   if (hints.length === 0) v('needs annotations (readOnlyHint, idempotentHint, openWorldHint)')

@@ -9,6 +9,7 @@ export const CATEGORY_TITLES: Record<string, string> = {
   navigation: 'Navigation',
   search: 'Search',
   read: 'Read',
+  history: 'History',
   guide: 'Guide',
   fixture: 'Fixtures'
 }

@@ -14,7 +14,7 @@ export function Inject<K extends ServiceName> (service: K): TUnsafe<NonNullable<
 }
 
 /** Guide categories, in the order the guide renders them. */
-export const TOOL_CATEGORIES = ['navigation', 'search', 'read', 'guide', 'fixture'] as const
+export const TOOL_CATEGORIES = ['navigation', 'search', 'read', 'history', 'guide', 'fixture'] as const
 /** A tool's category. */
 export type ToolCategory = typeof TOOL_CATEGORIES[number]
 

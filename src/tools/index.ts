@@ -6,6 +6,10 @@ import { searchRegex } from './search-regex.js'
 import { readFiles } from './read-files.js'
 import { getFileInfo } from './get-file-info.js'
 import { getWorkspaceInfo } from './get-workspace-info.js'
+import { gitLog } from './git-log.js'
+import { gitShow } from './git-show.js'
+import { gitDiff } from './git-diff.js'
+import { gitBlame } from './git-blame.js'
 
 /** The product's tools, in the order tools/list publishes them. */
 export const tools: AnyTool[] = [
@@ -14,6 +18,10 @@ export const tools: AnyTool[] = [
   searchRegex,
   readFiles,
   getFileInfo,
+  gitLog,
+  gitShow,
+  gitDiff,
+  gitBlame,
   getWorkspaceInfo,
   getToolUsageGuide
 ]
