@@ -2,7 +2,7 @@
 // `npm run golden` (after its build): rewrites test/golden/tools-list.json from what the built bin
 // serves, so adding or changing a tool is one command instead of a hand edit. It asks the bin over
 // stdio, as test/transports.test.ts does, and writes the same text that test compares against.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -16,8 +16,9 @@ const TIMEOUT_MS = 30000
 
 /** The first tools/list page the built bin serves over stdio, as a JSON-RPC result. */
 async function toolsList () {
-  // An empty root: the manifest does not depend on the workspace's files.
+  // An empty repository: the manifest does not depend on the workspace's files, and the git tools are listed.
   const workspace = mkdtempSync(path.join(tmpdir(), 'wmcp-golden-'))
+  execFileSync('git', ['init', '-q'], { cwd: workspace, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } })
   const child = spawn(process.execPath, [cli, 'stdio', '--root', workspace], { stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk) => { stderr += chunk })

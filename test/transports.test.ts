@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
+import { commitAll } from './helpers/git-repo.js'
 
 // The parity test: the same built bin over stdio and over Streamable HTTP must publish identical
 // bytes for initialize, every tools/list page, resources, prompts and a set of tool calls.
@@ -20,6 +21,8 @@ writeFileSync(join(root, 'src', 'app.ts'), 'export function hello () {\n  return
 writeFileSync(join(root, 'src', 'util.ts'), '// util\nexport const answer = 42\n')
 writeFileSync(join(root, '.gitignore'), 'ignored.txt\n')
 writeFileSync(join(root, 'ignored.txt'), 'ignored\n')
+commitAll(root, 'Parity fixture')
+writeFileSync(join(root, 'src', 'util.ts'), '// util\nexport const answer = 43\n')
 
 /** JSON with sorted keys, so equal objects give equal text. */
 function canonical (value: unknown): string {
@@ -47,6 +50,11 @@ const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
   { name: 'read_files', arguments: { files: [{ path: '../outside.txt' }] } },
   { name: 'get_file_info', arguments: { paths: ['src/app.ts', 'ignored.txt', 'missing.txt'] } },
   { name: 'get_workspace_info', arguments: {} },
+  { name: 'git_log', arguments: {} },
+  { name: 'git_show', arguments: { path: 'src' } },
+  { name: 'git_diff', arguments: {} },
+  { name: 'git_blame', arguments: { path: 'src/app.ts' } },
+  { name: 'git_log', arguments: { ref: '--output=/tmp/x' } },
   { name: 'get_tool_usage_guide', arguments: { tool_names: ['read_files', 'nonexistent'] } },
   { name: 'list_directory', arguments: { depth: 99 } },
   { name: 'list_directory', arguments: { workspace: '/' } }
