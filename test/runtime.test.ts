@@ -7,8 +7,11 @@ import { loadConfig } from '../src/config.js'
 import { createRuntime } from '../src/runtime.js'
 import { createServices } from '../src/services/index.js'
 import { tools as productTools } from '../src/tools/index.js'
+import { git } from './helpers/git-repo.js'
 
+// A repository root, so every product tool's services exist (the git tools need one).
 const root = mkdtempSync(join(tmpdir(), 'wmcp-runtime-'))
+git(root, ['init', '-q'])
 const log = pino({ level: 'silent' })
 
 t.test('without a search service the search tools are neither listed nor callable; the rest still serve', async (t) => {

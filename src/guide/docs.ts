@@ -71,10 +71,11 @@ function mentionedTools (text: string, names: Set<string>, self: string): string
 
 /**
  * Validates the overlay against the registry: every example against its tool's input schema,
- * error codes against TOOL_ERROR_CODES, see-also names and entry names against the tool list.
+ * error codes against TOOL_ERROR_CODES, see-also names and entry names against the tool list (and the
+ * tools defined but `unlisted` for want of a service).
  * Invalid examples are dropped from the result (never rendered) and reported as problems.
  */
-export function resolveDocs (entries: CatalogEntry[], overlay: Overlay): ResolvedDocs {
+export function resolveDocs (entries: CatalogEntry[], overlay: Overlay, unlisted: readonly string[] = []): ResolvedDocs {
   const problems: DocProblem[] = overlay.problems.map(message => ({
     tool: overlay.status === 'corrupt' ? '(overlay)' : message.split(/[.:[]/)[0],
     message
@@ -83,7 +84,8 @@ export function resolveDocs (entries: CatalogEntry[], overlay: Overlay): Resolve
   const tools = new Map<string, ToolDocs>()
 
   for (const name of Object.keys(overlay.tools)) {
-    if (!names.has(name)) problems.push({ tool: name, message: `overlay entry for a tool that is not registered — remove it from ${overlay.file} or fix the name` })
+    // A tool that exists but is not listed in this deployment (its service is absent) keeps its entry.
+    if (!names.has(name) && !unlisted.includes(name)) problems.push({ tool: name, message: `overlay entry for a tool that is not registered — remove it from ${overlay.file} or fix the name` })
   }
 
   for (const entry of entries) {

@@ -92,7 +92,7 @@ export function createUsageGuide (options: UsageGuideOptions): UsageGuide {
     const overlay = source.current()
     const key = `${overlay.version}|${registryId(entries)}`
     if (resolved?.key !== key) {
-      resolved = { key, docs: resolveDocs(entries, overlay) }
+      resolved = { key, docs: resolveDocs(entries, overlay, catalog.unlisted()) }
       for (const problem of resolved.docs.problems) options.log?.error({ tool: problem.tool, file: overlay.file }, `tool docs: ${problem.message}`)
     }
     return resolved.docs

@@ -165,7 +165,8 @@ export function createRegistry (options: RegistryOptions): Registry {
     pages.push(JSON.stringify(page))
   }
   const manifestJson = JSON.stringify(tools.map(t => t.wire))
-  const catalog: ToolCatalog = { entries: () => entries, manifestJson: () => manifestJson }
+  const unlisted = Object.keys(unavailable)
+  const catalog: ToolCatalog = { entries: () => entries, manifestJson: () => manifestJson, unlisted: () => unlisted }
   services.catalog = catalog
 
   for (const list of [options.resources, options.prompts]) {

@@ -19,4 +19,6 @@ export interface ToolCatalog {
   entries(): CatalogEntry[]
   /** The exact `tools/list` JSON text (all pages concatenated into one array). */
   manifestJson(): string
+  /** Tools that are defined but not listed here because a service they need is not configured (git_log without git). */
+  unlisted(): string[]
 }

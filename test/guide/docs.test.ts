@@ -42,6 +42,8 @@ t.test('entries for unregistered tools and a corrupt overlay are problems; a des
   const unknown = resolveDocs([entry], overlay({ list_nothing: { description: 'x' }, read_notes: { description: 'Docs only.' } }))
   t.match(unknown.problems, [{ tool: 'list_nothing', message: /overlay entry for a tool that is not registered/ }])
   t.equal(unknown.tools.get('read_notes')!.state, 'Documented')
+  const gated = resolveDocs([entry], overlay({ list_nothing: { description: 'x' }, git_log: { description: 'x' } }), ['git_log'])
+  t.same(gated.problems.map(p => p.tool), ['list_nothing'], 'a defined tool without its service keeps its entry; a typo is still a problem')
   const shaped = resolveDocs([entry], overlay({}, { problems: ['read_notes.examples[0]: needs a \'comment\''] }))
   t.match(shaped.problems, [{ tool: 'read_notes' }], 'a shape problem is filed under the tool it names')
 
