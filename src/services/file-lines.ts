@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises'
+import { charsetTools, detectCharset } from './charset.js'
 
 /** Bytes inspected for the binary check (ripgrep's rule: a NUL byte means binary). */
 export const SNIFF_BYTES = 8192
@@ -7,17 +8,29 @@ const CHUNK_BYTES = 1024 * 1024
 /** What the first bytes of a file say about it. */
 export interface FileSniff {
   binary: boolean
+  /** How lines are found: byte-wise (UTF-8 and every ASCII-compatible charset) or by 16-bit code units. */
   encoding: 'utf8' | 'utf16le' | 'utf16be'
+  /** A legacy charset the text is decoded from (Shift_JIS, GB18030, windows-1252 …) instead of UTF-8. */
+  charset?: string
+  /** True when `charset` was guessed from the bytes (false: the caller named it). */
+  detected?: boolean
+  /** The first bytes (at most 8 KiB) as sniffed: what a caller that recognises a binary format looks at. */
+  head: Buffer
 }
 
-/** Looks at the first 8 KiB: a UTF-16 BOM means text, otherwise any NUL means binary. */
+/**
+ * Looks at the first 8 KiB: a UTF-16 BOM means text, otherwise any NUL means binary. Text that is not valid
+ * UTF-8 is given to a charset detector; its answer is kept when iconv-lite can decode it.
+ */
 export async function sniffFile (handle: FileHandle): Promise<FileSniff> {
   const buf = Buffer.alloc(SNIFF_BYTES)
   const { bytesRead } = await handle.read(buf, 0, SNIFF_BYTES, 0)
   const head = buf.subarray(0, bytesRead)
-  if (head[0] === 0xff && head[1] === 0xfe) return { binary: false, encoding: 'utf16le' }
-  if (head[0] === 0xfe && head[1] === 0xff) return { binary: false, encoding: 'utf16be' }
-  return { binary: head.includes(0), encoding: 'utf8' }
+  if (head[0] === 0xff && head[1] === 0xfe) return { binary: false, encoding: 'utf16le', head }
+  if (head[0] === 0xfe && head[1] === 0xff) return { binary: false, encoding: 'utf16be', head }
+  if (head.includes(0)) return { binary: true, encoding: 'utf8', head }
+  const charset = await detectCharset(head.subarray(0, bytesRead === SNIFF_BYTES ? utf8Boundary(head) : bytesRead))
+  return charset === undefined ? { binary: false, encoding: 'utf8', head } : { binary: false, encoding: 'utf8', charset, detected: true, head }
 }
 
 /** A window of lines out of a file. */
@@ -73,12 +86,16 @@ function utf8Boundary (raw: Buffer): number {
 interface KeptLine { parts: Buffer[], kept: number, full: number }
 
 /** Decodes a kept line: cut on a character boundary when it is partial, CR stripped when it is whole. */
-function decodeLine (line: KeptLine, encoding: Encoding): { text: string, invalid: boolean } {
+function decodeLine (line: KeptLine, encoding: Encoding, legacy: { charset: string, decode: (bytes: Buffer, charset: string) => string } | undefined): { text: string, invalid: boolean } {
   let raw = Buffer.concat(line.parts, line.kept)
   const cut = line.full > line.kept
   let text: string
   let invalid = false
-  if (encoding === 'utf8') {
+  if (legacy !== undefined) {
+    // A cut can split a multi-byte character: its lead byte alone decodes as a replacement character, dropped.
+    text = legacy.decode(raw, legacy.charset)
+    if (cut && text.endsWith('\uFFFD')) text = text.slice(0, -1)
+  } else if (encoding === 'utf8') {
     if (cut) raw = raw.subarray(0, utf8Boundary(raw))
     text = raw.toString('utf8')
     invalid = text.includes('\uFFFD') && !Buffer.from(text).equals(raw)
@@ -172,8 +189,9 @@ export async function readLineWindow (handle: FileHandle, size: number, sniff: F
   const lines: string[] = []
   const longLines = new Map<number, number>()
   let invalidUtf8 = false
+  const legacy = sniff.charset === undefined ? undefined : { charset: sniff.charset, decode: (await charsetTools()).decode }
   for (const line of scan.kept) {
-    const { text, invalid } = decodeLine(line, sniff.encoding)
+    const { text, invalid } = decodeLine(line, sniff.encoding, legacy)
     if (invalid) invalidUtf8 = true
     if (line.full > line.kept) longLines.set(lines.length, line.full)
     lines.push(text)

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js'
 import type { FileSniff, LineWindow, WindowRequest } from './file-lines.js'
 import type { IgnoreMatch } from './ignore-rules.js'
 import type { Limiter } from './limiter.js'
+import type { PdfReader } from './pdf-text.js'
 import type { WalkOptions, WalkResult } from './walk.js'
 
 /** A path argument after resolution: inside the root, symlinks resolved. */
@@ -107,6 +108,8 @@ export interface WorkspaceService {
   readLines(handle: FileHandle, size: number, sniff: FileSniff, request: WindowRequest): Promise<LineWindow>
   /** Lines in an open file, by a streaming scan. */
   countLines(handle: FileHandle, size: number, signal?: AbortSignal, encoding?: FileSniff['encoding']): Promise<number>
+  /** PDF text extraction (a worker thread; unavailable without pdfjs-dist). */
+  readonly pdf: PdfReader
   /** Maps an fs error to the tool error for `shown` (EACCES → PERMISSION_DENIED …); rethrows the unknown. */
   fsError(err: unknown, shown: string, field?: string): ToolError
 }
@@ -119,4 +122,6 @@ export interface WorkspaceOptions {
   allowHardLinks?: boolean
   /** Bounds walks and large reads process-wide (default: a limiter of its own). */
   limiter?: Limiter
+  /** The PDF reader (default: one of its own, started on the first PDF). */
+  pdf?: PdfReader
 }

@@ -11,6 +11,7 @@ import { suggestPaths } from './suggest.js'
 import { walkTree } from './walk.js'
 import type { EntryKind, WorkspaceOptions, WorkspaceService } from './workspace-types.js'
 import { countLines, readLineWindow, sniffFile } from './file-lines.js'
+import { createPdfReader } from './pdf-text.js'
 
 export type { DirEntry, EntryKind, InspectedPath, LinkTarget, PinnedPath, ResolvedPath, ResolveOptions, WorkspaceOptions, WorkspaceService } from './workspace-types.js'
 
@@ -310,6 +311,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       ? readLineWindow(handle, size, sniff, request)
       : limiter.run('read', request.signal, () => readLineWindow(handle, size, sniff, request)),
     countLines,
+    pdf: opts.pdf ?? createPdfReader(),
     fsError
   }
   const ignoreRules = createIgnoreRules((dir, name) => readRuleFile(dir, name, RULE_FILE_BYTES))

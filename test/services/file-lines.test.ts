@@ -11,7 +11,7 @@ async function windowOf (t: Test, name: string, bytes: Buffer, encoding: 'utf8' 
   writeFileSync(file, bytes)
   const handle = await open(file)
   t.teardown(() => handle.close())
-  return await readLineWindow(handle, size, { binary: false, encoding }, { start: 1, maxLines: 10 })
+  return await readLineWindow(handle, size, { binary: false, encoding, head: Buffer.alloc(0) }, { start: 1, maxLines: 10 })
 }
 
 t.test('a long line of 2- or 4-byte characters is cut between characters, whatever the alignment', async (t) => {
