@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 import { commitAll } from './helpers/git-repo.js'
+import { makePdf, makePng } from './helpers/documents.js'
 
 // The parity test: the same built bin over stdio and over Streamable HTTP must publish identical
 // bytes for initialize, every tools/list page, resources, prompts and a set of tool calls.
@@ -21,6 +22,9 @@ writeFileSync(join(root, 'src', 'app.ts'), 'export function hello () {\n  return
 writeFileSync(join(root, 'src', 'util.ts'), '// util\nexport const answer = 42\n')
 writeFileSync(join(root, '.gitignore'), 'ignored.txt\n')
 writeFileSync(join(root, 'ignored.txt'), 'ignored\n')
+writeFileSync(join(root, 'shot.png'), makePng(64, 48))
+writeFileSync(join(root, 'spec.pdf'), makePdf(['Parity PDF', 'second page']))
+writeFileSync(join(root, 'legacy.txt'), Buffer.from('caf\xe9 cr\xe8me\n', 'latin1'))
 commitAll(root, 'Parity fixture')
 writeFileSync(join(root, 'src', 'util.ts'), '// util\nexport const answer = 43\n')
 
@@ -50,6 +54,7 @@ const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
   { name: 'read_files', arguments: { files: [{ path: '../outside.txt' }] } },
   { name: 'get_file_info', arguments: { paths: ['src/app.ts', 'ignored.txt', 'missing.txt'] } },
   { name: 'get_workspace_info', arguments: {} },
+  { name: 'read_files', arguments: { files: [{ path: 'shot.png' }, { path: 'spec.pdf', pages: '2' }, { path: 'legacy.txt' }] } },
   { name: 'git_log', arguments: {} },
   { name: 'git_show', arguments: { path: 'src' } },
   { name: 'git_diff', arguments: {} },

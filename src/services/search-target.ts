@@ -24,6 +24,25 @@ export interface SearchTarget {
 }
 
 /**
+ * `--encoding` for a named file in a legacy charset (read_files' detection), so ripgrep matches and prints
+ * its text as UTF-8; none for UTF-8 and UTF-16 (ripgrep reads a BOM itself) or a file the workspace will not open.
+ */
+async function encodingArgs (workspace: WorkspaceService, resolved: ResolvedPath): Promise<string[]> {
+  let handle
+  try {
+    handle = await workspace.openFile(resolved, 'path')
+  } catch {
+    return []
+  }
+  try {
+    const { charset } = await workspace.sniff(handle)
+    return charset === undefined ? [] : ['--encoding', charset.toLowerCase()]
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
  * Pins a resolved file or folder (opened no-follow, checked inside the root) and describes the ripgrep run over
  * it: a folder becomes ripgrep's cwd through `/proc/<pid>/fd/<n>`, so swapping the folder (or one above it)
  * for a link while ripgrep runs changes nothing; a file is passed as its /proc path. Ancestor rules are
@@ -37,7 +56,7 @@ export async function pinTarget (workspace: WorkspaceService, resolved: Resolved
       relative,
       named: true,
       cwd: '/',
-      args: [],
+      args: await encodingArgs(workspace, resolved),
       paths: [pinned.procPath],
       toRelative: () => relative,
       operand: (file) => file === relative ? pinned.procPath : undefined,

@@ -3,7 +3,10 @@ import { isToolError, toolError } from '../errors.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import type { Tokenizer } from '../services/tokenizer.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { cutLine, formatBytes, languageOf, MAX_LINE_CHARS, shownInput } from './format.js'
+import { cutLine, formatBytes, MAX_LINE_CHARS, shownInput } from './format.js'
+import { IMAGE_MIMES } from '../services/binary-kind.js'
+import { binaryError, nonTextKind, pageRange, pdfNote, readImage, readPdf, type ImageRead } from './read-nontext.js'
+import { imageLine, windowOf, withEncoding } from './read-window.js'
 import { formatCall } from './paging.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
@@ -19,11 +22,15 @@ export const ReadFilesOutput = Type.Object({
     end_line: Type.Optional(Type.Integer({ description: 'Last line shown' })),
     total_lines: Type.Optional(Type.Integer({ description: 'Lines in the file' })),
     next_start_line: Type.Optional(Type.Integer({ description: 'start_line that continues it' })),
+    media_type: Type.Optional(Type.String({ description: 'Type if not plain text' })),
+    pages: Type.Optional(Type.Integer({ description: 'Pages of a PDF' })),
+    encoding: Type.Optional(Type.String({ description: 'Legacy charset decoded' })),
+    attached: Type.Optional(Type.Boolean({ description: 'Image sent as image content' })),
     error: Type.Optional(Type.String({ description: 'Error code if not read' }))
   }), { description: 'One per requested file, in order' })
 })
 
-interface Request { path: string, start_line?: number, end_line?: number }
+interface Request { path: string, start_line?: number, end_line?: number, pages?: string, encoding?: string }
 
 interface Item {
   request: Request
@@ -38,6 +45,16 @@ interface Item {
   cutByBudget?: boolean
   /** Some token counts behind the cut are byte bounds (the call's counting cap), not exact. */
   estimated?: boolean
+  /** An image file: sent as image content when the budget holds it. */
+  image?: ImageRead
+  /** Whether the image is attached (false: its tokens did not fit). */
+  attached?: boolean
+  /** The file's type when it is not plain text (image/png, application/pdf). */
+  mediaType?: string
+  /** Pages of a PDF. */
+  pages?: number
+  /** The legacy charset the text was decoded from. */
+  charset?: string
 }
 
 /**
@@ -60,11 +77,21 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
     const handle = await workspace.openFile(resolved, field)
     try {
       const { size } = await handle.stat()
-      const sniff = await workspace.sniff(handle)
-      if (sniff.binary) {
-        const kind = languageOf(resolved.relative)
-        throw toolError('BINARY_FILE', `"${item.shown}" is binary (${size} bytes${kind !== '' ? `, ${kind} by extension` : ''}); not shown as text`, `get_file_info paths=["${item.shown}"] describes it`)
+      const sniff = await withEncoding(await workspace.sniff(handle), request.encoding, `files[${index}].encoding`)
+      const kind = await nonTextKind(sniff)
+      if (kind?.mime === 'application/pdf') {
+        const pdf = await readPdf(handle, size, workspace.pdf, pageRange(request.pages, `files[${index}].pages`), item.shown, signal)
+        const start = request.start_line === undefined || request.start_line === 0 ? 1 : request.start_line
+        Object.assign(item, windowOf(pdf.lines, { start, end: request.end_line, maxLines }), { mediaType: kind.mime, pages: pdf.pages, header: pdfNote(pdf, item.shown, size) })
+        return item
       }
+      if (kind !== undefined && IMAGE_MIMES.has(kind.mime)) {
+        item.image = await readImage(handle, size, kind, item.shown)
+        item.mediaType = kind.mime
+        item.header = `${formatBytes(size)}, ${kind.mime}, ${item.image.width}×${item.image.height}`
+        return item
+      }
+      if (sniff.binary) throw binaryError(item.shown, size, kind)
       const ranged = request.start_line !== undefined || request.end_line !== undefined
       if (!ranged && size > MAX_UNRANGED_BYTES) {
         throw toolError('FILE_TOO_LARGE', `"${item.shown}" is ${formatBytes(size)} (10 MB limit for reads without a range)`,
@@ -78,6 +105,10 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
       item.keep = item.lines.length
       const notes = [formatBytes(size)]
       if (sniff.encoding !== 'utf8') notes.push(sniff.encoding === 'utf16le' ? 'UTF-16LE' : 'UTF-16BE')
+      if (sniff.charset !== undefined) {
+        item.charset = sniff.charset
+        notes.push(`${sniff.charset} ${sniff.detected === true ? '(detected; encoding= reads it as another)' : '(as asked)'}`)
+      }
       if (window.invalidUtf8) notes.push('invalid UTF-8 shown as \uFFFD')
       item.header = notes.join(', ')
     } finally {
@@ -104,6 +135,7 @@ function nextStart (item: Item): number | undefined {
 
 function render (item: Item, budget: number): string {
   if (item.error !== undefined) return `### ${item.shown}\n${item.error.message}`
+  if (item.image !== undefined) return imageLine(item.shown, String(item.header), item.image, item.attached === true, budget)
   /* c8 ignore next 4 */
   const lines = item.lines ?? []
   const keep = item.keep ?? 0
@@ -122,11 +154,31 @@ function render (item: Item, budget: number): string {
     const end = item.request.end_line === undefined ? total : Math.min(item.request.end_line, total)
     const estimated = item.estimated === true ? '; sizes estimated from bytes' : ''
     const why = item.cutByBudget === true ? ` (cut to fit max_response_tokens=${budget}${estimated})` : ''
-    const call = formatCall('read_files', { files: [{ path: item.shown, start_line: next, end_line: item.request.end_line }] })
+    const call = formatCall('read_files', { files: [{ path: item.shown, start_line: next, end_line: item.request.end_line, pages: item.request.pages, encoding: item.request.encoding }] })
     out.push(`… ${end - next + 1} more lines${why} — next: ${call}`)
   }
   return out.join('\n')
 }
+
+/**
+ * Attaches images in request order while their estimated tokens fit: all of the budget when only images
+ * were asked for, three quarters of it when text shares the call (the text gets what the images leave).
+ * Returns the tokens attached.
+ */
+function attachImages (items: Item[], budget: number): number {
+  const withText = items.some(item => item.image === undefined && item.error === undefined)
+  const room = withText ? Math.floor(budget * 0.75) : budget
+  let used = 0
+  for (const item of items) {
+    if (item.image === undefined) continue
+    item.attached = used + item.image.tokens <= room
+    if (item.attached) used += item.image.tokens
+  }
+  return used
+}
+
+/** The entries whose value is set: structuredContent never carries an explicit undefined. */
+const defined = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
 
 /** Tokens between two items ("\n\n"), counted high. */
 const SEPARATOR_TOKENS = 2
@@ -199,11 +251,11 @@ async function fitItem (item: Item, share: number, budget: number, tokenizer: To
  * Responses within the byte bound skip the tokenizer; otherwise each file's lines are counted only up to
  * its share, so a 1 MB file costs the BPE about one share of text, not a megabyte.
  */
-async function fitBudget (items: Item[], budget: number, tokenizer: Tokenizer, signal: AbortSignal): Promise<void> {
+async function fitBudget (items: Item[], budget: number, room: number, tokenizer: Tokenizer, signal: AbortSignal): Promise<void> {
   const full = items.map(item => render(item, budget)).join('\n\n')
-  if (tokenizer.count(full) <= budget) return
+  if (tokenizer.count(full) <= room) return
   const sized = items.map(item => ({ item, bytes: tokenizer.count(render(item, budget)) })).sort((a, b) => a.bytes - b.bytes)
-  let remaining = budget
+  let remaining = room
   for (let i = 0; i < sized.length; i++) {
     const share = Math.floor(remaining / (sized.length - i))
     remaining -= await fitItem(sized[i].item, share, budget, tokenizer, signal)
@@ -217,12 +269,14 @@ export const readFiles = defineTool({
   category: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Read text files with line numbers, whole or by line range — pass several in `files` to read them in one call.\n\n' +
-    'A cut window ends with the exact call that continues it.',
+    'Images (PNG, JPEG, GIF, WebP) come back as images, PDFs as their text by pages, legacy encodings decoded. A cut window ends with the exact call that continues it.',
   input: Type.Object({
     files: Type.Array(Type.Object({
       path: Type.String({ minLength: 1, description: 'File path, e.g. "src/app.ts"' }),
       start_line: Type.Optional(Type.Integer({ description: 'First line (1-based; negative counts from the end), e.g. -50' })),
-      end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line (inclusive), e.g. 200' }))
+      end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line (inclusive), e.g. 200' })),
+      pages: Type.Optional(Type.String({ maxLength: 20, description: 'PDF only: pages to extract text from (default 1–50), e.g. "3-10"' })),
+      encoding: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Text encoding when detection guessed wrong, e.g. "shift_jis" or "windows-1252"' }))
     }), { minItems: 1, description: 'Files (1–20), e.g. [{"path": "a.ts", "end_line": 80}]' }),
     max_lines_per_file: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 2000, description: 'Lines per file, e.g. 500' })),
     max_response_tokens: Type.Optional(Type.Integer({ minimum: 1000, maximum: 20000, default: 10000, description: 'Token budget for all files, e.g. 10000' })),
@@ -247,12 +301,15 @@ export const readFiles = defineTool({
       signal.throwIfAborted()
       items.push(await readOne(workspace, files[i], i, maxLines, signal))
     }
-    await fitBudget(items, budget, tokenizer, signal)
+    const imageTokens = attachImages(items, budget)
+    await fitBudget(items, budget, budget - imageTokens, tokenizer, signal)
 
     const text = items.map(item => render(item, budget)).join('\n\n')
     const structured = {
       files: items.map(item => {
         if (item.error !== undefined) return { path: item.shown, error: item.error.code }
+        const extra = defined({ media_type: item.mediaType, pages: item.pages, encoding: item.charset, attached: item.image === undefined ? undefined : item.attached })
+        if (item.image !== undefined) return { path: item.shown, ...extra }
         const next = nextStart(item)
         return {
           path: item.shown,
@@ -260,11 +317,13 @@ export const readFiles = defineTool({
           /* c8 ignore next */
           end_line: (item.first ?? 1) + (item.keep ?? 0) - 1,
           total_lines: item.total,
+          ...extra,
           ...(next !== undefined ? { next_start_line: next } : {})
         }
       })
     }
-    const result: ToolResult = { content: [{ type: 'text', text }], structuredContent: structured }
+    const images = items.flatMap(item => item.image !== undefined && item.attached === true ? [{ type: 'image' as const, data: item.image.base64, mimeType: item.image.mime }] : [])
+    const result: ToolResult = { content: [{ type: 'text', text }, ...images], structuredContent: structured }
     if (items.every(item => item.error !== undefined)) result.isError = true
     return result
   }
