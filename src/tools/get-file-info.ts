@@ -3,6 +3,7 @@ import { isToolError, toolError } from '../errors.js'
 import type { InspectedPath, WorkspaceService } from '../services/workspace.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted, formatBytes, languageOf, shownInput } from './format.js'
+import { nonTextKind } from './read-nontext.js'
 
 /** Paths per call; more is TOO_MANY_ITEMS. */
 const MAX_PATHS = 100
@@ -17,6 +18,8 @@ export const GetFileInfoOutput = Type.Object({
     size: Type.Optional(Type.Integer({ description: 'Bytes' })),
     lines: Type.Optional(Type.Integer({ description: 'Lines (text ≤ 10 MB)' })),
     binary: Type.Optional(Type.Boolean({ description: 'NUL in first 8 KiB' })),
+    media_type: Type.Optional(Type.String({ description: 'Type by magic bytes' })),
+    encoding: Type.Optional(Type.String({ description: 'Legacy charset detected' })),
     gitignored: Type.Optional(Type.Boolean({ description: 'Matched by ignore rules' })),
     link_target: Type.Optional(Type.String({ description: 'Link target or "outside workspace"' })),
     error: Type.Optional(Type.String({ description: 'Error code if unknown' }))
@@ -43,6 +46,14 @@ async function fileFacts (workspace: WorkspaceService, seen: InspectedPath, info
   try {
     const sniff = await workspace.sniff(handle)
     info.binary = sniff.binary
+    // What read_files would do with it: an image, a PDF's text, a refusal that names the type.
+    const kind = await nonTextKind(sniff)
+    if (kind !== undefined) info.media_type = kind.mime
+    if (sniff.charset !== undefined) info.encoding = sniff.charset
+    if (kind?.mime === 'application/pdf') {
+      info.note = 'read_files returns its text by pages'
+      return
+    }
     if (!sniff.binary && seen.stats.size <= MAX_COUNT_BYTES) info.lines = await workspace.countLines(handle, seen.stats.size, signal, sniff.encoding)
     else if (!sniff.binary) info.note = 'over 10 MB: lines not counted; read_files with start_line/end_line reads a window'
   } finally {
@@ -75,7 +86,7 @@ async function describe (workspace: WorkspaceService, path: string, field: strin
   return info
 }
 
-const STRUCTURED_KEYS = ['path', 'type', 'size', 'lines', 'binary', 'gitignored', 'link_target', 'error']
+const STRUCTURED_KEYS = ['path', 'type', 'size', 'lines', 'binary', 'media_type', 'encoding', 'gitignored', 'link_target', 'error']
 
 /** The structuredContent view: the output schema's keys only (mtime, language, notes stay in the text). */
 function structured (info: Info): Record<string, unknown> {
@@ -90,8 +101,9 @@ function line (info: Info): string {
   else parts.push(type)
   if (info.type === 'file') parts.push(formatBytes(info.size as number))
   if (typeof info.lines === 'number') parts.push(counted(info.lines, 'line'))
+  if (typeof info.media_type === 'string') parts.push(info.media_type)
   if (info.binary === true) parts.push('binary')
-  else if (info.binary === false) parts.push('text')
+  else if (info.binary === false) parts.push(typeof info.encoding === 'string' ? `text in ${info.encoding}` : 'text')
   if (typeof info.language === 'string') parts.push(info.language)
   if (typeof info.entries === 'number') parts.push(counted(info.entries, 'entry'))
   if (['fifo', 'socket', 'device', 'other'].includes(String(info.type))) parts.push('not a regular file')

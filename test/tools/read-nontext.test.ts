@@ -12,6 +12,7 @@ import { createSearch } from '../../src/services/search.js'
 import { createTokenizer } from '../../src/services/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
 import type { ToolResult } from '../../src/tools/define-tool.js'
+import { getFileInfo } from '../../src/tools/get-file-info.js'
 import { readFiles } from '../../src/tools/read-files.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
 import { makePdf, makePng } from '../helpers/documents.js'
@@ -141,14 +142,15 @@ t.test('legacy encodings: detected, named in the heading, overridable; search re
   const sjis = iconv.encode('日本語のテキストです。\nこんにちは世界、これはシフトJISのファイルです。\n東京都渋谷区\n', 'shift_jis')
   const latin = iconv.encode('Café crème brûlée à la française, naïve façade.\nÜber straße\n', 'latin1')
   const gbk = iconv.encode('这是一个中文文本，用于测试编码检测。\n第二行\n', 'gbk')
-  const longLine = iconv.encode('漢'.repeat(5000) + '\n', 'shift_jis')
-  const ws = await workspaceWith(t, { 'sjis.txt': sjis, 'latin.txt': latin, 'gbk.txt': gbk, 'long.txt': longLine, 'utf16.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hi\n', 'utf16le')]) })
+  const longLine = iconv.encode('a' + '漢'.repeat(5000) + '\n', 'shift_jis')
+  const ws = await workspaceWith(t, { 'sjis.txt': sjis, 'latin.txt': latin, 'gbk.txt': gbk, 'long.txt': longLine, 'even.txt': iconv.encode('漢'.repeat(5000) + '\n', 'shift_jis'), 'utf16.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hi\n', 'utf16le')]) })
 
-  const detected = await read(ws, [{ path: 'sjis.txt' }, { path: 'latin.txt' }, { path: 'gbk.txt' }, { path: 'long.txt' }])
+  const detected = await read(ws, [{ path: 'sjis.txt' }, { path: 'latin.txt' }, { path: 'gbk.txt' }, { path: 'long.txt' }, { path: 'even.txt' }])
   t.match(textOf(detected), /### sjis\.txt — lines 1–3 of 3 \(84 B, Shift_JIS \(detected; encoding= reads it as another\)\)\n1\t日本語のテキストです。/)
   t.match(textOf(detected), /### latin\.txt — .*ISO-8859-1 \(detected.*\n1\tCafé crème brûlée à la française, naïve façade\.\n2\tÜber straße/)
   t.match(textOf(detected), /### gbk\.txt — .*GB18030 \(detected.*\n1\t这是一个中文文本，用于测试编码检测。/)
-  t.match(textOf(detected), /### long\.txt — .*\n1\t漢{1999}漢… \[line cut: 2000 chars shown of a 9\.8 KB line\]/, 'a cut inside a two-byte character leaves no replacement character')
+  t.match(textOf(detected), /### long\.txt — .*\n1\ta漢{1999}… \[line cut: 2000 chars shown of a 9\.8 KB line\]/, 'a cut inside a two-byte character leaves no replacement character')
+  t.match(textOf(detected), /### even\.txt — .*\n1\t漢{2000}… \[line cut/, 'a cut between characters keeps them all')
   t.match(filesOf(detected), [{ encoding: 'Shift_JIS' }, { encoding: 'ISO-8859-1' }, { encoding: 'GB18030' }, { encoding: 'Shift_JIS' }])
 
   const forced = await read(ws, [{ path: 'sjis.txt', encoding: 'windows-1252' }, { path: 'latin.txt', encoding: 'UTF-8' }], { max_lines_per_file: 1 })
@@ -170,4 +172,19 @@ t.test('legacy encodings: detected, named in the heading, overridable; search re
   const search = await createSearch({ workspace: ws, log, limiter: createLimiter() })
   const hit = await searchRegex.run({ workspace: ws, search, tokenizer, pattern: '東京', path: 'sjis.txt' } as never, toolContext())
   t.match(textOf(hit), /## sjis\.txt\n3: 東京都渋谷区/)
+})
+
+t.test('get_file_info names the type of a binary file and the charset of a legacy text', async (t) => {
+  const ws = await workspaceWith(t, { 'a.png': makePng(4, 4), 'doc.pdf': makePdf(['x']), 'sjis.txt': iconv.encode('東京都渋谷区の住所です。\n', 'shift_jis'), 'plain.txt': 'plain\n' })
+  const info = await getFileInfo.run({ workspace: ws, paths: ['a.png', 'doc.pdf', 'sjis.txt', 'plain.txt'] }, toolContext())
+  t.match((info.structuredContent as { items: unknown[] }).items, [
+    { path: 'a.png', media_type: 'image/png', binary: true },
+    { path: 'doc.pdf', media_type: 'application/pdf', binary: false },
+    { path: 'sjis.txt', encoding: 'Shift_JIS', binary: false, lines: 1 },
+    { path: 'plain.txt', binary: false }
+  ])
+  t.match(textOf(info), /^a\.png — file, \d+ B, image\/png, binary, /)
+  t.notOk('lines' in (info.structuredContent as { items: Array<Record<string, unknown>> }).items[1], 'the lines of a PDF file are not its text lines: not counted')
+  t.match(textOf(info), /\ndoc\.pdf — file, \d+ B, application\/pdf, text, PDF, read_files returns its text by pages, /)
+  t.match(textOf(info), /\nsjis\.txt — file, \d+ B, 1 line, text in Shift_JIS, /)
 })
