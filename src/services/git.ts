@@ -214,10 +214,8 @@ function gitService (target: GitTarget, version: string, limiter: Limiter): GitS
   }
 
   async function fileAt (hash: string, p: string, maxBytes: number, signal?: AbortSignal): Promise<{ bytes: Buffer, truncated: boolean } | undefined> {
-    const kind = await git(['cat-file', '-t', '--end-of-options', `${hash}:${p}`], signal)
-    if (kind.code !== 0 || kind.stdout.toString().trim() !== 'blob') return undefined
+    // One run: git refuses a path that is missing or not a blob (a folder) with a non-zero exit.
     const run = await git(['cat-file', 'blob', '--end-of-options', `${hash}:${p}`], signal, maxBytes)
-    if (run.code !== 0 && !run.truncated) throw failed('show', run)
-    return { bytes: run.stdout, truncated: run.truncated }
+    return run.code !== 0 && !run.truncated ? undefined : { bytes: run.stdout, truncated: run.truncated }
   }
 }

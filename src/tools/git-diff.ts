@@ -5,7 +5,8 @@ import type { WorkspaceService } from '../services/workspace.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'
 import { changeLine, cutPatch, fileOutput, fitPatches, GitBudget, GitFileOutput, repositoryPath, short } from './git-common.js'
-import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Page } from './paging.js'
+import { fitLargest } from './budget.js'
 
 const GitDiffInput = Type.Object({
   from: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'HEAD', description: 'The older side: a commit hash, branch, tag or HEAD~N, e.g. "main"' })),
@@ -81,16 +82,22 @@ export const gitDiff = defineTool({
     const toHash = args.to === undefined ? undefined : await git.resolveCommit(args.to, 'to', signal)
     const sides = { from: fromHash, to: toHash, path: target.path }
     const changes = await git.diffChanges(sides, signal)
-    const page = paginate(changes, offset, pageSize)
     const toShown = toHash === undefined ? 'the working tree' : short(toHash)
+    const nextArgs = withoutDefaults({ ...args, workspace: undefined, git: undefined, tokenizer: undefined, offset: undefined, from: fromHash, to: toHash }, GitDiffInput)
+    const heading = `# Diff ${short(fromHash)} → ${toShown}${target.path === '' ? '' : ` under ${target.shown}`}: ${counted(changes.length, 'file')} changed`
+    const listing = (p: Page<FileChange>): string => [heading, '', ...p.items.map(changeLine), '', pagingFooter('git_diff', p.pagination, nextArgs, 'Files')].join('\n')
+    // The file list must fit before any patch: a page of more file lines than the budget holds is shortened,
+    // and its footer continues where it stops.
+    const full = paginate(changes, offset, pageSize)
+    const listed = await fitLargest(1, full.items.length, n => ({ text: listing(paginate(changes, offset, n)), info: n }), budget, tokenizer, signal)
+    const page = listed === undefined || listed.n === full.items.length ? full : paginate(changes, offset, listed.n)
     const patches = mode === 'stat' ? [] : await pagePatches(git, sides, page.items, context, signal)
     const refused = toHash === undefined ? await Promise.all(page.items.map(async c => await refusedByWorkspace(workspace, c))) : []
     // A file without a patch to show stands in as '' (it always "fits"); render names why it has none.
     const texts = patches.map((p, i) => refused[i] === undefined ? p ?? '' : '')
-    const nextArgs = withoutDefaults({ ...args, workspace: undefined, git: undefined, tokenizer: undefined, offset: undefined, from: fromHash, to: toHash }, GitDiffInput)
     const pathCall = (p: string): string => formatCall('git_diff', { ...nextArgs, path: p, page_size: undefined })
     const render = (n: number, cut?: number): string => {
-      const lines = [`# Diff ${short(fromHash)} → ${toShown}${target.path === '' ? '' : ` under ${target.shown}`}: ${counted(changes.length, 'file')} changed`, '']
+      const lines = [heading, '']
       lines.push(...page.items.map(changeLine))
       if (texts.length > 0) lines.push('', '## Patches', '')
       for (let i = 0; i < texts.length; i++) {

@@ -68,8 +68,9 @@ function patchLines (changes: FileChange[], patches: string[], n: number, cut: n
   })
 }
 
-async function showCommit (commit: CommitDetail, pathFilter: { path: string, shown: string }, context: number, s: ShowArgs): Promise<ToolResult> {
-  const all = await s.git.commitChanges(commit.hash, pathFilter.path, s.signal)
+async function showCommit (hash: string, pathFilter: { path: string, shown: string }, context: number, s: ShowArgs): Promise<ToolResult> {
+  // Metadata and the file list are independent runs: asked for together, the call waits for one git, not two.
+  const [commit, all] = await Promise.all([s.git.commit(hash, s.signal), s.git.commitChanges(hash, pathFilter.path, s.signal)])
   const changes = all.slice(0, MAX_FILES)
   // Past MAX_FILES no patch is asked for: git_diff pages through such a commit.
   const patches = all.length > MAX_FILES ? undefined : await s.git.commitPatch(commit.hash, pathFilter.path, context, s.signal)
@@ -135,8 +136,8 @@ export const gitShow = defineTool({
     const { workspace, git, tokenizer, ref = 'HEAD', show = 'commit', start_line: start = 1, end_line: end, context_lines: context = 3, max_response_tokens: budget = 8000 } = args
     const target = repositoryPath(workspace, args.path, 'path')
     if (end !== undefined && end < start) throw toolError('INVALID_ARGUMENT', `end_line ${end} is before start_line ${start}`, `e.g. start_line=${start} end_line=${start + 99}`)
-    const commit = await git.commit(await git.resolveCommit(ref, 'ref', signal), signal)
+    const hash = await git.resolveCommit(ref, 'ref', signal)
     const s = { git, tokenizer, budget, signal }
-    return show === 'file' ? await showFile(commit, target, start, end, s) : await showCommit(commit, target, context, s)
+    return show === 'file' ? await showFile(await git.commit(hash, signal), target, start, end, s) : await showCommit(hash, target, context, s)
   }
 })
