@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search (the last only with --search or
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (the last only with --search or
 // BENCH_SEARCH=1). `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
@@ -44,7 +44,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', ...(values.search ? ['search'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : [])]
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
@@ -57,6 +57,7 @@ const runners = {
   guide: async () => (await import('./lib/guide-bench.js')).runGuideBench({ runs: options.runs }, log),
   limits: async () => (await import('./lib/limits-bench.js')).runLimitsBench({ duration: quick ? 4 : 10 }, log),
   reads: async () => (await import('./lib/reads-bench.js')).runReadsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
+  documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   search: async () => {
     if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
     const { runSearchBench, searchBenchTable } = await import(searchModule.href)
