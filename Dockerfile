@@ -28,6 +28,8 @@ ENV NODE_ENV=production \
     WORKSPACE_MCP_ROOT=/workspace \
     WORKSPACE_MCP_ALLOWED_HOSTS=localhost,127.0.0.1
 WORKDIR /app
+# git for the history tools (run hardened, read-only; a mounted repository owned by another uid is fine).
+RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*
 # Everything below stays owned by root: the server process can read it, never change it.
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

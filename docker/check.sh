@@ -2,7 +2,7 @@
 # docker/check.sh: builds the image from the Dockerfile and runs it the way it is meant to run, then
 # checks it: not root, read-only root filesystem, the workspace mounted read-only, /healthz, an MCP
 # call without a token refused (401) and one with a token served (a file of the mounted workspace
-# read back), the image's HEALTHCHECK, and a stop that drains and exits 0.
+# read back, and its git history listed), the image's HEALTHCHECK, and a stop that drains and exits 0.
 #
 #   bash docker/check.sh            # docker when a daemon answers, else buildah + podman (root)
 #   ENGINE=podman bash docker/check.sh
@@ -104,6 +104,11 @@ chmod 755 "$workspace"
 marker="served from a read-only mount $(date +%s)"
 printf '# Check\n\n%s\n' "$marker" >"$workspace/CHECK.md"
 chmod 644 "$workspace/CHECK.md"
+# A repository owned by this (host) user, read by the container's node user: the history tools must serve it.
+git -C "$workspace" init -q
+git -C "$workspace" add CHECK.md
+git -C "$workspace" -c user.name=check -c user.email=check@example.com commit -qm "container check commit"
+chmod -R a+rX "$workspace/.git"
 token="check-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 sha=$(printf %s "$token" | sha256sum | cut -d' ' -f1)
 cleanup() {
@@ -142,6 +147,10 @@ const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "rea
 const read = await (await fetch(`${base}/mcp`, { method: "POST", headers: { ...auth, "mcp-session-id": session }, body: JSON.stringify(call) })).text()
 if (!read.includes(process.env.MARKER)) fail(`read_files did not return the mounted file: ${read.slice(0, 300)}`)
 console.log("tools/call read_files: the mounted workspace file came back")
+const history = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "git_log", arguments: {} } }
+const log = await (await fetch(`${base}/mcp`, { method: "POST", headers: { ...auth, "mcp-session-id": session }, body: JSON.stringify(history) })).text()
+if (!log.includes("container check commit")) fail(`git_log did not list the mounted repository: ${log.slice(0, 300)}`)
+console.log("tools/call git_log: the history of the mounted repository came back")
 ' || { ctr logs "$NAME" 2>&1 | tail -20; die "HTTP checks"; }
 
 uid=$(ctr exec "$NAME" id -u)
