@@ -134,7 +134,7 @@ t.test('a 1 MB read sends about one budget of text to the BPE, not the file, and
   t.match(text, /cut to fit max_response_tokens=5000\) — next: read_files/)
 })
 
-t.test('encodings and kinds: UTF-16 either way round, invalid UTF-8, binary files named by their extension', async (t) => {
+t.test('encodings and kinds: UTF-16 either way round, a short Latin-1 file, binary files named by their extension', async (t) => {
   const fx = await hostileServices(t, { big: false })
   const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo\nwörld\n', 'utf16le')])
   const be = Buffer.from(le.subarray(2)).swap16()
@@ -148,7 +148,7 @@ t.test('encodings and kinds: UTF-16 either way round, invalid UTF-8, binary file
 
   t.match(text, /### le\.txt — lines 1–2 of 2 \(\d+ B, UTF-16LE\)\n1\théllo\n2\twörld/)
   t.match(text, /### be\.txt — lines 1–2 of 2 \(\d+ B, UTF-16BE\)\n1\théllo\n2\twörld/)
-  t.match(text, /### latin1\.txt — lines 1–1 of 1 \(5 B, invalid UTF-8 shown as \uFFFD\)\n1\tcaf\uFFFD/)
+  t.match(text, /### latin1\.txt — lines 1–1 of 1 \(5 B, windows-1252 \(detected; encoding= reads it as another\)\)\n1\tcafé/, 'too few bytes for the detector: read as windows-1252')
   t.match(text, /### logo\.png\nERROR BINARY_FILE: "logo\.png" is binary \(7 bytes, PNG image by extension\); not shown as text/)
 })
 
