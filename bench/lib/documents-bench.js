@@ -6,47 +6,26 @@
 // 2. git_log (20 commits), git_show (HEAD~1) and git_blame (100 lines of README.md) over this checkout,
 //    beside `git log -20` / `git show` / `git blame` spawned directly: the floor no server can beat.
 // `npm run bench -- --only documents`. Data is generated in a temp dir and removed afterwards.
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import iconv from 'iconv-lite'
 import { makePdf, makePng } from './documents.js'
+import { stdioServer } from './stdio-client.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 
 function server (bin, root) {
-  const child = spawn(process.execPath, [bin, 'stdio', '--root', root, '--log-level', 'silent'], { stdio: ['pipe', 'pipe', 'ignore'] })
-  const waiting = new Map()
-  let partial = ''
-  let id = 0
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk) => {
-    const lines = (partial + chunk).split('\n')
-    partial = lines.pop()
-    for (const line of lines) {
-      const msg = JSON.parse(line)
-      waiting.get(msg.id)?.(msg)
-      waiting.delete(msg.id)
-    }
-  })
-  const call = (method, params) => new Promise((resolve) => {
-    const n = ++id
-    waiting.set(n, resolve)
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: n, method, params }) + '\n')
-  })
+  const { child, call, initialize } = stdioServer(bin, root)
   const tool = async (name, args) => {
     const started = performance.now()
     const msg = await call('tools/call', { name, arguments: args })
     if (msg.result?.isError === true || msg.error !== undefined) throw new Error(`${name}: ${JSON.stringify(msg.result ?? msg.error).slice(0, 300)}`)
     return performance.now() - started
   }
-  const start = async () => {
-    await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } })
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n')
-  }
-  return { tool, start, stop: () => child.kill('SIGTERM') }
+  return { tool, start: initialize, stop: () => child.kill('SIGTERM') }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]

@@ -6,11 +6,11 @@
 //    over the same stdio connection: the tokenizer schedules per call, so this is what 8 clients cost).
 // Data is generated in a temp dir and removed afterwards. Linux only (reads /proc).
 // `npm run bench -- --only reads [--bin OTHER/cli.js]` measures another build (an older commit, for "before").
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stdioServer } from './stdio-client.js'
 
 const MB = 1024 * 1024
 
@@ -37,25 +37,7 @@ export async function runReadsBench ({ bin, samples = 7, clients = 8 } = {}, log
   for (let i = 0; i < CLIENTS; i++) writeFileSync(path.join(root, `big${i}.txt`), sourceText(MB, 500))
 
   function server () {
-    const child = spawn(process.execPath, [BIN, 'stdio', '--root', root, '--log-level', 'silent'], { stdio: ['pipe', 'pipe', 'ignore'] })
-    const waiting = new Map()
-    let partial = ''
-    let id = 0
-    child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk) => {
-      const lines = (partial + chunk).split('\n')
-      partial = lines.pop()
-      for (const line of lines) {
-        const msg = JSON.parse(line)
-        waiting.get(msg.id)?.(msg)
-        waiting.delete(msg.id)
-      }
-    })
-    const call = (method, params) => new Promise((resolve) => {
-      const n = ++id
-      waiting.set(n, resolve)
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: n, method, params }) + '\n')
-    })
+    const { child, call, initialize } = stdioServer(BIN, root)
     const read = async (file, budget = 10000) => {
       const started = performance.now()
       const msg = await call('tools/call', { name: 'read_files', arguments: { files: [file], max_response_tokens: budget } })
@@ -64,8 +46,7 @@ export async function runReadsBench ({ bin, samples = 7, clients = 8 } = {}, log
     }
     const peakMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024
     const start = async () => {
-      await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } })
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n')
+      await initialize()
       await read({ path: 'warm.txt' }, 1000) // loads the code paths and the tokenizer's ranks
     }
     const stop = () => { child.kill('SIGTERM') }
