@@ -108,12 +108,12 @@ export async function createGit (opts: GitOptions): Promise<GitService | string>
   const problem = await repositoryProblem(opts.root)
   if (problem !== undefined) return problem
   const target: GitTarget = { gitPath, gitDir: path.join(opts.root, '.git'), workTree: opts.root }
-  const probe = await runGit(target, ['version'])
+  // Both at once: each is a spawn, and this runs while the server starts.
+  const [probe, head] = await Promise.all([runGit(target, ['version']), runGit(target, ['rev-parse', '--git-dir'])])
   const version = /(\d+)\.(\d+)(\.\d+)?/.exec(probe.stdout.toString())
   if (probe.code !== 0 || version === null) return `${gitPath} does not run: ${probe.stderr}`
   const [major, minor] = [Number(version[1]), Number(version[2])]
   if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) return `git ${version[0]} is too old (${MIN_VERSION.join('.')} or later is needed)`
-  const head = await runGit(target, ['rev-parse', '--git-dir'])
   if (head.code !== 0) return `git does not accept the repository: ${head.stderr}`
   return gitService(target, version[0], opts.limiter)
 }

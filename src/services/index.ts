@@ -41,12 +41,15 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
   })
   const workspace = await createWorkspace({ root: config.root, log, limiter, allowHardLinks: config.allowHardLinks })
   const tokenizer = createTokenizer({ workers: config.tokenizerWorkers })
-  // Without ripgrep the search tools are simply not offered (the registry gates them); the rest still serves.
-  const search = await createSearch({ workspace, log, limiter }).catch((err: unknown) => {
-    log.warn({ err }, 'ripgrep not available: search tools disabled')
-    return undefined
-  })
-  const git = await createGit({ root: workspace.root, log, limiter })
+  // Without ripgrep (or git, or a repository) those tools are simply not offered; the rest still serves.
+  // Both probes spawn a child: started together, start-up waits for the slower one, not for both.
+  const [search, git] = await Promise.all([
+    createSearch({ workspace, log, limiter }).catch((err: unknown) => {
+      log.warn({ err }, 'ripgrep not available: search tools disabled')
+      return undefined
+    }),
+    createGit({ root: workspace.root, log, limiter })
+  ])
   if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
   return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, clock: systemClock, limiter }
 }
