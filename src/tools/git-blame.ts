@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import type { BlameLine } from '../services/git.js'
 import { fitLargest } from './budget.js'
-import { defineTool, Inject, textResult } from './define-tool.js'
+import { defineTool, textResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'
-import { clip, GitBudget, repositoryPath, short } from './git-common.js'
+import { clip, GitTail, repositoryPath, Revision, short } from './git-common.js'
 import { formatCall } from './paging.js'
 
 /** Lines blamed per call at most: blame walks history per line range, so wide ranges are slow on old files. */
@@ -14,11 +14,8 @@ const GitBlameInput = Type.Object({
   path: Type.String({ minLength: 1, description: 'File to blame, relative to the root, e.g. "src/app.ts"' }),
   start_line: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'First line to blame, e.g. 40' })),
   end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line (default start_line + 99; at most 500 lines per call), e.g. 80' })),
-  ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'HEAD', description: 'The commit whose version of the file is blamed (committed content only), e.g. "HEAD~3"' })),
-  max_response_tokens: GitBudget,
-  workspace: Inject('workspace'),
-  git: Inject('git'),
-  tokenizer: Inject('tokenizer')
+  ref: Revision('The commit whose version of the file is blamed (committed content only), e.g. "HEAD~3"', 'HEAD'),
+  ...GitTail
 })
 
 /** structuredContent of git_blame. */

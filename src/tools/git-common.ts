@@ -1,9 +1,10 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type TOptional, type TString } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import type { FileChange } from '../services/git.js'
 import type { Tokenizer } from '../services/tokenizer.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import { fitLargest, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
+import { Inject } from './define-tool.js'
 import { cutLine } from './format.js'
 
 /** The token budget parameter of the history tools. */
@@ -13,6 +14,19 @@ export const GitBudget = Type.Optional(Type.Integer({
   default: 8000,
   description: 'Token budget of the answer (1000–20000); over it, patches and lines are left out with a note saying how to get them, e.g. 4000'
 }))
+
+/** The parameters every history tool ends with: its budget, then the injected services (never published). */
+export const GitTail = {
+  max_response_tokens: GitBudget,
+  workspace: Inject('workspace'),
+  git: Inject('git'),
+  tokenizer: Inject('tokenizer')
+}
+
+/** A revision parameter (branch, tag, hash, HEAD~N): validated and resolved by GitService.resolveCommit. */
+export function Revision (description: string, fallback?: string): TOptional<TString> {
+  return Type.Optional(Type.String({ minLength: 1, maxLength: 200, ...(fallback === undefined ? {} : { default: fallback }), description }))
+}
 
 /** A file of a diff in structuredContent. */
 export const GitFileOutput = Type.Object({

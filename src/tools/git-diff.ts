@@ -2,24 +2,21 @@ import { Type } from '@sinclair/typebox'
 import type { ToolError } from '../errors.js'
 import type { DiffSides, FileChange, GitService } from '../services/git.js'
 import type { WorkspaceService } from '../services/workspace.js'
-import { defineTool, Inject, textResult } from './define-tool.js'
+import { defineTool, textResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'
-import { changeLine, cutPatch, fileOutput, fitPatches, GitBudget, GitFileOutput, repositoryPath, short } from './git-common.js'
+import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short } from './git-common.js'
 import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Page } from './paging.js'
 import { fitLargest } from './budget.js'
 
 const GitDiffInput = Type.Object({
-  from: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'HEAD', description: 'The older side: a commit hash, branch, tag or HEAD~N, e.g. "main"' })),
-  to: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The newer side, same forms as from; default the working tree (uncommitted changes), e.g. "HEAD"' })),
+  from: Revision('The older side: a commit hash, branch, tag or HEAD~N, e.g. "main"', 'HEAD'),
+  to: Revision('The newer side, same forms as from; default the working tree (uncommitted changes), e.g. "HEAD"'),
   path: Type.Optional(Type.String({ description: 'Only this file or folder, e.g. "src"' })),
   mode: Type.Optional(Type.Union([Type.Literal('patch'), Type.Literal('stat')], { default: 'patch', description: 'patch: changed files and their patches; stat: changed files with line counts only, e.g. "stat"' })),
   context_lines: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Unchanged lines around each change (0–20), e.g. 0' })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Files per page (1–200), e.g. 20' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Files to skip, from the previous footer\'s next call, e.g. 50' })),
-  max_response_tokens: GitBudget,
-  workspace: Inject('workspace'),
-  git: Inject('git'),
-  tokenizer: Inject('tokenizer')
+  ...GitTail
 })
 
 /** structuredContent of git_diff. */
@@ -83,7 +80,7 @@ export const gitDiff = defineTool({
     const sides = { from: fromHash, to: toHash, path: target.path }
     const changes = await git.diffChanges(sides, signal)
     const toShown = toHash === undefined ? 'the working tree' : short(toHash)
-    const nextArgs = withoutDefaults({ ...args, workspace: undefined, git: undefined, tokenizer: undefined, offset: undefined, from: fromHash, to: toHash }, GitDiffInput)
+    const nextArgs = withoutDefaults({ ...args, offset: undefined, from: fromHash, to: toHash }, GitDiffInput)
     const heading = `# Diff ${short(fromHash)} → ${toShown}${target.path === '' ? '' : ` under ${target.shown}`}: ${counted(changes.length, 'file')} changed`
     const listing = (p: Page<FileChange>): string => [heading, '', ...p.items.map(changeLine), '', pagingFooter('git_diff', p.pagination, nextArgs, 'Files')].join('\n')
     // The file list must fit before any patch: a page of more file lines than the budget holds is shortened,

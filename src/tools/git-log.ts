@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import type { CommitSummary } from '../services/git.js'
 import { fitLargest } from './budget.js'
-import { defineTool, Inject, textResult } from './define-tool.js'
-import { clip, gitDate, GitBudget, repositoryPath, short } from './git-common.js'
+import { defineTool, textResult } from './define-tool.js'
+import { clip, gitDate, GitTail, repositoryPath, Revision, short } from './git-common.js'
 import { pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
 
 const GitLogInput = Type.Object({
-  ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'HEAD', description: 'Revision to start from: a branch, tag, commit hash or HEAD~N, e.g. "main"' })),
+  ref: Revision('Revision to start from: a branch, tag, commit hash or HEAD~N, e.g. "main"', 'HEAD'),
   path: Type.Optional(Type.String({ description: 'Only commits that changed this file or folder (it need not exist now), e.g. "src/app.ts"' })),
   author: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only commits whose author name or email contains this text (any case), e.g. "alice@"' })),
   grep: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only commits whose message contains this text (any case), e.g. "retry"' })),
@@ -14,10 +14,7 @@ const GitLogInput = Type.Object({
   until: Type.Optional(Type.String({ maxLength: 40, description: 'Only commits before this date, same forms as since, e.g. "2024-06-30"' })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Commits per page (1–100), e.g. 50' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Commits to skip, from the previous footer\'s next call, e.g. 20' })),
-  max_response_tokens: GitBudget,
-  workspace: Inject('workspace'),
-  git: Inject('git'),
-  tokenizer: Inject('tokenizer')
+  ...GitTail
 })
 
 /** structuredContent of git_log. */
@@ -62,7 +59,7 @@ export const gitLog = defineTool({
     const found = await git.log({ from, path: target.path, author: args.author, grep: args.grep, since, until, skip: offset, count: pageSize + 1 }, signal)
     const hasMore = found.length > pageSize
     const page = found.slice(0, pageSize)
-    const nextArgs = { ...withoutDefaults({ ...args, workspace: undefined, git: undefined, tokenizer: undefined, offset: undefined }, GitLogInput), ref: from }
+    const nextArgs = { ...withoutDefaults({ ...args, offset: undefined }, GitLogInput), ref: from }
     // The total is not counted (a full walk of a long history): a page that is not the last says "N+".
     const paginationFor = (n: number): Pagination => {
       const more = hasMore || n < page.length

@@ -3,9 +3,9 @@ import { toolError } from '../errors.js'
 import type { CommitDetail, FileChange, GitService } from '../services/git.js'
 import type { Tokenizer } from '../services/tokenizer.js'
 import { fitLargest } from './budget.js'
-import { defineTool, Inject, textResult, type ToolResult } from './define-tool.js'
+import { defineTool, textResult, type ToolResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'
-import { changeLine, cutPatch, fileOutput, fitPatches, GitBudget, GitFileOutput, repositoryPath, short } from './git-common.js'
+import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short } from './git-common.js'
 import { formatCall } from './paging.js'
 
 /** Largest file shown at a revision. */
@@ -14,16 +14,13 @@ const MAX_FILE_BYTES = 10 * 1024 * 1024
 const MAX_FILES = 200
 
 const GitShowInput = Type.Object({
-  ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'HEAD', description: 'The commit: a hash from git_log, a branch, tag or HEAD~N, e.g. "HEAD~1"' })),
+  ref: Revision('The commit: a hash from git_log, a branch, tag or HEAD~N, e.g. "HEAD~1"', 'HEAD'),
   path: Type.Optional(Type.String({ description: 'With show="commit", only this file or folder of the commit; with show="file", the file to show, e.g. "src/app.ts"' })),
   show: Type.Optional(Type.Union([Type.Literal('commit'), Type.Literal('file')], { default: 'commit', description: 'What to show: the commit (message, changed files, patch) or the file at path as it was at ref, e.g. "file"' })),
   start_line: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'With show="file": first line to show, e.g. 40' })),
   end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'With show="file": last line to show (default: as many as the budget holds), e.g. 120' })),
   context_lines: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Unchanged lines around each change in the patch (0–20), e.g. 1' })),
-  max_response_tokens: GitBudget,
-  workspace: Inject('workspace'),
-  git: Inject('git'),
-  tokenizer: Inject('tokenizer')
+  ...GitTail
 })
 
 /** structuredContent of git_show. */

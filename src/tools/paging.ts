@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { INJECT_KEY } from './define-tool.js'
 
 /** Pagination facts every listing or search returns (also its structuredContent shape). */
 export const PaginationOutput = Type.Object({
@@ -45,11 +46,14 @@ export function paginate<T> (sorted: readonly T[], offset: number, pageSize: num
   }
 }
 
-/** The arguments whose value differs from the schema's default: a footer repeats only what the caller chose. */
-export function withoutDefaults (args: Record<string, unknown>, schema: { properties: Record<string, { default?: unknown }> }): Record<string, unknown> {
+/** The arguments whose value differs from the schema's default, services left out: a footer repeats only what the caller chose. */
+export function withoutDefaults (args: Record<string, unknown>, schema: { properties: Record<string, { default?: unknown, [INJECT_KEY]?: unknown }> }): Record<string, unknown> {
   const kept: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(args)) {
-    const fallback = schema.properties[key]?.default
+    const property = schema.properties[key]
+    // An injected service is an argument of run, never of a call a client can make.
+    if (property?.[INJECT_KEY] !== undefined) continue
+    const fallback = property?.default
     if (value !== undefined && (fallback === undefined || JSON.stringify(value) !== JSON.stringify(fallback))) kept[key] = value
   }
   return kept

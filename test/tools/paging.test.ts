@@ -1,5 +1,7 @@
 import t from 'tap'
-import { compareText, formatCall, paginate, pagingFooter } from '../../src/tools/paging.js'
+import { Type } from '@sinclair/typebox'
+import { Inject } from '../../src/tools/define-tool.js'
+import { compareText, formatCall, paginate, pagingFooter, withoutDefaults } from '../../src/tools/paging.js'
 
 t.test('paginate slices a sorted array and reports where the page sits', async (t) => {
   const items = Array.from({ length: 7 }, (_, i) => i)
@@ -20,4 +22,15 @@ t.test('the footer names the exact next call, or none', async (t) => {
 
 t.test('compareText is locale-independent code-unit order', async (t) => {
   t.same(['b', 'B', 'a', '-x', 'é', 'Z'].sort(compareText), ['-x', 'B', 'Z', 'a', 'b', 'é'])
+})
+
+t.test('withoutDefaults keeps what the caller chose: no defaults, no undefined, never an injected service', async (t) => {
+  const schema = Type.Object({
+    path: Type.Optional(Type.String({ default: '.' })),
+    page_size: Type.Optional(Type.Integer({ default: 20 })),
+    tags: Type.Optional(Type.Array(Type.String(), { default: ['a'] })),
+    workspace: Inject('workspace')
+  })
+  t.same(withoutDefaults({ path: 'src', page_size: 20, tags: ['a'], offset: undefined, workspace: {} }, schema), { path: 'src' })
+  t.same(withoutDefaults({ path: '.', tags: ['b'], extra: 1 }, schema), { tags: ['b'], extra: 1 })
 })
