@@ -7,9 +7,12 @@ export interface BinaryKind {
 /** Image types returned to the client as MCP image content: what vision models accept. */
 export const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 
+/** True when the bytes start like a PDF (which may be all ASCII, so the NUL check alone misses it). */
+export const isPdfHead = (head: Buffer): boolean => head.subarray(0, 5).toString('latin1') === '%PDF-'
+
 /** The type of a file from its magic bytes (file-type's table), or undefined when nothing matches. */
 export async function binaryKind (head: Buffer): Promise<BinaryKind | undefined> {
-  if (head.subarray(0, 5).toString('latin1') === '%PDF-') return { mime: 'application/pdf', ext: 'pdf' }
+  if (isPdfHead(head)) return { mime: 'application/pdf', ext: 'pdf' }
   // Loaded on the first binary file: text-only sessions (and stdio's cold start) never pay for the table.
   const { fileTypeFromBuffer } = await import('file-type')
   const found = await fileTypeFromBuffer(head)

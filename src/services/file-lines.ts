@@ -160,9 +160,9 @@ async function scanLines (handle: FileHandle, size: number, encoding: Encoding, 
   return { total, kept }
 }
 
-/** First and last (1-based, inclusive) line of a window counted from the end (start < 0), given the file's total. */
-function bounds (req: WindowRequest, total: number): { from: number, to: number } {
-  const from = Math.max(1, total + req.start + 1)
+/** First and last (1-based, inclusive) line of a window, given the total: start < 0 counts from the end. */
+export function windowBounds (req: Omit<WindowRequest, 'signal'>, total: number): { from: number, to: number } {
+  const from = req.start < 0 ? Math.max(1, total + req.start + 1) : Math.max(1, req.start)
   const last = req.end === undefined ? total : Math.min(total, req.end)
   return { from, to: Math.min(last, from + req.maxLines - 1) }
 }
@@ -178,7 +178,7 @@ export async function readLineWindow (handle: FileHandle, size: number, sniff: F
   let scan: { total: number, kept: KeptLine[] }
   if (req.start < 0) {
     const total = (await scanLines(handle, size, sniff.encoding, undefined, req.signal)).total
-    ;({ from, to } = bounds(req, total))
+    ;({ from, to } = windowBounds(req, total))
     scan = { total, kept: (await scanLines(handle, size, sniff.encoding, { from, to, stopAfterWindow: true }, req.signal)).kept }
   } else {
     from = Math.max(1, req.start)

@@ -60,7 +60,6 @@ parentPort.on('message', async ({ id, data, first, last }) => {
 `
 
 interface Job {
-  id: number
   resolve: (text: PdfText) => void
   reject: (err: Error) => void
 }
@@ -139,7 +138,7 @@ export function createPdfReader (location: PdfjsLocation | null = locatePdfjs())
         signal?.removeEventListener('abort', onAbort)
         fn(v)
       }
-      jobs.set(id, { id, resolve: settle(resolve), reject: settle(reject) })
+      jobs.set(id, { resolve: settle(resolve), reject: settle(reject) })
       track(thread)
       thread.postMessage({ id, data: bytes, first, last })
     })

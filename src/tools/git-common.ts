@@ -86,9 +86,6 @@ export interface FittedPatches {
   text: string
   /** Files whose whole patch is shown. */
   shown: number
-  /** Lines of the first patch kept when not even it fits whole, else undefined. */
-  cutLines?: number
-  tokens: number
 }
 
 /**
@@ -98,13 +95,12 @@ export interface FittedPatches {
  */
 export async function fitPatches (patches: string[], render: (n: number, cut?: number) => string, budget: number, tokenizer: Tokenizer, signal?: AbortSignal): Promise<FittedPatches> {
   const whole = await fitLargest(0, patches.length, n => ({ text: render(n), info: n }), budget, tokenizer, signal)
-  if (whole !== undefined && (whole.n > 0 || patches.length === 0)) return { text: whole.text, shown: whole.n, tokens: whole.measured.tokens }
+  if (whole !== undefined && (whole.n > 0 || patches.length === 0)) return { text: whole.text, shown: whole.n }
   // Cut to fewer lines than it has: all of them would be the whole patch, which did not fit.
   const lines = patches.length === 0 ? 0 : patches[0].replace(/\n$/, '').split('\n').length
   const cut = await fitLargest(1, lines - 1, k => ({ text: render(0, k), info: k }), budget, tokenizer, signal)
-  if (cut !== undefined) return { text: cut.text, shown: 0, cutLines: cut.n, tokens: cut.measured.tokens }
-  const bare = render(0)
-  return { text: bare, shown: 0, tokens: tokenizer.count(bare) }
+  if (cut !== undefined) return { text: cut.text, shown: 0 }
+  return { text: render(0), shown: 0 }
 }
 
 /** The first `k` lines of a patch (fewer than it has), with a marker saying how many were left out. */

@@ -79,9 +79,9 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
       const { size } = await handle.stat()
       const sniff = await withEncoding(await workspace.sniff(handle), request.encoding, `files[${index}].encoding`)
       const kind = await nonTextKind(sniff)
+      const start = request.start_line === undefined || request.start_line === 0 ? 1 : request.start_line
       if (kind?.mime === 'application/pdf') {
         const pdf = await readPdf(handle, size, workspace.pdf, pageRange(request.pages, `files[${index}].pages`), item.shown, signal)
-        const start = request.start_line === undefined || request.start_line === 0 ? 1 : request.start_line
         Object.assign(item, windowOf(pdf.lines, { start, end: request.end_line, maxLines }), { mediaType: kind.mime, pages: pdf.pages, header: pdfNote(pdf, item.shown, size) })
         return item
       }
@@ -97,7 +97,6 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
         throw toolError('FILE_TOO_LARGE', `"${item.shown}" is ${formatBytes(size)} (10 MB limit for reads without a range)`,
           `pass a range, e.g. ${formatCall('read_files', { files: [{ path: item.shown, start_line: 1, end_line: 2000 }] })}, or search it with search_regex path="${item.shown}"`)
       }
-      const start = request.start_line === undefined || request.start_line === 0 ? 1 : request.start_line
       const window = await workspace.readLines(handle, size, sniff, { start, end: request.end_line, maxLines, signal })
       item.first = window.first
       item.lines = window.lines.map((line, i) => shownLine(line, window.longLines?.get(i)))

@@ -1,5 +1,5 @@
 import { toolError } from '../errors.js'
-import { binaryKind, imageFacts, type BinaryKind } from '../services/binary-kind.js'
+import { binaryKind, imageFacts, isPdfHead, type BinaryKind } from '../services/binary-kind.js'
 import type { FileSniff } from '../services/file-lines.js'
 import type { PdfReader } from '../services/pdf-text.js'
 import type { WorkspaceService } from '../services/workspace.js'
@@ -47,10 +47,8 @@ export function pageRange (pages: string | undefined, field: string): { first: n
 
 /** What a binary (or PDF-headed) file is, from its first bytes; undefined for plain text. */
 export async function nonTextKind (sniff: FileSniff): Promise<BinaryKind | undefined> {
-  const head = sniff.head
-  // A PDF can be all ASCII (no NUL for the binary check to see): its magic decides.
-  if (!sniff.binary && head.subarray(0, 5).toString('latin1') !== '%PDF-') return undefined
-  return await binaryKind(head)
+  if (!sniff.binary && !isPdfHead(sniff.head)) return undefined
+  return await binaryKind(sniff.head)
 }
 
 /** The BINARY_FILE error for a file that is neither text, an image we send, nor a PDF, naming its type when known. */

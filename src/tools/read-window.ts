@@ -1,15 +1,13 @@
 import { toolError } from '../errors.js'
 import { charsetTools } from '../services/charset.js'
-import type { FileSniff } from '../services/file-lines.js'
+import { windowBounds, type FileSniff } from '../services/file-lines.js'
 import { cutLine } from './format.js'
 
 /** A window of in-memory lines (a PDF's text), with read_files' semantics: start < 0 counts from the end. */
 export function windowOf (all: string[], request: { start: number, end?: number, maxLines: number }): { first: number, lines: string[], total: number, keep: number } {
-  const total = all.length
-  const first = request.start < 0 ? Math.max(1, total + request.start + 1) : request.start
-  const last = Math.min(total, request.end ?? total, first + request.maxLines - 1)
-  const lines = all.slice(first - 1, Math.max(first - 1, last)).map(line => cutLine(line))
-  return { first, lines, total, keep: lines.length }
+  const { from, to } = windowBounds(request, all.length)
+  const lines = all.slice(from - 1, Math.max(from - 1, to)).map(line => cutLine(line))
+  return { first: from, lines, total: all.length, keep: lines.length }
 }
 
 /**
