@@ -1,4 +1,4 @@
-import { resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
@@ -6,7 +6,8 @@ import { APP_ERR_CONFIG_INVALID } from './errors.js'
 
 /** The one configuration schema: every key is a CLI flag and a WORKSPACE_MCP_* variable. */
 export const ConfigSchema = Type.Object({
-  root: Type.String({ minLength: 1, description: 'Workspace root to serve (read-only). Default: the current directory.' }),
+  root: Type.String({ minLength: 1, description: 'Workspace root to serve (read-only), as `path` or `name=path`; give --root again for more roots. Default: the current directory.' }),
+  roots: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'More roots after root, each `path` or `name=path` (comma-separated). With several roots every path starts with `name:` (default name: the folder\'s base name, made unique); a path without one is in the first root.' }),
   allowHardLinks: Type.Boolean({ default: false, description: 'Serve the content of regular files with more than one hard link (refused otherwise: another name may be outside the root).' }),
   allowBroadRoot: Type.Boolean({ default: false, description: 'Allow serving /, the home directory or a system folder such as /etc (refused otherwise).' }),
   host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'HTTP bind address. A non-loopback address requires allowedHosts, and authentication unless insecureNoAuth.' }),
@@ -86,17 +87,22 @@ function describeError (schema: TSchema, message: string): string {
 }
 
 /** Parses argv flags (after the command) into raw config values; unknown flags are an error. Boolean keys are bare flags. */
-export function parseConfigFlags (argv: string[]): Record<string, string> {
-  const options: Record<string, { type: 'string' | 'boolean' }> = {}
+export function parseConfigFlags (argv: string[]): Record<string, string | string[]> {
+  const options: Record<string, { type: 'string' | 'boolean', multiple?: boolean }> = {}
   for (const [key, schema] of Object.entries(ConfigSchema.properties)) options[kebab(key)] = { type: isBooleanSchema(schema) ? 'boolean' : 'string' }
+  options.root.multiple = true
   try {
     const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false })
-    const raw: Record<string, string> = {}
+    const raw: Record<string, string | string[]> = {}
     for (const key of Object.keys(ConfigSchema.properties)) {
       const v = values[kebab(key)]
       if (typeof v === 'string') raw[key] = v
       else if (v === true) raw[key] = 'true'
     }
+    // --root once is the root; each further --root is one more root, before any given by --roots.
+    const [root, ...more] = values.root as string[] | undefined ?? []
+    if (root !== undefined) raw.root = root
+    if (more.length > 0) raw.roots = [...more, ...splitList(raw.roots as string | undefined ?? '')]
     return raw
   } catch (err) {
     throw new APP_ERR_CONFIG_INVALID((err as Error).message)
@@ -109,10 +115,10 @@ export function loadConfig (flags: Record<string, unknown> = {}, env: NodeJS.Pro
   for (const [key, schema] of Object.entries(ConfigSchema.properties)) {
     const value = flags[key] ?? env[envName(key)]
     if (value === undefined || value === '') continue
-    raw[key] = isArraySchema(schema) && typeof value === 'string'
-      ? value.split(',').map(s => s.trim()).filter(Boolean)
-      : value
+    raw[key] = isArraySchema(schema) && typeof value === 'string' ? splitList(value) : value
   }
+  // Only a list of roots given (WORKSPACE_MCP_ROOTS): its first is the root.
+  if (raw.root === undefined && Array.isArray(raw.roots) && raw.roots.length > 0) [raw.root, ...raw.roots] = raw.roots as string[]
   raw.root ??= cwd
   const value = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
   const errors = [...Value.Errors(ConfigSchema, value)]
@@ -126,6 +132,58 @@ export function loadConfig (flags: Record<string, unknown> = {}, env: NodeJS.Pro
     throw new APP_ERR_CONFIG_INVALID([...new Set(detail)].join('; '))
   }
   const config = value as Static<typeof ConfigSchema>
-  config.root = resolve(cwd, config.root)
+  const roots = nameRoots([config.root, ...config.roots].map(spec => parseRootSpec(spec, cwd)))
+  config.root = roots[0].path
+  config.roots = roots.map(r => `${r.name}=${r.path}`)
   return Object.freeze(config)
+}
+
+const splitList = (value: string): string[] => value.split(',').map(s => s.trim()).filter(Boolean)
+
+/** A configured root: the name its paths start with (`name:`) when several are served, and its absolute path. */
+export interface RootSpec {
+  name: string
+  path: string
+}
+
+const NAMED_ROOT = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63})=(.+)$/s
+
+/** `name=path` or a bare path (a folder whose name holds `=` is given as `./a=b`). */
+function parseRootSpec (spec: string, cwd: string): { name?: string, path: string } {
+  const named = NAMED_ROOT.exec(spec)
+  return named === null ? { path: resolve(cwd, spec) } : { name: named[1], path: resolve(cwd, named[2]) }
+}
+
+/** Names every root: given names must be unique; the rest take their folder's base name, made unique with -2, -3 … */
+function nameRoots (specs: Array<{ name?: string, path: string }>): RootSpec[] {
+  const label = `roots (${configFlagName('root')} / ${envName('roots')})`
+  const given = new Set<string>()
+  for (const spec of specs) {
+    if (spec.name === undefined) continue
+    if (given.has(spec.name)) throw new APP_ERR_CONFIG_INVALID(`${label}: the name "${spec.name}" is given to two roots; names must be unique`)
+    given.add(spec.name)
+  }
+  const paths = new Set<string>()
+  const taken = new Set(given)
+  return specs.map(spec => {
+    if (paths.has(spec.path)) throw new APP_ERR_CONFIG_INVALID(`${label}: ${spec.path} is given twice`)
+    paths.add(spec.path)
+    if (spec.name !== undefined) return { name: spec.name, path: spec.path }
+    const base = basename(spec.path).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 60) || 'root'
+    let name = base
+    for (let n = 2; taken.has(name); n++) name = `${base}-${n}`
+    taken.add(name)
+    return { name, path: spec.path }
+  })
+}
+
+/** The roots of a loaded config, in order (the first is where a path without `name:` points). */
+export function configuredRoots (config: Pick<Config, 'root'> & Partial<Pick<Config, 'roots'>>): RootSpec[] {
+  // loadConfig lists every root as name=path; a config built by hand may give only root.
+  const listed = config.roots ?? []
+  if (listed.length === 0) return nameRoots([{ path: config.root }])
+  return listed.map(entry => {
+    const cut = entry.indexOf('=')
+    return { name: entry.slice(0, cut), path: entry.slice(cut + 1) }
+  })
 }

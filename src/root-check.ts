@@ -3,7 +3,7 @@
 import { opendirSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
-import { configEnvName, configFlagName, type Config } from './config.js'
+import { configEnvName, configFlagName, configuredRoots, type Config } from './config.js'
 import { APP_ERR_CONFIG_INVALID } from './errors.js'
 
 /** How strict the boot check of the root is. */
@@ -81,14 +81,29 @@ export function broadRootReason (realRoot: string, env: NodeJS.ProcessEnv = proc
 }
 
 /**
- * Boot check of config.root, before any service is created: it must be an existing folder this
- * process can list, and (for serving) not a broad one unless allowBroadRoot. Throws
- * APP_ERR_CONFIG_INVALID (exit 2) naming the flag; returns the broad reason when it was allowed.
+ * Boot check of every configured root, before any service is created: each must be an existing folder this
+ * process can list, and (for serving) not a broad one unless allowBroadRoot; no two may be the same folder.
+ * Throws APP_ERR_CONFIG_INVALID (exit 2) naming the flag; returns the broad reasons when they were allowed.
  */
-export function checkRoot (config: Pick<Config, 'root' | 'allowBroadRoot'>, opts: RootCheckOptions): string | undefined {
+export function checkRoot (config: Pick<Config, 'root' | 'allowBroadRoot'> & Partial<Pick<Config, 'roots'>>, opts: RootCheckOptions): string | undefined {
   const env = opts.env ?? process.env
-  const given = opts.flags?.root !== undefined || (env[configEnvName('root')] ?? '') !== ''
-  const what = given ? config.root : `the current directory ${config.root} (no ${configFlagName('root')} given)`
+  const given = opts.flags?.root !== undefined || (env[configEnvName('root')] ?? '') !== '' || (env[configEnvName('roots')] ?? '') !== ''
+  const roots = configuredRoots(config)
+  const seen = new Map<string, string>()
+  const reasons: string[] = []
+  for (const root of roots) {
+    const what = given ? root.path : `the current directory ${root.path} (no ${configFlagName('root')} given)`
+    const checked = checkOne(root.path, what, config.allowBroadRoot, opts.refuseBroad, env)
+    const twin = seen.get(checked.real)
+    if (twin !== undefined) throw new APP_ERR_CONFIG_INVALID(`${ROOT_LABEL}: ${root.path} and ${twin} are the same folder; give it once`)
+    seen.set(checked.real, root.path)
+    if (checked.broad !== undefined) reasons.push(roots.length > 1 ? `${root.name}: ${checked.broad}` : checked.broad)
+  }
+  return reasons.length === 0 ? undefined : reasons.join('; ')
+}
+
+/** One root's check: its real path, and why it is broad when that was allowed. */
+function checkOne (root: string, what: string, allowBroadRoot: boolean, refuseBroad: boolean, env: NodeJS.ProcessEnv): { real: string, broad?: string } {
   function fail (problem: string): never {
     throw new APP_ERR_CONFIG_INVALID(`${ROOT_LABEL}: ${what} ${problem}`)
   }
@@ -96,7 +111,7 @@ export function checkRoot (config: Pick<Config, 'root' | 'allowBroadRoot'>, opts
   let real: string
   let st: Stats
   try {
-    real = realpathSync(config.root)
+    real = realpathSync(root)
     st = statSync(real)
   } catch (err) {
     fail(describeFsError(err as NodeJS.ErrnoException))
@@ -112,11 +127,11 @@ export function checkRoot (config: Pick<Config, 'root' | 'allowBroadRoot'>, opts
     fail(`cannot be listed: it ${describeFsError(err as NodeJS.ErrnoException)}`)
   }
 
-  if (!opts.refuseBroad) return undefined
+  if (!refuseBroad) return { real }
   const reason = broadRootReason(real, env)
-  if (reason === undefined) return undefined
-  if (config.allowBroadRoot) return reason
-  const shown = real === config.root ? '' : `(real path ${real}) `
+  if (reason === undefined) return { real }
+  if (allowBroadRoot) return { real, broad: reason }
+  const shown = real === root ? '' : `(real path ${real}) `
   return fail(`${shown}is refused: ${reason}, so every file in it that this process can read would be readable by any client. ` +
     `Pass a project folder as ${configFlagName('root')}, or add ${OVERRIDE} to serve it anyway.`)
 }

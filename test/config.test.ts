@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { TSchema } from '@sinclair/typebox'
 import { readFileSync } from 'node:fs'
-import { ConfigSchema, allowedValues, configFlagName, loadConfig, parseConfigFlags } from '../src/config.js'
+import { ConfigSchema, allowedValues, configFlagName, configuredRoots, loadConfig, parseConfigFlags } from '../src/config.js'
 
 t.test('defaults: root is the current directory, loopback bind on 3000, stateful', async (t) => {
   const config = loadConfig({}, {}, '/tmp')
@@ -58,4 +58,20 @@ t.test('every config key is described, and a bounded one is bounded on both side
     t.type(schema.description, 'string', `${key} has a description`)
     t.equal(schema.minimum === undefined, schema.maximum === undefined, `${key}: minimum and maximum come together`)
   }
+})
+
+t.test('several roots: --root again, WORKSPACE_MCP_ROOTS, names given or taken from the folder and made unique', async (t) => {
+  const repeated = loadConfig(parseConfigFlags(['--root', 'app', '--root', 'docs=./manual', '--root', '/srv/a,b', '--roots', 'x/src']), {}, '/w')
+  t.equal(repeated.root, '/w/app')
+  t.same(configuredRoots(repeated), [
+    { name: 'app', path: '/w/app' }, { name: 'docs', path: '/w/manual' }, { name: 'a-b', path: '/srv/a,b' }, { name: 'src', path: '/w/x/src' }
+  ], 'each repeated --root is one root, a comma and all; --roots adds after them')
+  t.same(configuredRoots(loadConfig({}, { WORKSPACE_MCP_ROOTS: 'one/src, two/src,three/.hidden' }, '/w')).map(r => r.name), ['src', 'src-2', 'hidden'], 'a list alone: its first is the root')
+  t.same(configuredRoots(loadConfig({}, { WORKSPACE_MCP_ROOT: '/p/src', WORKSPACE_MCP_ROOTS: 'src=/q' }, '/w')), [{ name: 'src-2', path: '/p/src' }, { name: 'src', path: '/q' }], 'a given name is kept; a default steps aside')
+  t.same(configuredRoots(loadConfig({}, {}, '/')), [{ name: 'root', path: '/' }], 'a folder without a usable name')
+  t.same(configuredRoots(loadConfig({}, {}, '/w/./a=b')), [{ name: 'a-b', path: '/w/a=b' }], 'a path with "=" and a "/" before it is a path')
+  t.same(configuredRoots({ root: '/w/only' }), [{ name: 'only', path: '/w/only' }], 'a config built by hand')
+  t.same(loadConfig({ root: '/w/a' }, {}).roots, ['a=/w/a'])
+  t.throws(() => loadConfig(parseConfigFlags(['--root', 'x=/a', '--root', 'x=/b']), {}), { code: 'APP_ERR_CONFIG_INVALID', message: /roots \(--root \/ WORKSPACE_MCP_ROOTS\): the name "x" is given to two roots/ })
+  t.throws(() => loadConfig(parseConfigFlags(['--root', '/a', '--root', 'y=/a']), {}), { code: 'APP_ERR_CONFIG_INVALID', message: /\/a is given twice/ })
 })

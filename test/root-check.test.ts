@@ -128,4 +128,19 @@ t.test('a defaulted root is named as the current directory', async (t) => {
   t.throws(() => checkRoot(config(missing), { refuseBroad: true, flags: {}, env: { HOME: home, WORKSPACE_MCP_ROOT: missing } }), { message: new RegExp(`: ${missing.replace(/[/.]/g, '\\$&')} does not exist`) })
 })
 
+t.test('several roots: each is checked, named in the error; two names for one folder are refused', async (t) => {
+  const a = join(base, 'multi-a')
+  const b = join(base, 'multi-b')
+  mkdirSync(a)
+  mkdirSync(b)
+  symlinkSync(a, join(base, 'multi-link'))
+  const roots = (...entries: string[]) => ({ root: entries[0].split('=')[1], roots: entries, allowBroadRoot: false })
+  t.equal(checkRoot(roots(`a=${a}`, `b=${b}`), serving), undefined)
+  t.throws(() => checkRoot(roots(`a=${a}`, `gone=${join(base, 'multi-gone')}`), serving), { code: 'APP_ERR_CONFIG_INVALID', message: /multi-gone does not exist/ })
+  t.throws(() => checkRoot(roots(`a=${a}`, `l=${join(base, 'multi-link')}`), serving), { code: 'APP_ERR_CONFIG_INVALID', message: /multi-link and .*multi-a are the same folder; give it once/ })
+  t.throws(() => checkRoot(roots(`a=${a}`, 'etc=/etc'), serving), { message: /\/etc is refused: it is the system folder \/etc/ }, 'a broad root is refused whichever it is')
+  t.equal(checkRoot({ ...roots(`a=${a}`, 'etc=/etc', 'usr=/usr'), allowBroadRoot: true }, serving), 'etc: it is the system folder /etc; usr: it is the system folder /usr')
+  t.throws(() => checkRoot(roots(`a=${join(base, 'multi-gone')}`), { refuseBroad: true, flags: {}, env: { HOME: home, WORKSPACE_MCP_ROOTS: 'x' } }), { message: new RegExp(`: ${base.replace(/[/.]/g, '\\$&')}/multi-gone does not exist`) }, 'roots from the environment are given roots')
+})
+
 t.teardown(() => rmSync(base, { recursive: true, force: true }))

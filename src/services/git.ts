@@ -57,6 +57,23 @@ export interface GitService {
   lineCount(hash: string, path: string, signal?: AbortSignal): Promise<number | undefined>
 }
 
+/** The repositories of the served roots (several roots, several histories). */
+export interface GitRepositories {
+  /** The repository of a root, by name, or why that root has none. */
+  of(root: string): GitService | string
+  /** Names of the roots that have one, in root order. */
+  readonly names: string[]
+}
+
+/** The repositories of some roots (name → service or reason), or why none has one: then no history tool is served. */
+export function gitRepositories (found: Array<{ name: string, git: GitService | string }>): GitRepositories | string {
+  const names = found.filter(f => typeof f.git !== 'string').map(f => f.name)
+  if (names.length === 0) return found.map(f => found.length === 1 ? f.git : `${f.name}: ${String(f.git)}`).join('; ')
+  const byName = new Map(found.map(f => [f.name, f.git]))
+  // lexical() names only served roots, so every name asked for is in the map.
+  return { of: (root) => byName.get(root) as GitService | string, names }
+}
+
 /** Options of createGit. */
 export interface GitOptions {
   root: string

@@ -1,12 +1,14 @@
 import type { Logger } from '../logger.js'
-import type { Config } from '../config.js'
+import { configuredRoots, type Config } from '../config.js'
 import type { ToolCatalog } from './catalog.js'
 import { systemClock, type Clock } from './clock.js'
 import { createWorkspace, type WorkspaceService } from './workspace.js'
+import { createWorkspaceSet } from './workspace-set.js'
+import { createPdfReader } from './pdf-text.js'
 import { createSearch, type SearchService } from './search.js'
 import { createTokenizer, type Tokenizer } from './tokenizer.js'
 import { createLimiter, type Limiter } from './limiter.js'
-import { createGit, type GitService } from './git.js'
+import { createGit, gitRepositories, type GitRepositories } from './git.js'
 
 /**
  * Every injectable service; a tool whose service is absent is neither listed nor callable. Layers above
@@ -15,8 +17,8 @@ import { createGit, type GitService } from './git.js'
 export interface Services {
   workspace?: WorkspaceService
   search?: SearchService
-  /** The root's git repository, read-only; absent without git or without a repository at the root. */
-  git?: GitService
+  /** The roots' git repositories, read-only; absent without git or when no root is a repository. */
+  git?: GitRepositories
   tokenizer?: Tokenizer
   clock?: Clock
   /** Filled in by the registry itself: the live tool list, for the guide tools. */
@@ -39,7 +41,13 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     walk: { concurrency: config.maxWalks, queue },
     read: { concurrency: config.maxLargeReads, queue }
   })
-  const workspace = await createWorkspace({ root: config.root, log, limiter, allowHardLinks: config.allowHardLinks })
+  const roots = configuredRoots(config)
+  const pdf = createPdfReader()
+  // Each root is its own jail; with several, each one's paths carry its `name:`.
+  const members = await Promise.all(roots.map(async r => await createWorkspace({
+    root: r.path, name: r.name, prefixed: roots.length > 1, log, limiter, pdf, allowHardLinks: config.allowHardLinks
+  })))
+  const workspace = createWorkspaceSet(members, limiter)
   const tokenizer = createTokenizer({ workers: config.tokenizerWorkers })
   // Without ripgrep (or git, or a repository) those tools are simply not offered; the rest still serves.
   // Both probes spawn a child: started together, start-up waits for the slower one, not for both.
@@ -48,7 +56,7 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
       log.warn({ err }, 'ripgrep not available: search tools disabled')
       return undefined
     }),
-    createGit({ root: workspace.root, log, limiter })
+    Promise.all(members.map(async m => ({ name: m.roots[0].name, git: await createGit({ root: m.root, log, limiter }) }))).then(gitRepositories)
   ])
   if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
   return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, clock: systemClock, limiter }

@@ -49,6 +49,29 @@ export function makeSet (mode: SearchMode, files: FileEntry[], fields: Pick<Resu
   return set
 }
 
+/** One set over the sets of several roots, in root order: their files, notices and skips together, fetched by their own runs. */
+export function mergeSets (sets: ResultSet[]): ResultSet {
+  const sum = (count: (s: ResultSet) => number): number => sets.reduce((n, s) => n + count(s), 0)
+  const merged = makeSet(sets[0].mode, sets.flatMap(s => s.files), {
+    lowerBound: sets.some(s => s.lowerBound),
+    notices: [...new Set(sets.flatMap(s => s.notices))],
+    complete: sets.every(s => s.complete),
+    skipped: { binary: sum(s => s.skipped.binary), tooLarge: sum(s => s.skipped.tooLarge) },
+    unreadable: sum(s => s.unreadable)
+  })
+  const hidden = sets.flatMap(s => s.hidden === undefined ? [] : [s.hidden])
+  if (hidden.length > 0) merged.hidden = { ...hidden[0], files: hidden.reduce((n, h) => n + h.files, 0), lowerBound: hidden.some(h => h.lowerBound) }
+  merged.fetch = async (entries, signal) => {
+    for (const s of sets) {
+      const mine = new Set(s.files)
+      const wanted = entries.filter(e => mine.has(e))
+      // Only files without their lines are fetched, and only a counted set (which has a fetch) holds such files.
+      if (wanted.length > 0) await (s.fetch as NonNullable<ResultSet['fetch']>)(wanted, signal)
+    }
+  }
+  return merged
+}
+
 /** Recomputes totals after the file list changed. */
 export function recount (set: ResultSet): void {
   if (set.mode === 'content') {

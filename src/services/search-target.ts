@@ -1,4 +1,4 @@
-import type { PinnedPath, ResolvedPath, WorkspaceService } from './workspace.js'
+import type { PinnedPath, ResolvedPath, WorkspacePart, WorkspaceService } from './workspace.js'
 import { byteString, fsPathOf, parseName } from './path-names.js'
 import { ancestorRules, type AncestorRules } from './search-ignore.js'
 
@@ -48,7 +48,8 @@ async function encodingArgs (workspace: WorkspaceService, resolved: ResolvedPath
  * for a link while ripgrep runs changes nothing; a file is passed as its /proc path. Ancestor rules are
  * rebased onto the folder when `rules` is set (a whole-folder walk; runs over named files need none).
  */
-export async function pinTarget (workspace: WorkspaceService, resolved: ResolvedPath, rules: boolean): Promise<SearchTarget> {
+export async function pinTarget (part: WorkspacePart, rules: boolean): Promise<SearchTarget> {
+  const { workspace, resolved } = part
   const pinned: PinnedPath = await workspace.pin(resolved, 'path')
   const relative = resolved.relative
   if (!pinned.isDirectory) {
@@ -66,13 +67,13 @@ export async function pinTarget (workspace: WorkspaceService, resolved: Resolved
   }
   let ancestors: AncestorRules | undefined
   try {
-    ancestors = rules ? await ancestorRules((file, max) => workspace.readText(file, max), relative) : undefined
+    ancestors = rules ? await ancestorRules((file, max) => workspace.readText(file, max), part.path) : undefined
   } catch (err) {
     // A cancelled call or an unreadable rule file: the descriptor must not outlive the failed search.
     await pinned.close()
     throw err
   }
-  const prefix = relative === '.' ? '' : `${relative}/`
+  const prefix = resolved.base
   return {
     relative,
     named: false,

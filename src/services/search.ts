@@ -6,10 +6,10 @@ import type { SearchLine } from './search-parse.js'
 import { locateRg, probeRg } from './search-locate.js'
 import { runRg } from './search-rg.js'
 import { probeHidden, searchContent, searchFiles, type Pass, type PassContext } from './search-passes.js'
-import { dropFiles, noticesOf, weightOf, type ResultSet } from './search-set.js'
+import { dropFiles, mergeSets, noticesOf, weightOf, type ResultSet } from './search-set.js'
 import { pinTarget, type SearchTarget } from './search-target.js'
 import { recheckFiles } from './search-recheck.js'
-import type { ResolvedPath } from './workspace.js'
+import type { WorkspacePart } from './workspace.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './search-parse.js'
 export type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchMode, SearchPage, SearchRequest, SearchService } from './search-types.js'
@@ -50,12 +50,12 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
   const live = new Set<number>()
 
   /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
-  function passContext (resolved: ResolvedPath): PassContext {
-    let deadline: number | undefined
+  function passContext (part: WorkspacePart, clock: { deadline?: number }): PassContext {
     return {
       // Every ripgrep child runs in a slot of the process-wide limiter (BUSY when its queue is full).
       run: (pass: Pass) => limiter.run('search', pass.signal, (running) => {
-        deadline ??= Date.now() + limits.timeoutMs
+        clock.deadline ??= Date.now() + limits.timeoutMs
+        const deadline = clock.deadline
         return runRg({
           rgPath: rg.rgPath,
           args: ['--threads', String(threadsFor(running)), ...pass.target.args, ...pass.args],
@@ -69,7 +69,7 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
           live
         })
       }),
-      pin: () => pinTarget(workspace, resolved, false),
+      pin: () => pinTarget(part, false),
       timeoutMs: limits.timeoutMs,
       maxCollected: limits.maxCollected,
       maxFiles: limits.maxFiles,
@@ -143,6 +143,21 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
     return { files: probe.paths.length, lowerBound: probe.lowerBound, example, ...(rule === undefined ? {} : { rule }) }
   }
 
+  /** One root's part of a search: its folder pinned, searched, and probed for hidden matches when the answer is small. */
+  async function searchPart (part: WorkspacePart, req: Required<SearchRequest>, clock: { deadline?: number }, signal?: AbortSignal): Promise<ResultSet> {
+    const ctx = passContext(part, clock)
+    const target = await pinTarget(part, req.respectGitignore)
+    try {
+      const set = req.mode === 'content' ? await searchContent(ctx, req, target, signal) : await searchFiles(ctx, req, target, signal)
+      if (req.respectGitignore && !target.named && set.complete && !set.lowerBound && set.files.length < PROBE_HIDDEN_BELOW) {
+        set.hidden = await hiddenMatches(ctx, req, target, set, signal)
+      }
+      return set
+    } finally {
+      await target.close()
+    }
+  }
+
   return {
     engine () {
       probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
@@ -171,16 +186,11 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
         // A call that would only be refused skips pinning the target and reading its ignore rules.
         limiter.admit('search')
         const started = Date.now()
-        const ctx = passContext(resolved)
-        const target = await pinTarget(workspace, resolved, req.respectGitignore)
-        try {
-          set = req.mode === 'content' ? await searchContent(ctx, req, target, signal) : await searchFiles(ctx, req, target, signal)
-          if (req.respectGitignore && !target.named && set.complete && !set.lowerBound && set.files.length < PROBE_HIDDEN_BELOW) {
-            set.hidden = await hiddenMatches(ctx, req, target, set, signal)
-          }
-        } finally {
-          await target.close()
-        }
+        // Several roots (the top of them) are searched one after the other, within one deadline, in root order.
+        const clock: { deadline?: number } = {}
+        const sets: ResultSet[] = []
+        for (const part of workspace.parts(resolved)) sets.push(await searchPart(part, req, clock, signal))
+        set = sets.length === 1 ? sets[0] : mergeSets(sets)
         // A run that did not finish (killed, crashed, cut) is never cached: the next call searches again.
         if (set.complete) cache.set(key, set, weightOf(set))
         log.debug({ mode: req.mode, total: set.total, complete: set.complete, ms: Date.now() - started }, 'search finished')

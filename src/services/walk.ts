@@ -133,7 +133,7 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
         }
         entry.ignored = true
       }
-      if (entry.kind === 'symlink' && opts.resolveLinks === true) entry.link = await ws.linkTarget(entry.fsPath)
+      if (entry.kind === 'symlink' && opts.resolveLinks === true) entry.link = await ws.linkTarget(entry)
       children.push(entry)
     }
     if (opts.order !== undefined) children.sort(opts.order)

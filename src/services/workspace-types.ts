@@ -16,6 +16,22 @@ export interface ResolvedPath {
   fsPath: string | Buffer
   /** The path as the caller named it, relative to the root (before symlinks were resolved), safe to print. */
   requested: string
+  /** What the display paths of its children start with: '' for the root, `src/` below it, `docs:` for root docs of several. */
+  base: string
+}
+
+/** A served root: its name (the `name:` prefix of its paths when several are served) and real absolute path. */
+export interface WorkspaceRoot {
+  name: string
+  path: string
+}
+
+/** The piece of a resolved path inside one root, with that root's own jail (see WorkspaceService.parts). */
+export interface WorkspacePart {
+  workspace: WorkspaceService
+  resolved: ResolvedPath
+  /** The path relative to its root, without a root prefix ('.' for the root itself). */
+  path: string
 }
 
 /** Kind of a directory entry, from its own lstat (links are never followed). */
@@ -67,8 +83,10 @@ export interface ResolveOptions {
 
 /** The workspace root jail: every byte of the workspace is reached through these methods. */
 export interface WorkspaceService {
-  /** Canonical (realpath) absolute root. */
+  /** Canonical (realpath) absolute root: the first one when several are served. */
   readonly root: string
+  /** Every served root, in order; paths carry a `name:` prefix when there is more than one. */
+  readonly roots: readonly WorkspaceRoot[]
   /**
    * Parses the agent's spelling (`\xHH` escapes) → lexical containment (PATH_OUTSIDE_ROOT, before any disk access)
    * → component-by-component resolution that judges every link's text before following it (SYMLINK_ESCAPES_ROOT,
@@ -79,7 +97,9 @@ export interface WorkspaceService {
    * The parse and lexical-containment steps of resolve alone, touching nothing on disk: for names that need
    * not exist now (a file's history). `relative` is the display form ('.' for the root), `bytes` the name.
    */
-  lexical(path: string, field?: string): { relative: string, bytes: Buffer }
+  lexical(path: string, field?: string): { relative: string, bytes: Buffer, root: string }
+  /** The roots a resolved path covers: itself in its root, or, for the top of several roots ('.'), each root. */
+  parts(resolved: ResolvedPath): WorkspacePart[]
   /** Opens a regular file no-follow and checks the open descriptor is inside the root; refuses hard links unless allowed. */
   openFile(path: ResolvedPath, field?: string): Promise<FileHandle>
   /** Opens a resolved file or folder for a child process (see PinnedPath). */
@@ -94,8 +114,8 @@ export interface WorkspaceService {
   explainIgnored(relative: string, isDirectory: boolean): Promise<IgnoreMatch | undefined>
   /** Lists one directory (opened no-follow and verified) by raw names, kinds from the dirent; links are not followed. */
   readDirectory(dir: { relative: string, fsPath: string | Buffer }): Promise<DirEntry[]>
-  /** Tells where a symbolic link (given by its own fs path) points, reading only inside the root. */
-  linkTarget(fsPath: string | Buffer): Promise<LinkTarget>
+  /** Tells where a symbolic link (a listed entry: its display path and fs path) points, reading only inside its root. */
+  linkTarget(link: { relative: string, fsPath: string | Buffer }): Promise<LinkTarget>
   /** lstat of a path resolved inside the root: the last component is not followed. */
   inspect(path: string, field?: string, signal?: AbortSignal): Promise<InspectedPath>
   /** lstat of a resolved path; fs errors become tool errors. */
@@ -124,4 +144,8 @@ export interface WorkspaceOptions {
   limiter?: Limiter
   /** The PDF reader (default: one of its own, started on the first PDF). */
   pdf?: PdfReader
+  /** The root's name. Default: the folder's base name. */
+  name?: string
+  /** Several roots are served: every display path of this root starts with `name:`. Default false. */
+  prefixed?: boolean
 }

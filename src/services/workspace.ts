@@ -13,7 +13,7 @@ import type { EntryKind, WorkspaceOptions, WorkspaceService } from './workspace-
 import { countLines, readLineWindow, sniffFile } from './file-lines.js'
 import { createPdfReader } from './pdf-text.js'
 
-export type { DirEntry, EntryKind, InspectedPath, LinkTarget, PinnedPath, ResolvedPath, ResolveOptions, WorkspaceOptions, WorkspaceService } from './workspace-types.js'
+export type { DirEntry, EntryKind, InspectedPath, LinkTarget, PinnedPath, ResolvedPath, ResolveOptions, WorkspaceOptions, WorkspacePart, WorkspaceRoot, WorkspaceService } from './workspace-types.js'
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
@@ -50,12 +50,22 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
   const log = opts.log
   const allowHardLinks = opts.allowHardLinks ?? false
   const limiter = opts.limiter ?? createLimiter()
+  const name = opts.name ?? (path.basename(root) || '/')
+  const prefix = opts.prefixed === true ? `${name}:` : ''
+  const top = prefix === '' ? '.' : prefix
+
+  /** The display form of a root-relative path ('.' for the root): with this root's `name:` when several are served. */
+  const shownOf = (rel: string): string => rel === '.' ? top : prefix + rel
+  /** A display path of this root back in root-relative form (`docs:` and `docs:/` are the root). */
+  const own = (shown: string): string => prefix !== '' && shown.startsWith(prefix) ? shown.slice(prefix.length).replace(/^\/+/, '') || '.' : shown
+  /** What the display paths of a folder's children start with. */
+  const baseOf = (rel: string): string => rel === '.' ? prefix : `${prefix}${rel}/`
 
   /** Display-relative path of a real byte-string path, or undefined when it is outside the root. */
   function relativeOf (realBytes: string): string | undefined {
     const rel = path.relative(rootBytes, realBytes)
     if (isOutside(rel)) return undefined
-    return rel === '' ? '.' : displayName(Buffer.from(rel, 'latin1'))
+    return shownOf(rel === '' ? '.' : displayName(Buffer.from(rel, 'latin1')))
   }
 
   function fsError (err: unknown, shown: string, field = 'path'): ToolError {
@@ -84,7 +94,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
   function lexicalOf (input: unknown, field: string): { components: string[], shown: string } {
     if (typeof input !== 'string') throw toolError('INVALID_PATH', `${field} must be a string`, `pass a path relative to the workspace root, e.g. ${field}="src/index.ts"`)
     if (input.length > MAX_PATH_CHARS) throw toolError('INVALID_PATH', `${field} is ${input.length} characters long (limit ${MAX_PATH_CHARS})`, 'use a shorter path')
-    let p = input === '' ? '.' : input
+    let p = input === '' ? '.' : own(input)
     if (p.startsWith('file://')) {
       try {
         p = fileURLToPath(p)
@@ -110,7 +120,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       const shown = path.isAbsolute(p) ? 'the absolute path given' : `"${displayName(Buffer.from(bytes, 'latin1'))}"`
       throw toolError('PATH_OUTSIDE_ROOT', `${field}: ${shown} is outside the workspace`, `use a path relative to the workspace root, e.g. ${field}="src" (list_directory path="." shows the top level)`)
     }
-    return { components: rel === '' ? [] : rel.split('/'), shown: rel === '' ? '.' : displayName(Buffer.from(rel, 'latin1')) }
+    return { components: rel === '' ? [] : rel.split('/'), shown: shownOf(rel === '' ? '.' : displayName(Buffer.from(rel, 'latin1'))) }
   }
 
   const escapes = (shown: string, field: string): ToolError =>
@@ -180,6 +190,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
 
   const service: WorkspaceService = {
     root,
+    roots: [{ name, path: root }],
 
     async resolve (input, options = {}) {
       const field = options.field ?? 'path'
@@ -187,12 +198,13 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       const walked = await walkBeneath(rootBytes, components, true)
       const real = await settle(walked, shown, field, options.mustExist ?? true, options.signal)
       // settle returns only paths it checked are inside, so relativeOf has an answer.
-      return { relative: relativeOf(real) as string, fsPath: fsPathOf(real), requested: shown }
+      const relative = relativeOf(real) as string
+      return { relative, fsPath: fsPathOf(real), requested: shown, base: baseOf(own(relative)) }
     },
 
     lexical (input, field = 'path') {
       const { components, shown } = lexicalOf(input, field)
-      return { relative: shown, bytes: Buffer.from(components.join('/'), 'latin1') }
+      return { relative: shown, bytes: Buffer.from(components.join('/'), 'latin1'), root: service.roots[0].name }
     },
 
     async openFile (resolved, field = 'path') {
@@ -231,12 +243,17 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       }
     },
 
-    isIgnored: (relative, isDirectory) => ignoreRules.isIgnored(relative, isDirectory),
-    isIgnoredEntry: (parent, name, isDirectory) => ignoreRules.isIgnoredEntry(parent, name, isDirectory),
-    explainIgnored: (relative, isDirectory) => ignoreRules.explain(relative, isDirectory),
+    parts: (resolved) => [{ workspace: service, resolved, path: own(resolved.relative) }],
+
+    isIgnored: (relative, isDirectory) => ignoreRules.isIgnored(own(relative), isDirectory),
+    isIgnoredEntry: (parent, name, isDirectory) => ignoreRules.isIgnoredEntry(own(parent), name, isDirectory),
+    async explainIgnored (relative, isDirectory) {
+      const match = await ignoreRules.explain(own(relative), isDirectory)
+      return match === undefined ? undefined : { ...match, where: prefix + match.where }
+    },
 
     async readDirectory (dir) {
-      const prefix = dir.relative === '.' ? '' : `${dir.relative}/`
+      const childBase = baseOf(own(dir.relative))
       const real = byteString(dir.fsPath)
       const result = await openVerified(dir.fsPath, within(real))
       // Walks note raw fs codes per folder; ESCAPED means it was swapped for a link out of the root meanwhile.
@@ -252,7 +269,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
             const base = dir.fsPath === '/' ? '' : dir.fsPath
             return dirents.map(d => {
               const name = displayText(d.name)
-              return { name, relative: prefix + name, fsPath: `${base}/${d.name}`, kind: kindOf(d) }
+              return { name, relative: childBase + name, fsPath: `${base}/${d.name}`, kind: kindOf(d) }
             })
           }
         }
@@ -260,14 +277,14 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
         return dirents.map(d => {
           const bytes = d.name as unknown as Buffer
           const name = displayName(bytes)
-          return { name, relative: prefix + name, fsPath: joinFs(dir.fsPath, bytes), kind: kindOf(d) }
+          return { name, relative: childBase + name, fsPath: joinFs(dir.fsPath, bytes), kind: kindOf(d) }
         })
       } finally {
         await handle.close()
       }
     },
 
-    async linkTarget (fsPath) {
+    async linkTarget ({ fsPath }) {
       const rel = path.relative(rootBytes, byteString(fsPath))
       if (isOutside(rel)) return { state: 'outside' }
       const walked = await walkBeneath(rootBytes, rel.split('/'), true)
@@ -293,7 +310,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       const kind = kindOf(stats)
       const fsPath = fsPathOf(real)
       return kind === 'symlink'
-        ? { relative: shown, fsPath, stats, kind, link: await service.linkTarget(fsPath) }
+        ? { relative: shown, fsPath, stats, kind, link: await service.linkTarget({ relative: shown, fsPath }) }
         : { relative: shown, fsPath, stats, kind }
     },
 

@@ -78,9 +78,10 @@ export const findFiles = defineTool({
     if (!(await workspace.stat(dir)).isDirectory()) {
       throw toolError('NOT_A_DIRECTORY', `path: "${dir.requested}" is a file, not a folder`, 'pass the folder that contains it, e.g. path="." ')
     }
-    const prefix = dir.relative === '.' ? '' : `${dir.relative}/`
-    // Every walked entry's path starts with the folder's own (the walk builds it that way).
-    const local = (relative: string): string => relative.slice(prefix.length)
+    // Every walked entry's path starts with the folder's own (the walk builds it that way); over every
+    // root (the top of several), globs see each path after its root's `name:`, as they would in that root.
+    const overRoots = dir.relative === '.' && workspace.roots.length > 1
+    const local = (relative: string): string => relative.slice(overRoots ? relative.indexOf(':') + 1 : dir.base.length)
     const either = (m: Matcher, relative: string): boolean => m(local(relative)) || m(relative)
 
     const walked = await workspace.walk({

@@ -29,7 +29,7 @@ export const GetFileInfoOutput = Type.Object({
 type Info = Record<string, unknown> & { path: string }
 
 async function fileFacts (workspace: WorkspaceService, seen: InspectedPath, info: Info, signal?: AbortSignal): Promise<void> {
-  const resolved = { relative: seen.relative, fsPath: seen.fsPath, requested: seen.relative }
+  const resolved = { relative: seen.relative, fsPath: seen.fsPath, requested: seen.relative, base: '' }
   let handle
   try {
     handle = await workspace.openFile(resolved)

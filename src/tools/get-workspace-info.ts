@@ -1,4 +1,3 @@
-import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
@@ -7,8 +6,8 @@ import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 export const GetWorkspaceInfoOutput = Type.Object({
   roots: Type.Array(Type.Object({
     name: Type.String({ description: 'Display name of the root (its folder name, never an absolute path), e.g. "my-app"' }),
-    path: Type.String({ description: 'How tools address this root: paths are relative to it, e.g. "."' })
-  }, { description: 'One workspace root, e.g. {"name":"my-app","path":"."}' }), { description: 'Workspace roots served (one today), e.g. [{"name":"my-app","path":"."}]' }),
+    path: Type.String({ description: 'How paths in this root start: "." when it is the only root, else its name and a colon, e.g. "docs:"' })
+  }, { description: 'One workspace root, e.g. {"name":"my-app","path":"."}' }), { description: 'Workspace roots served, the default one first, e.g. [{"name":"my-app","path":"."}]' }),
   ripgrep: Type.Object({
     version: Type.String({ description: 'ripgrep version used for search_regex, e.g. "15.0.0"' }),
     source: Type.String({ description: 'Where the binary comes from, e.g. "@vscode/ripgrep"' }),
@@ -53,13 +52,14 @@ export const getWorkspaceInfo = defineTool({
     { comment: 'The call takes no arguments; an empty object is all it needs', arguments: {} }
   ],
   async run ({ workspace, search, tokenizer, catalog }) {
-    // The absolute root is never shown: only its folder name.
-    const name = path.basename(workspace.root) || '/'
+    // Absolute roots are never shown: only their names.
+    const several = workspace.roots.length > 1
+    const roots = workspace.roots.map(r => ({ name: r.name, path: several ? `${r.name}:` : '.' }))
     const limits = search.limits
     const engine = await search.engine()
     const tools = catalog.entries().map(e => e.name)
     const info = {
-      roots: [{ name, path: '.' }],
+      roots,
       ripgrep: { version: engine.version, source: engine.source, pcre2_available: engine.pcre2Available, pcre2_enabled: false },
       limits: {
         search_timeout_ms: limits.timeoutMs,
@@ -81,7 +81,9 @@ export const getWorkspaceInfo = defineTool({
     const text = [
       '# Workspace',
       '',
-      `Root: \`${name}\` — every path is relative to it (e.g. "src/app.ts"); "." is the root.`,
+      several
+        ? `Roots: ${roots.map(r => `\`${r.path}\``).join(', ')} — a path starts with its root (e.g. "${roots[1].path}README.md"); without one it is in \`${roots[0].name}\`. "." is every root: list_directory, find_files and search_regex cover them all unless a path narrows them.`
+        : `Root: \`${roots[0].name}\` — every path is relative to it (e.g. "src/app.ts"); "." is the root.`,
       '',
       '## Search engine',
       `- ripgrep ${engine.version} (${engine.source}); regex syntax is Rust's (linear time): no look-around or backreferences${engine.pcre2Available ? ' (PCRE2 is built in but not enabled)' : ''}`,

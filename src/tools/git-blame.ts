@@ -65,8 +65,9 @@ export const gitBlame = defineTool({
     { comment: 'The same lines as of an older commit', arguments: { path: 'src/app.ts', start_line: 40, end_line: 80, ref: 'HEAD~5' } }
   ],
   async run (args, { signal }) {
-    const { workspace, git, tokenizer, ref = 'HEAD', start_line: start = 1, max_response_tokens: budget = 8000 } = args
-    const target = repositoryPath(workspace, args.path, 'path')
+    const { workspace, git: repositories, tokenizer, ref = 'HEAD', start_line: start = 1, max_response_tokens: budget = 8000 } = args
+    const target = repositoryPath(workspace, repositories, args.path, 'path')
+    const { git } = target
     const end = args.end_line ?? start + 99
     if (end < start) throw toolError('INVALID_ARGUMENT', `end_line ${end} is before start_line ${start}`, `e.g. start_line=${start} end_line=${start + 99}`)
     if (end - start + 1 > MAX_SPAN) throw toolError('INVALID_ARGUMENT', `${end - start + 1} lines asked, at most ${MAX_SPAN} per call`, `e.g. start_line=${start} end_line=${start + MAX_SPAN - 1}`)

@@ -1,6 +1,6 @@
 import { Type, type TOptional, type TString } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
-import type { FileChange } from '../services/git.js'
+import type { FileChange, GitRepositories, GitService } from '../services/git.js'
 import type { Tokenizer } from '../services/tokenizer.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import { fitLargest, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
@@ -44,15 +44,35 @@ export const clip = (text: string, max: number): string => text.length > max ? `
 /** The first characters of a hash: enough to be unique in any real repository, short enough to read. */
 export const short = (hash: string): string => hash.slice(0, 12)
 
-/** A path argument of a history tool as the repository names it ('' for the root); lexical only, since history holds paths that no longer exist. */
-export function repositoryPath (workspace: WorkspaceService, input: string | undefined, field: string): { path: string, shown: string } {
-  if (input === undefined) return { path: '', shown: '.' }
-  const { relative, bytes } = workspace.lexical(input, field)
+/** Where a history tool's path argument points: the root's repository and the path as it names it. */
+export interface RepositoryTarget {
+  /** The repository of the path's root. */
+  git: GitService
+  /** The path as the repository names it ('' for the whole repository). */
+  path: string
+  /** The path as the agent named it, safe to print. */
+  shown: string
+  /** What the workspace puts before the repository's paths: `docs:` when several roots are served, else ''. */
+  prefix: string
+}
+
+/**
+ * A path argument of a history tool, in its root's repository; lexical only, since history holds paths that no
+ * longer exist. Without a path: the first root's repository.
+ */
+export function repositoryPath (workspace: WorkspaceService, repositories: GitRepositories, input: string | undefined, field: string): RepositoryTarget {
+  const { relative, bytes, root } = workspace.lexical(input ?? '.', field)
+  const git = repositories.of(root)
+  if (typeof git === 'string') {
+    const others = repositories.names.map(name => `${field}="${name}:"`).join(', ')
+    throw toolError('NOT_A_REPOSITORY', `${field}: the root "${root}" has no history the server can read: ${git}`, `name a path in a root that is a git repository, e.g. ${others}`)
+  }
+  const prefix = workspace.roots.length > 1 ? `${root}:` : ''
   const text = bytes.toString('utf8')
   if (!Buffer.from(text).equals(bytes)) {
     throw toolError('INVALID_PATH', `${field}: "${relative}" is not valid UTF-8, which git arguments must be`, 'name its folder instead, e.g. path="src"')
   }
-  return { path: text, shown: relative }
+  return { git, path: text, shown: input === undefined ? '.' : relative, prefix }
 }
 
 const DATE = /^(\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:?\d{2})?)?|\d{1,4} (second|minute|hour|day|week|month|year)s? ago)$/
@@ -64,18 +84,18 @@ export function gitDate (value: string | undefined, field: string): string | und
   return value
 }
 
-/** One line per changed file: `M src/app.ts (+3 −1)`, `R old.ts → new.ts (92%)`. */
-export function changeLine (change: FileChange): string {
-  const name = change.oldPath === undefined ? change.path : `${change.oldPath} → ${change.path}`
+/** One line per changed file: `M src/app.ts (+3 −1)`, `R old.ts → new.ts (92%)`; paths after the root's prefix. */
+export function changeLine (change: FileChange, prefix: string): string {
+  const name = change.oldPath === undefined ? prefix + change.path : `${prefix}${change.oldPath} → ${prefix}${change.path}`
   const similarity = change.similarity === undefined ? '' : ` ${change.similarity}%`
   const lines = change.added === null ? 'binary' : `+${change.added} −${String(change.deleted)}`
   return `${change.status} ${name}${similarity} (${lines})`
 }
 
-/** structuredContent of one file, given whether its patch is in the answer. */
-export function fileOutput (change: FileChange, patchShown: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { path: change.path, status: change.status, patch_shown: patchShown }
-  if (change.oldPath !== undefined) out.old_path = change.oldPath
+/** structuredContent of one file, given whether its patch is in the answer; paths after the root's prefix. */
+export function fileOutput (change: FileChange, patchShown: boolean, prefix: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { path: prefix + change.path, status: change.status, patch_shown: patchShown }
+  if (change.oldPath !== undefined) out.old_path = prefix + change.oldPath
   if (change.added !== null) out.added = change.added
   if (change.deleted !== null) out.deleted = change.deleted
   return out

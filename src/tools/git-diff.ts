@@ -31,10 +31,10 @@ export const GitDiffOutput = Type.Object({
  * Working-tree files are read by git, not through the workspace's open checks: a file that is now a hard
  * link (possibly to something outside the root) must not have its content shown. The file list still names it.
  */
-async function refusedByWorkspace (workspace: WorkspaceService, change: FileChange): Promise<string | undefined> {
+async function refusedByWorkspace (workspace: WorkspaceService, change: FileChange, prefix: string): Promise<string | undefined> {
   if (change.status === 'D') return undefined
   try {
-    const resolved = await workspace.resolve(change.path, { field: 'path' })
+    const resolved = await workspace.resolve(prefix + change.path, { field: 'path' })
     const handle = await workspace.openFile(resolved)
     await handle.close()
     return undefined
@@ -73,8 +73,9 @@ export const gitDiff = defineTool({
     { comment: 'What changed between a tag and main, files only', arguments: { from: 'v1.2.0', to: 'main', mode: 'stat' } }
   ],
   async run (args, { signal }) {
-    const { workspace, git, tokenizer, from = 'HEAD', mode = 'patch', context_lines: context = 3, page_size: pageSize = 50, offset = 0, max_response_tokens: budget = 8000 } = args
-    const target = repositoryPath(workspace, args.path, 'path')
+    const { workspace, git: repositories, tokenizer, from = 'HEAD', mode = 'patch', context_lines: context = 3, page_size: pageSize = 50, offset = 0, max_response_tokens: budget = 8000 } = args
+    const target = repositoryPath(workspace, repositories, args.path, 'path')
+    const { git, prefix } = target
     const fromHash = await git.resolveCommit(from, 'from', signal)
     const toHash = args.to === undefined ? undefined : await git.resolveCommit(args.to, 'to', signal)
     const sides = { from: fromHash, to: toHash, path: target.path }
@@ -82,34 +83,34 @@ export const gitDiff = defineTool({
     const toShown = toHash === undefined ? 'the working tree' : short(toHash)
     const nextArgs = withoutDefaults({ ...args, offset: undefined, from: fromHash, to: toHash }, GitDiffInput)
     const heading = `# Diff ${short(fromHash)} → ${toShown}${target.path === '' ? '' : ` under ${target.shown}`}: ${counted(changes.length, 'file')} changed`
-    const listing = (p: Page<FileChange>): string => [heading, '', ...p.items.map(changeLine), '', pagingFooter('git_diff', p.pagination, nextArgs, 'Files')].join('\n')
+    const listing = (p: Page<FileChange>): string => [heading, '', ...p.items.map(c => changeLine(c, prefix)), '', pagingFooter('git_diff', p.pagination, nextArgs, 'Files')].join('\n')
     // The file list must fit before any patch: a page of more file lines than the budget holds is shortened,
     // and its footer continues where it stops.
     const full = paginate(changes, offset, pageSize)
     const listed = await fitLargest(1, full.items.length, n => ({ text: listing(paginate(changes, offset, n)), info: n }), budget, tokenizer, signal)
     const page = listed === undefined || listed.n === full.items.length ? full : paginate(changes, offset, listed.n)
     const patches = mode === 'stat' ? [] : await pagePatches(git, sides, page.items, context, signal)
-    const refused = toHash === undefined ? await Promise.all(page.items.map(async c => await refusedByWorkspace(workspace, c))) : []
+    const refused = toHash === undefined ? await Promise.all(page.items.map(async c => await refusedByWorkspace(workspace, c, prefix))) : []
     // A file without a patch to show stands in as '' (it always "fits"); render names why it has none.
     const texts = patches.map((p, i) => refused[i] === undefined ? p ?? '' : '')
     const pathCall = (p: string): string => formatCall('git_diff', { ...nextArgs, path: p, page_size: undefined })
     const render = (n: number, cut?: number): string => {
       const lines = [heading, '']
-      lines.push(...page.items.map(changeLine))
+      lines.push(...page.items.map(c => changeLine(c, prefix)))
       if (texts.length > 0) lines.push('', '## Patches', '')
       for (let i = 0; i < texts.length; i++) {
         const change = page.items[i]
-        if (refused[i] !== undefined) lines.push(`(patch of ${change.path} not shown: ${String(refused[i])} — the working-tree file is not one the workspace serves)`)
-        else if (patches[i] === undefined) lines.push(`(patch of ${change.path} too large to show: narrow it with context_lines=0, or read the file)`)
+        if (refused[i] !== undefined) lines.push(`(patch of ${prefix}${change.path} not shown: ${String(refused[i])} — the working-tree file is not one the workspace serves)`)
+        else if (patches[i] === undefined) lines.push(`(patch of ${prefix}${change.path} too large to show: narrow it with context_lines=0, or read the file)`)
         else if (i < n) lines.push(texts[i].replace(/\n$/, ''))
         else if (i === n && cut !== undefined) lines.push(cutPatch(texts[i], cut).replace(/\n$/, ''))
-        else lines.push(`(patch of ${cutLine(change.path, 200)} left out for the budget: ${pathCall(change.path)})`)
+        else lines.push(`(patch of ${cutLine(prefix + change.path, 200)} left out for the budget: ${pathCall(prefix + change.path)})`)
       }
       lines.push('', pagingFooter('git_diff', page.pagination, nextArgs, 'Files'))
       return lines.join('\n')
     }
     const fitted = await fitPatches(texts, render, budget, tokenizer, signal)
-    const files = page.items.map((c, i) => fileOutput(c, i < fitted.shown && texts[i] !== ''))
+    const files = page.items.map((c, i) => fileOutput(c, i < fitted.shown && texts[i] !== '', prefix))
     return textResult(fitted.text, { from: fromHash, to: toHash ?? 'working tree', files, pagination: page.pagination })
   }
 })

@@ -51,8 +51,9 @@ export const gitLog = defineTool({
     { comment: 'Commits about retries by one author in the last month', arguments: { grep: 'retry', author: 'alice', since: '1 month ago' } }
   ],
   async run (args, { signal }) {
-    const { workspace, git, tokenizer, ref = 'HEAD', page_size: pageSize = 20, offset = 0, max_response_tokens: budget = 8000 } = args
-    const target = repositoryPath(workspace, args.path, 'path')
+    const { workspace, git: repositories, tokenizer, ref = 'HEAD', page_size: pageSize = 20, offset = 0, max_response_tokens: budget = 8000 } = args
+    const target = repositoryPath(workspace, repositories, args.path, 'path')
+    const { git } = target
     const since = gitDate(args.since, 'since')
     const until = gitDate(args.until, 'until')
     const from = await git.resolveCommit(ref, 'ref', signal)

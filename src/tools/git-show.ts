@@ -5,7 +5,7 @@ import type { Tokenizer } from '../services/tokenizer.js'
 import { fitLargest } from './budget.js'
 import { defineTool, textResult, type ToolResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'
-import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short } from './git-common.js'
+import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short, type RepositoryTarget } from './git-common.js'
 import { formatCall } from './paging.js'
 
 /** Largest file shown at a revision. */
@@ -56,16 +56,17 @@ function header (c: CommitDetail): string[] {
 }
 
 /** The patch section: n whole patches, the next one cut to `cut` lines if given, the rest named with their call. */
-function patchLines (changes: FileChange[], patches: string[], n: number, cut: number | undefined, call: (path: string) => string): string[] {
+function patchLines (changes: FileChange[], patches: string[], n: number, cut: number | undefined, call: (path: string) => string, prefix: string): string[] {
   return changes.map((change, i) => {
     if (i < n) return patches[i].replace(/\n$/, '')
     if (i === n && cut !== undefined) return cutPatch(patches[i], cut).replace(/\n$/, '')
-    if (i < patches.length) return `(patch of ${change.path} left out for the budget: ${call(change.path)})`
-    return `(patch of ${change.path} too large to show with the rest: ${call(change.path)})`
+    const shown = prefix + change.path
+    if (i < patches.length) return `(patch of ${shown} left out for the budget: ${call(shown)})`
+    return `(patch of ${shown} too large to show with the rest: ${call(shown)})`
   })
 }
 
-async function showCommit (hash: string, pathFilter: { path: string, shown: string }, context: number, s: ShowArgs): Promise<ToolResult> {
+async function showCommit (hash: string, pathFilter: RepositoryTarget, context: number, s: ShowArgs): Promise<ToolResult> {
   // Metadata and the file list are independent runs: asked for together, the call waits for one git, not two.
   const [commit, all] = await Promise.all([s.git.commit(hash, s.signal), s.git.commitChanges(hash, pathFilter.path, s.signal)])
   const changes = all.slice(0, MAX_FILES)
@@ -78,14 +79,14 @@ async function showCommit (hash: string, pathFilter: { path: string, shown: stri
     : formatCall('git_diff', { from: short(base), to: short(commit.hash), path: p })
   const render = (n: number, cut?: number): string => {
     const lines = [...header(commit), '', `## ${counted(all.length, 'file')} changed${pathFilter.path === '' ? '' : ` under ${pathFilter.shown}`}`, '']
-    lines.push(...changes.map(changeLine))
+    lines.push(...changes.map(c => changeLine(c, pathFilter.prefix)))
     if (patches === undefined) lines.push(`… and ${all.length - MAX_FILES} more: git_diff pages through them, e.g. ${diffCall('.')}`)
-    else if (changes.length > 0) lines.push('', '## Patch', '', ...patchLines(changes, patches, n, cut, diffCall))
+    else if (changes.length > 0) lines.push('', '## Patch', '', ...patchLines(changes, patches, n, cut, diffCall, pathFilter.prefix))
     return lines.join('\n')
   }
   const usable = patches ?? []
   const fitted = await fitPatches(usable, render, s.budget, s.tokenizer, s.signal)
-  const files = changes.map((c, i) => fileOutput(c, i < fitted.shown))
+  const files = changes.map((c, i) => fileOutput(c, i < fitted.shown, pathFilter.prefix))
   return textResult(fitted.text, { hash: commit.hash, author: commit.author, date: commit.date, parents: commit.parents, subject: commit.subject, files })
 }
 
@@ -130,8 +131,9 @@ export const gitShow = defineTool({
     { comment: 'A file as it was two commits ago, lines 1–80', arguments: { ref: 'HEAD~2', show: 'file', path: 'src/app.ts', end_line: 80 } }
   ],
   async run (args, { signal }) {
-    const { workspace, git, tokenizer, ref = 'HEAD', show = 'commit', start_line: start = 1, end_line: end, context_lines: context = 3, max_response_tokens: budget = 8000 } = args
-    const target = repositoryPath(workspace, args.path, 'path')
+    const { workspace, git: repositories, tokenizer, ref = 'HEAD', show = 'commit', start_line: start = 1, end_line: end, context_lines: context = 3, max_response_tokens: budget = 8000 } = args
+    const target = repositoryPath(workspace, repositories, args.path, 'path')
+    const { git } = target
     if (end !== undefined && end < start) throw toolError('INVALID_ARGUMENT', `end_line ${end} is before start_line ${start}`, `e.g. start_line=${start} end_line=${start + 99}`)
     const hash = await git.resolveCommit(ref, 'ref', signal)
     const s = { git, tokenizer, budget, signal }

@@ -30,17 +30,20 @@ function linkText (entry: WalkEntry): string {
  * under its folder, so depth=2 does not repeat the folder's path on every line.
  */
 function shownName (e: WalkEntry): string {
-  return e.depth <= 1 ? e.relative : `${'  '.repeat(e.depth - 1)}${e.relative.slice(e.relative.lastIndexOf('/') + 1)}`
+  return e.depth <= 1 ? e.relative : `${'  '.repeat(e.depth - 1)}${e.name}`
 }
 
-/** A page that starts inside a folder first repeats that folder's line (and its parents'), marked continued. */
-function continuedFolders (first: WalkEntry | undefined): string[] {
-  if (first === undefined || first.depth <= 1) return []
-  const parts = first.relative.split('/')
+/**
+ * A page that starts inside a folder first repeats that folder's line (and its parents'), marked continued.
+ * The listing is in pre-order, so a folder is the nearest entry before `start` that is one level up.
+ */
+function continuedFolders (entries: WalkEntry[], start: number): string[] {
   const lines: string[] = []
-  for (let level = 1; level < first.depth; level++) {
-    const relative = parts.slice(0, parts.length - first.depth + level).join('/')
-    lines.push(level === 1 ? `${relative}/  (continued)` : `${'  '.repeat(level - 1)}${relative.slice(relative.lastIndexOf('/') + 1)}/  (continued)`)
+  let depth = entries[start]?.depth ?? 1
+  for (let i = start - 1; i >= 0 && depth > 1; i--) {
+    if (entries[i].depth !== depth - 1) continue
+    depth--
+    lines.unshift(`${shownName(entries[i])}/  (continued)`)
   }
   return lines
 }
@@ -139,7 +142,7 @@ export const listDirectory = defineTool({
     const lines = [`# ${shown} — ${counted(`${walked.entries.length}${walked.truncated ? '+' : ''}`, 'entry')} (depth ${depth}${depth > 1 ? ', deeper entries indented under their folder' : ''}, by ${sort}, directories first)`]
     for (const notice of notices) lines.push(`Note: ${notice}`)
     if (walked.entries.length === 0) lines.push('(empty)')
-    lines.push(...continuedFolders(page.items[0]))
+    lines.push(...continuedFolders(walked.entries, page.pagination.offset))
     for (const entry of page.items) lines.push(entryLine(entry, sort === 'mtime'))
     lines.push(pagingFooter('list_directory', page.pagination, nextArgs, 'Entries'))
     const result = textResult(lines.join('\n'), {

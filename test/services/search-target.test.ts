@@ -14,16 +14,16 @@ t.test('reading the ancestor rules fails: the pinned folder is closed and the er
     pin: async () => pinned,
     readText: async () => { throw failure }
   } as unknown as WorkspaceService
-  const resolved = { relative: 'src/deep' } as unknown as ResolvedPath
+  const resolved = { relative: 'src/deep', base: 'src/deep/' } as unknown as ResolvedPath
 
-  await t.rejects(pinTarget(workspace, resolved, true), failure)
+  await t.rejects(pinTarget({ workspace, resolved, path: 'src/deep' }, true), failure)
   t.equal(closed, 1, 'the descriptor was closed once')
 })
 
 t.test('a folder target maps ripgrep\'s paths to the agent\'s and passes back only names it can spell', async (t) => {
   const pinned = { isDirectory: true, procPath: '/proc/self/fd/99', close: async () => {} } as unknown as PinnedPath
   const workspace = { pin: async () => pinned, readText: async () => undefined } as unknown as WorkspaceService
-  const target = await pinTarget(workspace, { relative: 'src' } as unknown as ResolvedPath, true)
+  const target = await pinTarget({ workspace, resolved: { relative: 'src', base: 'src/' } as unknown as ResolvedPath, path: 'src' }, true)
   t.teardown(() => target.close())
 
   t.equal(target.toRelative('a/b.ts'), 'src/a/b.ts')
@@ -35,7 +35,7 @@ t.test('a folder target maps ripgrep\'s paths to the agent\'s and passes back on
 t.test('a file target is its /proc path, and is the only file it passes back', async (t) => {
   const pinned = { isDirectory: false, procPath: '/proc/self/fd/98', close: async () => {} } as unknown as PinnedPath
   const workspace = { pin: async () => pinned } as unknown as WorkspaceService
-  const target = await pinTarget(workspace, { relative: 'src/a.ts' } as unknown as ResolvedPath, false)
+  const target = await pinTarget({ workspace, resolved: { relative: 'src/a.ts' } as unknown as ResolvedPath, path: 'src/a.ts' }, false)
   t.teardown(() => target.close())
 
   t.same({ named: target.named, cwd: target.cwd, paths: target.paths }, { named: true, cwd: '/', paths: ['/proc/self/fd/98'] })

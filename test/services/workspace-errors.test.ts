@@ -107,10 +107,10 @@ t.test('linkTarget: a link through a file is broken, a link whose target name is
 
   fs.symlinkSync('nope/../../../outside/secret.txt', path.join(fx.root, 'climbs'))
 
-  t.same(await ws.linkTarget(path.join(fx.root, 'through-file')), { state: 'broken' })
-  t.same(await ws.linkTarget(path.join(fx.root, 'climbs')), { state: 'outside' }, 'a dangling link whose text climbs out')
-  t.same(await ws.linkTarget(fx.outside), { state: 'outside' }, 'a link path outside the root is never looked at')
-  t.same(await ws.linkTarget(path.join(fx.root, 'long-name')), { state: 'unreadable' })
+  t.same(await ws.linkTarget({ relative: 'through-file', fsPath: path.join(fx.root, 'through-file') }), { state: 'broken' })
+  t.same(await ws.linkTarget({ relative: 'climbs', fsPath: path.join(fx.root, 'climbs') }), { state: 'outside' }, 'a dangling link whose text climbs out')
+  t.same(await ws.linkTarget({ relative: 'outside', fsPath: fx.outside }), { state: 'outside' }, 'a link path outside the root is never looked at')
+  t.same(await ws.linkTarget({ relative: 'long-name', fsPath: path.join(fx.root, 'long-name') }), { state: 'unreadable' })
 })
 
 t.test('rule files: one that is a link inside is followed through the jail; a link out, or a folder, gives no rules', async (t) => {

@@ -34,7 +34,7 @@ t.test('a filesystem root is named "/" (its basename is empty), and a PCRE2 buil
   const search = await createSearch({ workspace: fx.workspace, log: pino({ level: 'silent' }) })
   const real = await search.engine()
   const registry = createRegistry({ tools: [getWorkspaceInfo], services: { workspace: fx.workspace, search, tokenizer: fx.tokenizer } })
-  const workspace = Object.create(fx.workspace, { root: { value: '/' } }) as typeof fx.workspace
+  const workspace = Object.create(fx.workspace, { roots: { value: [{ name: '/', path: '/' }] } }) as typeof fx.workspace
   const pcre2 = Object.assign(Object.create(search), { engine: async () => ({ ...real, pcre2Available: true }) }) as typeof search
 
   const text = textOf(await getWorkspaceInfo.run({ workspace, search: pcre2, tokenizer: fx.tokenizer, catalog: registry.services.catalog! }, toolContext()))

@@ -4,7 +4,7 @@ import path from 'node:path'
 import fc from 'fast-check'
 import pino from 'pino'
 import t, { type Test } from 'tap'
-import { createGit, type GitService } from '../../src/services/git.js'
+import { createGit, gitRepositories, type GitRepositories } from '../../src/services/git.js'
 import { createLimiter } from '../../src/services/limiter.js'
 import { createTokenizer, type Tokenizer } from '../../src/services/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
@@ -18,7 +18,7 @@ import { textOf, toolContext } from '../helpers/workspace-fixture.js'
 interface Fixture {
   root: string
   outside: string
-  services: { workspace: WorkspaceService, git: GitService, tokenizer: Tokenizer }
+  services: { workspace: WorkspaceService, git: GitRepositories, tokenizer: Tokenizer }
   hashes: string[]
 }
 
@@ -52,9 +52,10 @@ async function repository (t: Test): Promise<Fixture> {
   fs.appendFileSync(path.join(root, 'src', 'main.ts'), 'uncommitted line\n')
   const workspace = await createWorkspace({ root, log: pino({ level: 'silent' }) })
   const git = await createGit({ root: workspace.root, log: pino({ level: 'silent' }), limiter: createLimiter() })
-  if (typeof git === 'string') throw new Error(git)
+  const repositories = gitRepositories([{ name: workspace.roots[0].name, git }])
+  if (typeof repositories === 'string') throw new Error(repositories)
   const hashes = gitCli(root, ['log', '--format=%H']).trim().split('\n')
-  return { root, outside, services: { workspace, git, tokenizer }, hashes }
+  return { root, outside, services: { workspace, git: repositories, tokenizer }, hashes }
 }
 
 const structured = (result: { structuredContent?: Record<string, unknown> }): Record<string, any> => result.structuredContent as Record<string, any>
