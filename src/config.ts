@@ -8,6 +8,7 @@ import { APP_ERR_CONFIG_INVALID } from './errors.js'
 export const ConfigSchema = Type.Object({
   root: Type.String({ minLength: 1, description: 'Workspace root to serve (read-only), as `path` or `name=path`; give --root again for more roots. Default: the current directory.' }),
   roots: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'More roots after root, each `path` or `name=path` (comma-separated). With several roots every path starts with `name:` (default name: the folder\'s base name, made unique); a path without one is in the first root.' }),
+  clientRoots: Type.Union([Type.Literal('narrow'), Type.Literal('ignore')], { default: 'narrow', description: 'Protocol 2025-11-25 roots: `narrow` asks a client that declares roots for them (roots/list) and serves its session only the served folders inside them (never more); client roots that meet no served root are ignored. `ignore` never asks.' }),
   allowHardLinks: Type.Boolean({ default: false, description: 'Serve the content of regular files with more than one hard link (refused otherwise: another name may be outside the root).' }),
   allowBroadRoot: Type.Boolean({ default: false, description: 'Allow serving /, the home directory or a system folder such as /etc (refused otherwise).' }),
   host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'HTTP bind address. A non-loopback address requires allowedHosts, and authentication unless insecureNoAuth.' }),

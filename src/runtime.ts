@@ -4,7 +4,8 @@ import { createServices, type Services } from './services/index.js'
 import { tools as productTools } from './tools/index.js'
 import type { AnyTool } from './tools/define-tool.js'
 import { createRegistry, type Registry } from './mcp/registry.js'
-import { createMcpServer, type McpServer } from './mcp/server.js'
+import { createMcpServer, type McpServer, type NarrowServices } from './mcp/server.js'
+import { narrowServices } from './services/client-roots.js'
 import { PACKAGE, PACKAGE_ROOT } from './package-info.js'
 import { join, resolve } from 'node:path'
 import { createUsageGuide, type UsageGuide } from './guide/usage-guide.js'
@@ -39,6 +40,13 @@ export interface RuntimeOverrides {
   lint?: boolean
 }
 
+/** How sessions narrow by their client's roots: over the workspace and its limiter, unless config says to ignore roots. */
+function narrowing (config: Config, services: Services, log: Logger): NarrowServices | undefined {
+  const { workspace, limiter } = services
+  if (config.clientRoots === 'ignore' || workspace === undefined || limiter === undefined) return undefined
+  return async (uris) => await narrowServices({ ...services, workspace, limiter }, uris, { log, allowHardLinks: config.allowHardLinks })
+}
+
 /** Builds services → registry → engine for a config; both bins and buildApp call this. */
 export async function createRuntime (config: Config, log: Logger, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const baseServices = overrides.services ?? await createServices(config, log)
@@ -65,7 +73,8 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     instructions: generateInstructions(catalog.entries()),
     toolTimeoutMs: config.toolTimeoutMs,
     callLogLevel: config.callLogLevel,
-    cache: { listTtlMs: config.listCacheTtlMs, readTtlMs: config.readCacheTtlMs }
+    cache: { listTtlMs: config.listCacheTtlMs, readTtlMs: config.readCacheTtlMs },
+    narrow: narrowing(config, registry.services, log)
   })
   const warmUp = (): void => { services.guide.docs(catalog) }
   return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp }

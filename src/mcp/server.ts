@@ -9,6 +9,7 @@ import { answerModern, type ModernAnswer } from './modern.js'
 import { createModernShared, type CacheHints, type ModernShared } from './modern-results.js'
 import type { RequestChannel, Send } from './channel.js'
 import type { RequestId } from './rpc.js'
+import type { Services } from '../services/index.js'
 import { Session, type SessionOptions } from './session.js'
 import type { CallHandle } from './tool-call.js'
 import type { CallOutcome } from './tool-call.js'
@@ -34,7 +35,12 @@ export interface McpServerOptions {
   callLogLevel?: 'debug' | 'info'
   /** Cache hints on 2026-07-28 results. */
   cache?: CacheHints
+  /** The services a 2025 session's client roots (`roots/list`) leave visible; undefined from it: serve as configured. */
+  narrow?: NarrowServices
 }
+
+/** Builds the services a client's root URIs leave visible, or undefined when they narrow nothing. */
+export type NarrowServices = (uris: readonly unknown[]) => Promise<Services | undefined>
 
 /** Told how a tool call ended: its tool, outcome and duration in seconds (metrics). */
 export type CallObserver = (tool: string, outcome: CallOutcome, seconds: number) => void
@@ -86,6 +92,8 @@ export interface ServerShared {
   subscriptions: Set<() => void>
   /** Signs the requestState of input_required answers. */
   states: RequestStates
+  /** See McpServerOptions.narrow. */
+  narrow?: NarrowServices
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -106,7 +114,8 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     deadlines: new Deadlines(),
     modern: createModernShared(registry, options.info, capabilities, options.cache),
     subscriptions: new Set(),
-    states: new RequestStates()
+    states: new RequestStates(),
+    narrow: options.narrow
   }
   const observers = new Set<CallObserver>()
   const notify: CallObserver = (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }

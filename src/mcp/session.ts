@@ -6,6 +6,7 @@ import { methodsOf, type Scope } from './methods.js'
 import { errorMessage, LATEST_PROTOCOL_VERSION, LOG_LEVELS, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 import type { CallHandle } from './tool-call.js'
+import type { Services } from '../services/index.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
 
 /** Per-session options. */
@@ -27,6 +28,8 @@ export interface SessionState {
 }
 
 const LEGACY_METHODS = methodsOf('legacy')
+/** How long a tool call waits for the client's roots/list before the session is served as configured. */
+const ROOTS_TIMEOUT_MS = 5000
 
 /** One 2025-era connection: its lifecycle, negotiated state, running calls and server→client requests. */
 export class Session implements Scope {
@@ -43,6 +46,8 @@ export class Session implements Scope {
   private initializeSeen = false
   // Created on first use: stateless HTTP opens a session per POST, and an AbortController costs µs on Node 20.
   private shutdown: AbortController | undefined = undefined
+  /** What the client's roots leave visible: asked on the first tool call, again after roots/list_changed. */
+  private visible: Promise<Services | undefined> | undefined = undefined
 
   constructor (readonly shared: ServerShared, private readonly options: SessionOptions) {
     if (options.stateless) this.initialized = true
@@ -159,6 +164,23 @@ export class Session implements Scope {
     return resultJson(id, json)
   }
 
+  /**
+   * The services this session's client roots leave visible, when the server narrows by them and the client
+   * declared `roots`: one roots/list, shared by the calls that wait for it. A client that fails to answer
+   * (an error, or nothing within ROOTS_TIMEOUT_MS) is served as configured; roots only ever narrow.
+   */
+  visibleServices (send: Send | undefined): Promise<Services | undefined> | undefined {
+    const narrow = this.shared.narrow
+    if (narrow === undefined || this.clientCapabilities.roots === undefined) return undefined
+    this.visible ??= this.request('roots/list', {}, AbortSignal.any([this.closedSignal, AbortSignal.timeout(ROOTS_TIMEOUT_MS)]), send)
+      .then(async answer => await narrow(Array.isArray(answer.roots) ? answer.roots.map((r: { uri?: unknown } | null) => r?.uri) : []))
+      .catch((err: unknown) => {
+        this.log.warn({ err }, 'roots/list failed: this session is served the configured roots')
+        return undefined
+      })
+    return this.visible
+  }
+
   /** Sends a server→client request for a running call (its context's client.request). */
   request (method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>> {
     return this.requests.send(method, params, this.clientCapabilities, signal, send)
@@ -176,6 +198,9 @@ export class Session implements Scope {
     if (method === 'notifications/cancelled') {
       // spec cancellation: unknown or finished ids are ignored (the race is normal).
       this.inflight.get(params.requestId as RequestId)?.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by client'), 'cancel')
+    } else if (method === 'notifications/roots/list_changed') {
+      // The next tool call asks again; calls already running keep what they were given.
+      this.visible = undefined
     }
   }
 }

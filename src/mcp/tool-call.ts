@@ -6,6 +6,7 @@ import type { Deadlines } from './deadlines.js'
 import { askClient, MAX_ROUNDS } from './input-required.js'
 import type { RegisteredTool } from './registry.js'
 import { LOG_LEVELS, type RequestId } from './rpc.js'
+import type { Services } from '../services/index.js'
 import type { ServerShared } from './server.js'
 
 /** How a call ended, as logged. */
@@ -29,6 +30,8 @@ export interface CallScope {
   request(method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>>
   /** Serializes a result the way the connection's era sends it. */
   reply(id: RequestId, method: string, result: object): string
+  /** The services this connection may use when its client's roots narrow them (2025 sessions); undefined: the registry's. */
+  visibleServices?(send: Send | undefined): Promise<Services | undefined> | undefined
 }
 
 /**
@@ -76,6 +79,8 @@ class ToolCall extends CallHandle {
   readonly context: ToolContext
   /** The client's answers to the previous round (SEP-2322), set by the engine between rounds. */
   input: ToolInput | undefined = undefined
+  /** What the call's tool is given: the registry's services, or those the client's roots narrowed. */
+  services: Services | undefined = undefined
 
   constructor (
     private readonly scope: CallScope,
@@ -152,6 +157,8 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
   shared.calls.add(active)
   call.input = input
   try {
+    const visible = scope.visibleServices?.(call.send)
+    if (visible !== undefined) call.services = await visible
     let result = await callTool(shared, call, params.arguments)
     // 2025 has no input_required result: the engine asks the client itself and runs the tool again.
     for (let round = 1; scope.era === 'legacy' && isInputRequired(result); round++) result = await nextRound(shared, call, result, round, params.arguments)
@@ -218,7 +225,8 @@ function attempt (shared: ServerShared, tool: RegisteredTool, rawArgs: unknown, 
       return { result: errorResult(toolError(code, check.message, `fix the argument and call ${tool.wire.name} again (its inputSchema in tools/list lists every parameter)`).message), outcome: 'invalid_arguments' }
     }
     const args = check.value
-    for (const [param, service] of Object.entries(tool.injected)) args[param] = shared.registry.services[service]
+    const services = call.services ?? shared.registry.services
+    for (const [param, service] of Object.entries(tool.injected)) args[param] = services[service]
     const ran = run(tool, args, call, shared.deadlines, shared.toolTimeoutMs)
     return ran instanceof Promise ? ran.catch((err: unknown) => failure(tool, err, call, shared.toolTimeoutMs)) : ran
   } catch (err) {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchRequest, SearchService } from './search-types.js'
-import { createLimiter } from './limiter.js'
+import { createLimiter, type Limiter } from './limiter.js'
 import { createResultCache } from './result-cache.js'
 import type { SearchLine } from './search-parse.js'
 import { locateRg, probeRg } from './search-locate.js'
@@ -35,10 +35,13 @@ export function threadsFor (running: number, cores = CORES): number {
 
 /** Locates ripgrep (bundled first, then PATH) and returns the search service. */
 export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
-  const { workspace, log } = opts
   const rg = await locateRg(opts.rgPath)
-  const limiter = opts.limiter ?? createLimiter()
-  let probe: Promise<EngineInfo> | undefined
+  return searchService(rg, { ...opts, limiter: opts.limiter ?? createLimiter() }, {})
+}
+
+/** The service over one workspace; `engine` (the version probe) is shared with the services made by `over`. */
+function searchService (rg: { rgPath: string, source: string }, opts: CreateSearchOptions & { limiter: Limiter }, engine: { probe?: Promise<EngineInfo> }): SearchService {
+  const { workspace, log, limiter } = opts
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
     maxCollected: opts.maxCollected ?? 10_000,
@@ -160,9 +163,11 @@ export async function createSearch (opts: CreateSearchOptions): Promise<SearchSe
 
   return {
     engine () {
-      probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
-      return probe
+      engine.probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
+      return engine.probe
     },
+
+    over: (other) => searchService(rg, { ...opts, workspace: other }, engine),
     limits,
 
     async search (request, { offset, pageSize, signal }) {

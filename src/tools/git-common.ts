@@ -65,7 +65,8 @@ export function repositoryPath (workspace: WorkspaceService, repositories: GitRe
   const git = repositories.of(root)
   if (typeof git === 'string') {
     const others = repositories.names.map(name => `${field}="${name}:"`).join(', ')
-    throw toolError('NOT_A_REPOSITORY', `${field}: the root "${root}" has no history the server can read: ${git}`, `name a path in a root that is a git repository, e.g. ${others}`)
+    throw toolError('NOT_A_REPOSITORY', `${field}: the root "${root}" has no history the server can read: ${git}`,
+      others === '' ? 'no root of this session is a git repository; read_files and search_regex still work' : `name a path in a root that is a git repository, e.g. ${others}`)
   }
   const prefix = workspace.roots.length > 1 ? `${root}:` : ''
   const text = bytes.toString('utf8')

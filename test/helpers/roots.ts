@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import type { Test } from 'tap'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig, type Config } from '../../src/config.js'
 import { createServices, type ProductionServices } from '../../src/services/index.js'
 import { commitAll } from './git-repo.js'
 
@@ -17,6 +17,8 @@ export interface Roots {
   docs: string
   plain: string
   services: ProductionServices & Required<Pick<ProductionServices, 'search' | 'git'>>
+  /** The loaded configuration that serves them (app first, docs named, plain by its folder). */
+  config: Config
 }
 
 function write (file: string, text: string): void {
@@ -45,5 +47,5 @@ export async function threeRoots (t: Test): Promise<Roots> {
   const config = loadConfig({ root: app, roots: [`docs=${docs}`, plain] }, {})
   const { search, git, ...services } = await createServices(config, pino({ level: 'silent' }))
   if (search === undefined || git === undefined) throw new Error('ripgrep and git are needed here')
-  return { base, app, docs, plain, services: { ...services, search, git } }
+  return { base, app, docs, plain, config, services: { ...services, search, git } }
 }

@@ -1,0 +1,75 @@
+import { pathToFileURL } from 'node:url'
+import t, { type Test } from 'tap'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { childEnv, CLI } from './helpers/spawn-stdio.js'
+import { spawnHttp } from './helpers/spawn-http.js'
+import { CANARY, threeRoots } from './helpers/roots.js'
+
+// Several roots over both real transports (the built bin, an SDK client): the same answers with root
+// prefixes, and a client's roots (roots/list, asked again after list_changed) narrowing its session alike.
+
+type Result = Awaited<ReturnType<Client['callTool']>>
+const textOf = (result: Result): string => (result.content as Array<{ text: string }>)[0].text
+
+async function clients (t: Test, args: string[], roots?: () => Array<{ uri: string }>): Promise<Client[]> {
+  const http = await spawnHttp(t, args)
+  const made: Client[] = []
+  for (const transport of [
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', ...args], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }),
+    new StreamableHTTPClientTransport(new URL(http.url))
+  ]) {
+    const client = new Client({ name: 'roots', version: '1.0.0' }, roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } })
+    if (roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots() }))
+    await client.connect(transport)
+    t.teardown(() => client.close())
+    made.push(client)
+  }
+  return made
+}
+
+const CALLS = [
+  { name: 'list_directory', arguments: { depth: 2 } },
+  { name: 'find_files', arguments: { patterns: ['*.md'] } },
+  { name: 'search_regex', arguments: { pattern: 'needle' } },
+  { name: 'read_files', arguments: { files: [{ path: 'docs:README.md' }, { path: 'wiki:x' }, { path: 'docs:to-secret' }] } },
+  { name: 'git_log', arguments: { path: 'docs:' } },
+  { name: 'get_workspace_info', arguments: {} }
+]
+
+t.test('three roots: stdio and HTTP give the same prefixed answers, and nothing from beside the roots', async (t) => {
+  const { app, docs, plain } = await threeRoots(t)
+  const [stdio, http] = await clients(t, ['--root', app, '--root', `docs=${docs}`, '--root', plain])
+  for (const call of CALLS) {
+    const [a, b] = await Promise.all([stdio.callTool(call), http.callTool(call)])
+    t.equal(textOf(a), textOf(b), `${call.name} ${JSON.stringify(call.arguments)}`)
+    t.notMatch(JSON.stringify(a), CANARY)
+  }
+  const search = await stdio.callTool(CALLS[2])
+  t.same(textOf(search).match(/^## .*$/gm), ['## app:src/upload.ts', '## docs:guide/intro.md', '## plain:notes.txt'])
+  t.match(textOf(await http.callTool(CALLS[4])), /^# History of docs: from [0-9a-f]{12} \(HEAD\)\n\n[0-9a-f]{12} \d{4}-\d{2}-\d{2} Alice — Start the docs/)
+})
+
+t.test('a client\'s roots narrow its session on both transports, and again after roots/list_changed', async (t) => {
+  const { app, docs, plain } = await threeRoots(t)
+  let roots = [{ uri: pathToFileURL(docs).href }]
+  const both = await clients(t, ['--root', app, '--root', `docs=${docs}`, '--root', plain], () => roots)
+  for (const client of both) {
+    const listed = await client.callTool({ name: 'list_directory', arguments: {} })
+    t.same(listed.structuredContent?.entries, ['guide/', 'README.md', 'to-app', 'to-secret'], 'docs alone')
+    t.match(textOf(await client.callTool({ name: 'read_files', arguments: { files: [{ path: `${app}/README.md` }] } })), /ERROR PATH_OUTSIDE_ROOT/, 'another root is outside now')
+  }
+  roots = [{ uri: pathToFileURL(plain).href }, { uri: pathToFileURL(`${app}/src`).href }]
+  for (const client of both) {
+    await client.sendRootsListChanged()
+    // The notification and the next call travel separately over HTTP: ask until the new roots show.
+    let entries: unknown
+    for (let i = 0; i < 50 && JSON.stringify(entries) !== JSON.stringify(['app:/', 'plain:/']); i++) {
+      entries = (await client.callTool({ name: 'list_directory', arguments: {} })).structuredContent?.entries
+    }
+    t.same(entries, ['app:/', 'plain:/'], 'plain, and app narrowed to its src folder')
+    t.match(textOf(await client.callTool({ name: 'read_files', arguments: { files: [{ path: 'app:upload.ts' }] } })), /### app:upload\.ts — lines 1–1 of 1/)
+  }
+})
