@@ -58,7 +58,7 @@ t.test('a client\'s roots narrow its session on both transports, and again after
   const both = await clients(t, ['--root', app, '--root', `docs=${docs}`, '--root', plain], () => roots)
   for (const client of both) {
     const listed = await client.callTool({ name: 'list_directory', arguments: {} })
-    t.same(listed.structuredContent?.entries, ['guide/', 'README.md', 'to-app', 'to-secret'], 'docs alone')
+    t.same((listed.structuredContent as { entries?: unknown }).entries, ['guide/', 'README.md', 'to-app', 'to-secret'], 'docs alone')
     t.match(textOf(await client.callTool({ name: 'read_files', arguments: { files: [{ path: `${app}/README.md` }] } })), /ERROR PATH_OUTSIDE_ROOT/, 'another root is outside now')
   }
   roots = [{ uri: pathToFileURL(plain).href }, { uri: pathToFileURL(`${app}/src`).href }]
@@ -67,7 +67,7 @@ t.test('a client\'s roots narrow its session on both transports, and again after
     // The notification and the next call travel separately over HTTP: ask until the new roots show.
     let entries: unknown
     for (let i = 0; i < 50 && JSON.stringify(entries) !== JSON.stringify(['app:/', 'plain:/']); i++) {
-      entries = (await client.callTool({ name: 'list_directory', arguments: {} })).structuredContent?.entries
+      entries = ((await client.callTool({ name: 'list_directory', arguments: {} })).structuredContent as { entries?: unknown }).entries
     }
     t.same(entries, ['app:/', 'plain:/'], 'plain, and app narrowed to its src folder')
     t.match(textOf(await client.callTool({ name: 'read_files', arguments: { files: [{ path: 'app:upload.ts' }] } })), /### app:upload\.ts — lines 1–1 of 1/)

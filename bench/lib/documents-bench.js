@@ -5,9 +5,11 @@
 //    decoder's cost is the ratio).
 // 2. git_log (20 commits), git_show (HEAD~1) and git_blame (100 lines of README.md) over this checkout,
 //    beside `git log -20` / `git show` / `git blame` spawned directly: the floor no server can beat.
+// 3. Several roots: this checkout's src/ and test/ served as two roots beside a copy of both under one root —
+//    search_regex, find_files and list_directory over everything; the ratio is what serving them apart costs.
 // `npm run bench -- --only documents`. Data is generated in a temp dir and removed afterwards.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -17,8 +19,8 @@ import { stdioServer } from './stdio-client.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 
-function server (bin, root) {
-  const { child, call, initialize } = stdioServer(bin, root)
+function server (bin, root, extra) {
+  const { child, call, initialize } = stdioServer(bin, root, extra)
   const tool = async (name, args) => {
     const started = performance.now()
     const msg = await call('tools/call', { name, arguments: args })
@@ -90,10 +92,41 @@ export async function runDocumentsBench ({ bin, samples: n = 7 } = {}, log = () 
         rows.push({ name, measured: `median ${fmt(measured)}`, baseline: `\`git ${raw[0]}\` alone: ${fmt(floor)}`, ratio: measured / floor, goal: 'info', note: 'ours adds rev-parse, the budget fit and the hardened environment' })
       }
     }
+    rows.push(...await rootsRows(BIN, root, n, log))
     return rows
   } finally {
     docs.stop()
     history.stop()
     rmSync(root, { recursive: true, force: true })
+  }
+}
+
+/** Two roots (copies of src/ and test/) against one root holding the same two folders. */
+async function rootsRows (bin, scratch, n, log) {
+  log('   several roots: src/ and test/ as two roots, beside one root holding both')
+  const one = path.join(scratch, 'one')
+  for (const dir of ['src', 'test']) cpSync(path.join(repo, dir), path.join(one, dir), { recursive: true })
+  const two = server(bin, path.join(one, 'src'), ['--root', path.join(one, 'test')])
+  const single = server(bin, one)
+  try {
+    await two.start()
+    await single.start()
+    let k = 0
+    // A new pattern per sample: a repeated one would be a page of the cached result set, not a search.
+    const calls = [
+      ['search_regex over everything, files mode', (s) => s.tool('search_regex', { pattern: `function|zz${k++}`, output_mode: 'files', page_size: 50 })],
+      ['find_files **/*.ts over everything', (s) => s.tool('find_files', { patterns: ['**/*.ts'], exclude: [`zz${k++}`] })],
+      ['list_directory depth 3 over everything', (s) => s.tool('list_directory', { depth: 3, page_size: 100 })]
+    ]
+    const rows = []
+    for (const [name, call] of calls) {
+      const both = await samples(n, () => call(two))
+      const alone = await samples(n, () => call(single))
+      rows.push({ name: `${name}: two roots`, measured: `median ${fmt(both)}`, baseline: `one root holding both: ${fmt(alone)}`, ratio: both / alone, goal: 'info', note: 'one walk or ripgrep run per root, merged in root order' })
+    }
+    return rows
+  } finally {
+    two.stop()
+    single.stop()
   }
 }

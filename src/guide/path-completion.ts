@@ -13,13 +13,15 @@ const MAX_VALUES = 100
 export async function completePaths (workspace: WorkspaceService, value: string, signal?: AbortSignal): Promise<string[]> {
   // Paths are relative to the root: an absolute one completes to nothing, like any outside path.
   if (value.startsWith('/')) return []
+  // With several roots, `docs:gu` continues in the root docs as `gu` would at the top of one root.
+  const root = workspace.roots.length > 1 ? /^[A-Za-z0-9][A-Za-z0-9._-]*:/.exec(value)?.[0] : undefined
   const cut = value.lastIndexOf('/')
-  const folder = cut === -1 ? '.' : value.slice(0, cut)
-  const prefix = value.slice(cut + 1)
+  const folder = cut === -1 ? root ?? '.' : value.slice(0, cut)
+  const prefix = value.slice(cut === -1 && root !== undefined ? root.length : cut + 1)
   const dir = await workspace.resolve(folder, { mustExist: false, signal }).catch(() => undefined)
   if (dir === undefined) return []
   const entries = await workspace.readDirectory(dir).catch(() => [])
-  const shownFolder = cut === -1 ? '' : value.slice(0, cut + 1)
+  const shownFolder = cut === -1 ? root ?? '' : value.slice(0, cut + 1)
   const values: string[] = []
   for (const entry of entries.sort((a, b) => compareText(a.name, b.name))) {
     if (values.length >= MAX_VALUES || signal?.aborted === true) break

@@ -23,7 +23,7 @@ t.test('one client root at a served root: that root alone, served as a single ro
   t.same(narrowed.workspace.roots.map(r => r.name), ['docs'])
   t.match(await narrowed.workspace.resolve('guide/intro.md'), { relative: 'guide/intro.md' }, 'one root: no prefix')
   t.equal(await toolCodeOf(narrowed.workspace.resolve('app:README.md')), 'PATH_NOT_FOUND', 'the other roots are gone (app:README.md is just a name here)')
-  t.match(textOf(await searchRegex.run({ ...narrowed, workspace: narrowed.workspace, search: narrowed.search, tokenizer: services.tokenizer, pattern: 'needle' }, toolContext())), /1 matching line in 1 file for \/needle\/\n\n## guide\/intro\.md\n/)
+  t.match(textOf(await searchRegex.run({ search: narrowed.search, tokenizer: services.tokenizer, pattern: 'needle' }, toolContext())), /1 matching line in 1 file for \/needle\/\n\n## guide\/intro\.md\n/)
   t.same(narrowed.search.limits, services.search.limits, 'the same limits')
   t.equal(await narrowed.search.engine(), await services.search.engine(), 'one engine probe')
   t.same(narrowed.git.names, ['docs'])

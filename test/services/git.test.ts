@@ -4,7 +4,7 @@ import path from 'node:path'
 import fc from 'fast-check'
 import pino from 'pino'
 import t, { type Test } from 'tap'
-import { createGit, type GitService } from '../../src/services/git.js'
+import { createGit, gitRepositories, type GitService } from '../../src/services/git.js'
 import { gitEnvironment, runGit } from '../../src/services/git-run.js'
 import { createLimiter } from '../../src/services/limiter.js'
 import { commitAll, git } from '../helpers/git-repo.js'
@@ -255,4 +255,15 @@ t.test('a run is bounded: byte cap, cancellation', async (t) => {
   const gone = new AbortController()
   gone.abort()
   await t.rejects(service.commit(head, gone.signal), { message: /CANCELLED/ })
+})
+
+t.test('the repositories of several roots: each by name; none at all is one reason naming every root', async (t) => {
+  const fake = { version: '2.43.0' } as unknown as GitService
+  const some = gitRepositories([{ name: 'app', git: fake }, { name: 'docs', git: 'no .git folder' }])
+  if (typeof some === 'string') throw new Error(some)
+  t.equal(some.of('app'), fake)
+  t.equal(some.of('docs'), 'no .git folder')
+  t.same(some.names, ['app'])
+  t.equal(gitRepositories([{ name: 'app', git: 'git is not installed' }]), 'git is not installed', 'one root: its reason as it is')
+  t.equal(gitRepositories([{ name: 'app', git: 'no .git folder' }, { name: 'docs', git: 'a linked work tree' }]), 'app: no .git folder; docs: a linked work tree')
 })

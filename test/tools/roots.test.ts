@@ -122,3 +122,13 @@ t.test('history: each root its own repository; paths in answers carry the root; 
   const none = await Promise.resolve(gitLog.run({ ...services, path: 'plain:notes.txt' }, toolContext())).catch((e: Error) => e)
   t.match(none, { toolCode: 'NOT_A_REPOSITORY', message: /path: the root "plain" has no history the server can read: .*Hint: name a path in a root that is a git repository, e\.g\. path="app:", path="docs:"/ })
 })
+
+t.test('path completion offers the roots, then continues inside the one a value names', async (t) => {
+  const { services } = await threeRoots(t)
+  const { completePaths } = await import('../../src/guide/path-completion.js')
+  t.same(await completePaths(services.workspace, 'd'), ['docs:/'])
+  t.same(await completePaths(services.workspace, 'docs:gu'), ['docs:guide/'])
+  t.same(await completePaths(services.workspace, 'docs:guide/in'), ['docs:guide/intro.md'])
+  t.same(await completePaths(services.workspace, 'src/up'), ['src/upload.ts'], 'no prefix: the first root')
+  t.same(await completePaths(services.workspace, 'wiki:x'), [], 'an unknown root completes to nothing')
+})
