@@ -65,7 +65,13 @@ function cursorOf (params: Params): string | undefined {
 }
 
 /** What resource, prompt and completion readers get: the services and a signal that aborts when the connection closes. */
-const readerContext = (scope: Scope, input?: ToolInput): ResourceContext & { input?: ToolInput } => ({ services: scope.shared.registry.services, input, get signal () { return scope.closedSignal } })
+const readerContext = (scope: Scope, input?: ToolInput, services = scope.shared.registry.services): ResourceContext & { input?: ToolInput } => ({ services, input, get signal () { return scope.closedSignal } })
+
+/** completion/complete over what the session's client roots leave visible: path completions name nothing else. */
+async function complete ({ id, method, params, channel, scope }: MethodCall): Promise<string> {
+  const visible = await scope.visibleServices?.(channel?.send ?? scope.send)
+  return scope.reply(id, method, await scope.shared.features.complete(params, readerContext(scope, undefined, visible)))
+}
 
 /** prompts/get through its input rounds (a 2025 client is asked with server→client requests). */
 const getPrompt = ({ params, scope, input }: MethodCall): Promise<object> =>
@@ -98,7 +104,7 @@ export const METHODS: Readonly<Record<string, MethodEntry>> = {
   'resources/unsubscribe': legacy(subscription),
   'prompts/list': both(({ id, method, scope }) => scope.replyJson(id, method, scope.shared.features.promptsList())),
   'prompts/get': both(async (call) => call.scope.reply(call.id, call.method, await getPrompt(call))),
-  'completion/complete': both(async ({ id, method, params, scope }) => scope.reply(id, method, await scope.shared.features.complete(params, readerContext(scope)))),
+  'completion/complete': both(complete),
   'logging/setLevel': legacy((call) => { call.scope.setLogLevel(call.params.level); return empty(call) })
 }
 

@@ -76,3 +76,23 @@ t.test('no roots capability, or --client-roots ignore: never asked', async (t) =
   await odd.answer(await odd.asked(1), { result: { roots: pathToFileURL(docs).href } })
   t.same(entries(await call), ['app:/', 'docs:/', 'plain:/'], 'an answer without a roots list narrows nothing')
 })
+
+t.test('path completion in a narrowed session offers only what its roots leave visible', async (t) => {
+  const { config, docs } = await threeRoots(t)
+  const s = await sessionOver(t, config, { roots: {} })
+  const channel: Message[] = []
+  const complete = (value: string, id: number): Promise<Message> => s.session.handle(
+    { jsonrpc: '2.0', id, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'design_review' }, argument: { name: 'design', value } } },
+    { send: (m) => channel.push(JSON.parse(m)) }
+  ).then(raw => JSON.parse(raw as string))
+  const first = complete('', 100)
+  for (let i = 0; i < 200 && !channel.some(m => m.method === 'roots/list'); i++) await new Promise(resolve => setTimeout(resolve, 10))
+  const ask = channel.find(m => m.method === 'roots/list') as Message
+  t.ok(ask, 'asked on the request\'s own channel')
+  await s.answer(ask, { result: { roots: [{ uri: pathToFileURL(docs).href }] } })
+  t.same((await first).result.completion.values, ['README.md', 'guide/', 'to-app', 'to-secret'])
+  t.same((await complete('app', 101)).result.completion.values, [], 'the other roots are not offered')
+  const unasked = await sessionOver(t, config, {})
+  const all = await unasked.session.handle({ jsonrpc: '2.0', id: 5, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'design_review' }, argument: { name: 'design', value: '' } } })
+  t.same(JSON.parse(all as string).result.completion.values, ['app:/', 'docs:/', 'plain:/'])
+})
