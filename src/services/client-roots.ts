@@ -26,10 +26,13 @@ interface Kept {
 
 const INSIDE_ONLY = 'a client root narrowed this root to a folder inside it, and its history is the whole repository\'s'
 
+/** Client roots looked at; the rest are ignored (each folder inside a served root costs a jailed resolve and a workspace). */
+export const MAX_CLIENT_ROOTS = 64
+
 /** The absolute paths of a client's `file://` roots; other schemes name nothing on this machine. */
 function clientPaths (uris: readonly unknown[]): string[] {
   const paths: string[] = []
-  for (const uri of uris) {
+  for (const uri of uris.slice(0, MAX_CLIENT_ROOTS)) {
     if (typeof uri !== 'string' || !uri.startsWith('file://')) continue
     try {
       paths.push(path.resolve(fileURLToPath(uri)))

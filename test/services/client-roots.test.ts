@@ -3,7 +3,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pino from 'pino'
 import t from 'tap'
-import { narrowServices } from '../../src/services/client-roots.js'
+import { MAX_CLIENT_ROOTS, narrowServices } from '../../src/services/client-roots.js'
 import { gitLog } from '../../src/tools/git-log.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
 import { threeRoots } from '../helpers/roots.js'
@@ -49,6 +49,9 @@ t.test('roots that keep everything, or meet no served root, or lead out through 
   t.equal(await narrowServices(services, [url('/somewhere/else'), 'file:///'.slice(0, 5)], options), undefined, 'folders of another machine')
   t.equal(await narrowServices(services, [url(path.join(docs, 'to-secret')), url(path.join(app, 'README.md')), url(path.join(app, 'gone'))], options), undefined, 'a link out, a file, a missing folder')
   t.equal(await narrowServices(services, [], options), undefined)
+  const flood = [...Array.from({ length: MAX_CLIENT_ROOTS }, (_, i) => url(`/elsewhere/${i}`)), url(docs)]
+  t.equal(await narrowServices(services, flood, options), undefined, `only the first ${MAX_CLIENT_ROOTS} client roots are looked at`)
+  t.equal(await narrowServices(services, [url(path.join(app, 'src', '..', '..', 'outside'))], options), undefined, 'a ".." in a client root is resolved as text first')
   const { git: _git, ...withoutGit } = services
   const narrowed = await narrowServices(withoutGit, [url(docs)], options)
   t.equal(narrowed?.git, undefined, 'no history served, none narrowed')
