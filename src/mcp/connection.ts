@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js'
 import type { Send } from './channel.js'
 import { routeMessage } from './era.js'
 import { methodsOf } from './methods.js'
-import { rejected, serveModern, type ModernAnswer, type ModernContext } from './modern.js'
+import { rejected, serveModern, type ModernContext } from './modern.js'
 import { errorMessage, RPC_ERROR, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 import { Session } from './session.js'
@@ -10,7 +10,6 @@ import type { CallHandle } from './tool-call.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
 
 const MODERN_METHODS = methodsOf('modern')
-const messageOf = (answer: ModernAnswer): string | undefined => answer.message
 
 /**
  * One stream connection (stdio) that speaks either era. The first `initialize` pins it to 2025 (a
@@ -76,6 +75,6 @@ export class Connection {
         ? errorMessage(message.id, { code: RPC_ERROR.InvalidParams, message: 'this connection speaks protocol 2026-07-28: params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities' })
         : errorMessage(message.id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${message.method.slice(0, 100)} (this connection speaks protocol 2026-07-28)` }))
     }
-    return serveModern(this.shared, message, route.envelope, this.context).then(messageOf)
+    return serveModern(this.shared, message, route.envelope, this.context)
   }
 }

@@ -76,8 +76,11 @@ export function readEnvelope (meta: Record<string, unknown>): Envelope | string 
   return { protocolVersion: version, clientCapabilities: capabilities, clientInfo: info as Record<string, unknown> | undefined, logLevel }
 }
 
+/** stdio's routing headers: none (one object for every message, not one each). */
+const NO_HEADERS: RoutingHeaders = Object.freeze({})
+
 /** Sorts one classified message into its era; `headers` are the HTTP routing headers (none on stdio). */
-export function routeMessage (message: Classified, headers: RoutingHeaders = {}): Route {
+export function routeMessage (message: Classified, headers: RoutingHeaders = NO_HEADERS): Route {
   if (message.kind !== 'request' && message.kind !== 'notification') return LEGACY
   const id = message.kind === 'request' ? message.id : null
   const meta = isObject(message.params._meta) ? message.params._meta : undefined

@@ -63,6 +63,9 @@ t.test('a server/discover probe before initialize pins the connection to 2026-07
   t.match(await call(rpc(5, 'tools/list', { _meta: { ...envelope, [META.protocolVersion]: '2030-01-01' } })), { error: { code: -32022 } })
   t.equal(await call({ jsonrpc: '2.0', id: 6, result: {} }), undefined, 'a response has no place in 2026')
   t.match(await call({ jsonrpc: '2.0', id: 7 }), { error: { code: -32600 } })
+  t.match(await call(rpc(8, 'tools/call', { name: 'echo_text', arguments: {}, requestState: 'forged', _meta: envelope })), { error: { code: -32602, message: /inputResponses/ } }, 'a refused retry is an error in-band')
+  t.match(await call(rpc(10, 'ping', { _meta: envelope })), { error: { code: -32601, message: /removed in protocol 2026-07-28/ } }, 'a removed method, refused before any handler')
+  t.match(await call(rpc(9, 'resources/read', { uri: 'nope://x', _meta: envelope })), { error: { code: -32602, data: { uri: 'nope://x' } } }, 'a handler that rejects')
 })
 
 t.test('initialize first pins 2025: an enveloped request is then just an unknown 2025 method', async (t) => {
