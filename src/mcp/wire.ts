@@ -20,6 +20,8 @@ const U = (c: string): string => `(?:${c}|\\\\u00${c.charCodeAt(0).toString(16).
 const spelled = (word: string): string => [...word].map(U).join('')
 const SUSPECT = new RegExp(`"(?:${spelled('__proto__')}|${spelled('constructor')})"\\s*:`)
 
+const mayBeSuspect = (text: string): boolean => text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')
+
 /** The error an over-long message gets on both transports (stdio line cap, HTTP bodyLimit). */
 export function tooLargeError (): Error {
   return new APP_ERR_INVALID_REQUEST('the message exceeds the size limit')
@@ -63,7 +65,8 @@ export function parseMessage (input: string | Buffer): Parsed {
   } catch {
     return { ok: false, error: new APP_ERR_PARSE('the message is not valid JSON') }
   }
-  if (typeof message === 'object' && message !== null && SUSPECT.test(text)) {
+  // indexOf is a byte scan: only a text holding one of the words, or a \u escape that could spell one, meets the regex.
+  if (typeof message === 'object' && message !== null && mayBeSuspect(text) && SUSPECT.test(text)) {
     const key = findPoisonedKey(message)
     if (key !== undefined) {
       const shown = key.length > 200 ? `…${key.slice(-199)}` : key
