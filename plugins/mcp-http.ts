@@ -79,13 +79,20 @@ function routingHeaders (request: FastifyRequest): RoutingHeaders {
     const value = headers[name]
     return typeof value === 'string' ? value.trim() : undefined
   }
-  const out: RoutingHeaders = { protocolVersion: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name') }
-  for (const name of Object.keys(headers)) {
-    if (!name.startsWith(PARAM_PREFIX)) continue
-    const value = headers[name]
-    if (typeof value === 'string') (out.params ??= {})[name.slice(PARAM_PREFIX.length)] = value
+  return {
+    protocolVersion: one('mcp-protocol-version'),
+    method: one('mcp-method'),
+    name: one('mcp-name'),
+    // Gathered only when read: just a call to a tool with header parameters does, and most requests name none.
+    get params () {
+      let params: Record<string, string> | undefined
+      for (const name of Object.keys(headers)) {
+        const value = headers[name]
+        if (name.startsWith(PARAM_PREFIX) && typeof value === 'string') (params ??= {})[name.slice(PARAM_PREFIX.length)] = value
+      }
+      return params
+    }
   }
-  return out
 }
 
 /**

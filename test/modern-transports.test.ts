@@ -7,6 +7,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { buildTestApp } from './helpers/build-app.js'
 import { parkedTool, testTools } from './helpers/engine.js'
+import { Type } from '@sinclair/typebox'
+import { defineTool, HEADER_KEY, textResult } from '../src/tools/define-tool.js'
 import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 
@@ -121,4 +123,27 @@ t.test('the SDK v2 client, negotiating and pinned to 2026-07-28, calls every pro
       await client.close()
     }
   }
+})
+
+t.test('Mcp-Param-* headers reach the check over HTTP, read only for a tool that declares header parameters', async (t) => {
+  const byRegion = defineTool({
+    name: 'by_region',
+    title: 'By Region',
+    category: 'fixture',
+    description: 'Takes a region that travels as a header too.',
+    annotations: {},
+    input: Type.Object({ region: Type.Optional(Type.String({ [HEADER_KEY]: 'Region', description: 'Region, e.g. "eu"' })) }),
+    run: ({ region }) => textResult(`region ${String(region)}`)
+  })
+  const { app } = await buildTestApp(t, { tools: [...testTools, byRegion] })
+  const call = async (name: string, args: Record<string, unknown>, extra: Record<string, string> = {}): Promise<number> => (await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...HEADERS, 'mcp-method': 'tools/call', 'mcp-name': name, ...extra },
+    payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: META } })
+  })).statusCode
+  t.equal(await call('by_region', { region: 'eu' }, { 'mcp-param-region': 'eu' }), 200)
+  t.equal(await call('by_region', { region: 'eu' }, { 'mcp-param-region': 'us' }), 400, 'a header that disagrees with the body')
+  t.equal(await call('by_region', { region: 'eu' }), 400, 'a header parameter without its header')
+  t.equal(await call('echo_text', { text: 'hi' }, { 'mcp-param-region': 'anything' }), 200, 'a tool without header parameters never reads them')
 })
