@@ -6,9 +6,7 @@ import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { buildTestApp } from './helpers/build-app.js'
-import { parkedTool, testTools } from './helpers/engine.js'
-import { Type } from '@sinclair/typebox'
-import { defineTool, HEADER_KEY, textResult } from '../src/tools/define-tool.js'
+import { byRegionTool, parkedTool, testTools } from './helpers/engine.js'
 import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 
@@ -126,16 +124,7 @@ t.test('the SDK v2 client, negotiating and pinned to 2026-07-28, calls every pro
 })
 
 t.test('Mcp-Param-* headers reach the check over HTTP, read only for a tool that declares header parameters', async (t) => {
-  const byRegion = defineTool({
-    name: 'by_region',
-    title: 'By Region',
-    category: 'fixture',
-    description: 'Takes a region that travels as a header too.',
-    annotations: {},
-    input: Type.Object({ region: Type.Optional(Type.String({ [HEADER_KEY]: 'Region', description: 'Region, e.g. "eu"' })) }),
-    run: ({ region }) => textResult(`region ${String(region)}`)
-  })
-  const { app } = await buildTestApp(t, { tools: [...testTools, byRegion] })
+  const { app } = await buildTestApp(t, { tools: [...testTools, byRegionTool] })
   const call = async (name: string, args: Record<string, unknown>, extra: Record<string, string> = {}): Promise<number> => (await app.inject({
     method: 'POST',
     url: '/mcp',

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { createRegistry, type RegistryOptions } from '../../src/mcp/registry.js'
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js'
-import { defineTool, Inject, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
+import { defineTool, HEADER_KEY, Inject, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
 import { toolError } from '../../src/errors.js'
 import { systemClock } from '../../src/services/clock.js'
 
@@ -146,3 +146,18 @@ export function askForeverTool (method: string, params: Record<string, unknown> 
     run: () => inputRequired({ again: { method, params } })
   })
 }
+
+/** `by_region`: parameters that travel as `Mcp-Param-*` headers too (x-mcp-header), for the 2026 routing checks. */
+export const byRegionTool = defineTool({
+  name: 'by_region',
+  title: 'By Region',
+  category: 'fixture',
+  description: 'Takes a region that travels as a header too.',
+  annotations: {},
+  input: Type.Object({
+    region: Type.Optional(Type.String({ [HEADER_KEY]: 'Region', description: 'Region, e.g. "eu"' })),
+    count: Type.Optional(Type.Integer({ [HEADER_KEY]: 'Count', description: 'How many, e.g. 3' })),
+    dry: Type.Optional(Type.Boolean({ [HEADER_KEY]: 'Dry-Run', description: 'Only pretend, e.g. true' }))
+  }),
+  run: ({ region }) => textResult(`region ${String(region)}`)
+})

@@ -1,10 +1,10 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { defineTool, HEADER_KEY, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
+import { defineTool, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
 import { defineResource } from '../../src/tools/define-resource.js'
 import { META, type Envelope, type RoutingHeaders } from '../../src/mcp/era.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
-import { askForeverTool, testEngine, testTools } from '../helpers/engine.js'
+import { askForeverTool, byRegionTool, testEngine, testTools } from '../helpers/engine.js'
 
 // The 2026-07-28 era over the engine (transports are in test/modern-transports.test.ts): results,
 // errors and their HTTP statuses, logging, cancellation, subscriptions and input rounds.
@@ -36,19 +36,7 @@ const modernTools = [
       : textResult(`hello ${String((ctx.input.responses.who as Message).content?.name)} (${String(ctx.input.state)})`)
   }),
   askForeverTool('roots/list'),
-  defineTool({
-    name: 'by_region',
-    title: 'By Region',
-    category: 'fixture',
-    description: 'Takes a region that travels as a header too.',
-    annotations: {},
-    input: Type.Object({
-      region: Type.Optional(Type.String({ [HEADER_KEY]: 'Region', description: 'Region, e.g. "eu"' })),
-      count: Type.Optional(Type.Integer({ [HEADER_KEY]: 'Count', description: 'How many, e.g. 3' })),
-      dry: Type.Optional(Type.Boolean({ [HEADER_KEY]: 'Dry-Run', description: 'Only pretend, e.g. true' }))
-    }),
-    run: ({ region }) => textResult(`region ${String(region)}`)
-  })
+  byRegionTool
 ]
 
 const resources = [
