@@ -107,7 +107,7 @@ export interface SearchService {
   readonly limits: SearchLimits
   /** Runs (or reuses from the cache) a search and slices one page; throws tool errors for bad input. */
   search(request: SearchRequest, page: { offset: number, pageSize: number, signal?: AbortSignal }): Promise<SearchPage>
-  /** The same engine and limits over another workspace (a session's narrowed roots), with a cache of its own. */
+  /** The same engine and limits over another workspace (a session's narrowed roots), with a cache of its own; its ripgrep children are this service's too (activePids, close). */
   over(workspace: WorkspaceService): SearchService
   /** PIDs of ripgrep processes running now (tests check cancellation kills them). */
   activePids(): number[]

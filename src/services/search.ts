@@ -36,11 +36,14 @@ export function threadsFor (running: number, cores = CORES): number {
 /** Locates ripgrep (bundled first, then PATH) and returns the search service. */
 export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
   const rg = await locateRg(opts.rgPath)
-  return searchService(rg, { ...opts, limiter: opts.limiter ?? createLimiter() }, {})
+  return searchService(rg, { ...opts, limiter: opts.limiter ?? createLimiter() }, { live: new Set() })
 }
 
-/** The service over one workspace; `engine` (the version probe) is shared with the services made by `over`. */
-function searchService (rg: { rgPath: string, source: string }, opts: CreateSearchOptions & { limiter: Limiter }, engine: { probe?: Promise<EngineInfo> }): SearchService {
+/**
+ * The service over one workspace. What `shared` holds — the version probe and the running ripgrep PIDs — is the same
+ * for the services made by `over`, so close() at shutdown kills a narrowed session's searches too.
+ */
+function searchService (rg: { rgPath: string, source: string }, opts: CreateSearchOptions & { limiter: Limiter }, shared: { probe?: Promise<EngineInfo>, live: Set<number> }): SearchService {
   const { workspace, log, limiter } = opts
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
@@ -50,7 +53,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
     cacheTtlMs: opts.cacheTtlMs ?? 60_000
   }
   const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
-  const live = new Set<number>()
+  const { live } = shared
 
   /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
   function passContext (part: WorkspacePart, clock: { deadline?: number }): PassContext {
@@ -163,11 +166,11 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
 
   return {
     engine () {
-      engine.probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
-      return engine.probe
+      shared.probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
+      return shared.probe
     },
 
-    over: (other) => searchService(rg, { ...opts, workspace: other }, engine),
+    over: (other) => searchService(rg, { ...opts, workspace: other }, shared),
     limits,
 
     async search (request, { offset, pageSize, signal }) {
