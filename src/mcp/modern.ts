@@ -5,7 +5,7 @@ import type { RequestChannel, Send } from './channel.js'
 import { META, MODERN_ERROR, MODERN_PROTOCOL_VERSIONS, type Envelope, type Rejection, type RoutingHeaders } from './era.js'
 import { bindingOf, INPUT_METHODS, readInput } from './input-required.js'
 import { checkRoutingHeaders } from './modern-headers.js'
-import { methodsOf, type ModernScope } from './methods.js'
+import { methodsOf, type Handler, type ModernScope } from './methods.js'
 import { errorMessage, LOG_LEVELS, RPC_ERROR, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 import type { CallHandle } from './tool-call.js'
@@ -14,6 +14,7 @@ import type { CallHandle } from './tool-call.js'
 // client's capabilities in params._meta, and is answered on its own.
 
 const MODERN_METHODS = methodsOf('modern')
+type ModernHandler = Handler<ModernScope>
 
 /** A modern request as the engine answers it. */
 export interface ModernRequestMessage { id: RequestId, method: string, params: Record<string, unknown> }
@@ -134,10 +135,10 @@ export function answerModern (shared: ServerShared, request: ModernRequestMessag
  */
 export function serveModern (shared: ServerShared, request: ModernRequestMessage, envelope: Envelope, context: ModernContext): Promise<string | undefined> {
   const scope = new ModernRequest(shared, context, envelope, request)
-  const refused = refusal(scope, request, context)
-  if (refused !== undefined) return Promise.resolve(refused.message)
+  const admitted = admit(scope, request, context)
+  if (typeof admitted !== 'function') return Promise.resolve(admitted.message)
   try {
-    const out = handle(scope, request, undefined)
+    const out = handle(scope, request, undefined, admitted)
     return out instanceof Promise ? out.catch((err: unknown) => failure(scope, request, err).message) : Promise.resolve(out)
   } catch (err) {
     return Promise.resolve(failure(scope, request, err).message)
@@ -145,36 +146,35 @@ export function serveModern (shared: ServerShared, request: ModernRequestMessage
 }
 
 function run (scope: ModernRequest, request: ModernRequestMessage, context: ModernContext, channel: RequestChannel | undefined): Promise<ModernAnswer> {
-  const refused = refusal(scope, request, context)
-  if (refused !== undefined) return Promise.resolve(refused)
+  const admitted = admit(scope, request, context)
+  if (typeof admitted !== 'function') return Promise.resolve(admitted)
   // Not an async function: one promise fewer per request on the hot path (tools/call's own is enough).
   try {
-    return Promise.resolve(handle(scope, request, channel)).then(message => ({ message, status: 200 }), (err: unknown) => failure(scope, request, err))
+    return Promise.resolve(handle(scope, request, channel, admitted)).then(message => ({ message, status: 200 }), (err: unknown) => failure(scope, request, err))
   } catch (err) {
     return Promise.resolve(failure(scope, request, err))
   }
 }
 
-/** The ladder before the handler: routing headers (HTTP), the method, the client capabilities it needs. */
-function refusal (scope: ModernRequest, { id, method, params }: ModernRequestMessage, context: ModernContext): ModernAnswer | undefined {
+/** The ladder before the handler — routing headers (HTTP), the method, the client capabilities it needs: the method's handler, or the refusal. */
+function admit (scope: ModernRequest, { id, method, params }: ModernRequestMessage, context: ModernContext): ModernHandler | ModernAnswer {
   const { shared } = scope
   if (context.headers !== undefined) {
     const bad = checkRoutingHeaders(shared, method, params, context.headers)
     if (bad !== undefined) return rejected(id, bad)
   }
-  if (!MODERN_METHODS.has(method)) return rejected(id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${method.slice(0, 100)}${shared.modern.removed.has(method) ? ' (removed in protocol 2026-07-28)' : ''}`, status: 404 })
+  const entry = MODERN_METHODS.get(method)
+  if (entry === undefined) return rejected(id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${method.slice(0, 100)}${shared.modern.removed.has(method) ? ' (removed in protocol 2026-07-28)' : ''}`, status: 404 })
   const missing = shared.modern.missingCapabilities(method, params, scope.clientCapabilities)
-  if (missing === undefined) return undefined
+  if (missing === undefined) return entry.handle
   return rejected(id, { code: MODERN_ERROR.MissingClientCapability, message: `this request needs client capabilities the request did not declare: ${Object.keys(missing).join(', ')}`, data: { requiredCapabilities: missing }, status: 400 })
 }
 
 /** The method's handler, with a retry's answers read first (only a retry carries answers or state: a first call skips the binding string). */
-function handle (scope: ModernRequest, { id, method, params }: ModernRequestMessage, channel: RequestChannel | undefined): string | undefined | Promise<string | undefined> {
+function handle (scope: ModernRequest, { id, method, params }: ModernRequestMessage, channel: RequestChannel | undefined, handler: ModernHandler): string | undefined | Promise<string | undefined> {
   const retry = INPUT_METHODS.has(method) && (params.inputResponses !== undefined || params.requestState !== undefined)
   const input = retry ? readInput(params, bindingOf(method, params), scope.shared.states) : undefined
-  // refusal() let only methods of the table through.
-  const entry = MODERN_METHODS.get(method) as NonNullable<ReturnType<typeof MODERN_METHODS.get>>
-  return entry.handle({ id, method, params, channel, scope, input })
+  return handler({ id, method, params, channel, scope, input })
 }
 
 /** A handler's error, in-band with 200 (the ladder above sets its own statuses). */
