@@ -95,7 +95,9 @@ export const TOOL_ERROR_CODES = [
   'REF_NOT_FOUND',
   'NOT_A_REPOSITORY',
   'UNKNOWN_ROOT',
-  'GIT_FAILED'
+  'GIT_FAILED',
+  'UNSUPPORTED_LANGUAGE',
+  'PARSE_FAILED'
 ] as const
 
 /** One of TOOL_ERROR_CODES. */

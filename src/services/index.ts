@@ -9,6 +9,7 @@ import { createSearch, type SearchService } from './search.js'
 import { createTokenizer, type Tokenizer } from './tokenizer.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { createGit, gitRepositories, type GitRepositories } from './git.js'
+import { symbolParser, type SymbolParser } from './symbol-parser.js'
 
 /**
  * Every injectable service; a tool whose service is absent is neither listed nor callable. Layers above
@@ -20,6 +21,8 @@ export interface Services {
   /** The roots' git repositories, read-only; absent without git or when no root is a repository. */
   git?: GitRepositories
   tokenizer?: Tokenizer
+  /** Source outlines by tree-sitter (a worker thread); absent when web-tree-sitter or its grammars are not installed. */
+  symbols?: SymbolParser
   clock?: Clock
   /** Filled in by the registry itself: the live tool list, for the guide tools. */
   catalog?: ToolCatalog
@@ -59,5 +62,5 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     Promise.all(members.map(async m => ({ name: m.roots[0].name, git: await createGit({ root: m.root, log, limiter }) }))).then(gitRepositories)
   ])
   if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
-  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, clock: systemClock, limiter }
+  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), clock: systemClock, limiter }
 }

@@ -1,0 +1,183 @@
+import path from 'node:path'
+
+/** Kinds of symbol an outline names, in the order the guide lists them. */
+export const SYMBOL_KINDS = ['module', 'class', 'interface', 'trait', 'struct', 'union', 'enum', 'type', 'impl', 'function', 'method', 'macro', 'constant'] as const
+/** One of SYMBOL_KINDS. */
+export type SymbolKind = typeof SYMBOL_KINDS[number]
+
+/** A language the outline parser reads: its grammar file and its definition query. */
+export interface SymbolLanguage {
+  /** Display name, e.g. "TypeScript". */
+  name: string
+  /** Grammar file in @repomix/tree-sitter-wasms/out. */
+  grammar: string
+  /** Tree-sitter query: each pattern captures `@definition.<kind>` (the whole definition) and `@name`. */
+  query: string
+  /** Rewrites the text before parsing without moving any character (same length, same line breaks). */
+  prepare?: (text: string) => string
+}
+
+// The queries are our own compact versions of each grammar's queries/tags.scm: definitions only, no
+// references, and one capture convention so the outline code stays language-free. A name that is itself a
+// path (`Foo::bar` in C++, a Go receiver) is left as the grammar spells it.
+
+const FUNCTION_VALUE = '[(arrow_function) (function_expression) (generator_function)]'
+
+const JS_COMMON = `
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(method_definition name: (_) @name) @definition.method
+(lexical_declaration (variable_declarator name: (identifier) @name value: ${FUNCTION_VALUE})) @definition.function
+(variable_declaration (variable_declarator name: (identifier) @name value: ${FUNCTION_VALUE})) @definition.function
+(program (lexical_declaration "const" (variable_declarator name: (identifier) @name)) @definition.constant)
+(program (export_statement declaration: (lexical_declaration "const" (variable_declarator name: (identifier) @name)) @definition.constant))
+`
+
+const JAVASCRIPT = `${JS_COMMON}
+(class_declaration name: (identifier) @name) @definition.class
+`
+
+const TYPESCRIPT = `${JS_COMMON}
+(class_declaration name: (type_identifier) @name) @definition.class
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+(interface_declaration name: (type_identifier) @name) @definition.interface
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+(enum_declaration name: (identifier) @name) @definition.enum
+(internal_module name: (_) @name) @definition.module
+(abstract_method_signature name: (_) @name) @definition.method
+(method_signature name: (_) @name) @definition.method
+(function_signature name: (identifier) @name) @definition.function
+`
+
+const PYTHON = `
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+(module (expression_statement (assignment left: (identifier) @name) @definition.constant))
+`
+
+const GO = `
+(function_declaration name: (identifier) @name) @definition.function
+(method_declaration receiver: (parameter_list (parameter_declaration type: [(type_identifier) @container (pointer_type (type_identifier) @container) (generic_type type: (type_identifier) @container) (pointer_type (generic_type type: (type_identifier) @container))])) name: (field_identifier) @name) @definition.method
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name type: [(type_identifier) (qualified_type) (function_type) (map_type) (slice_type) (array_type) (pointer_type) (channel_type) (generic_type)]) @definition.type
+(type_alias name: (type_identifier) @name) @definition.type
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+`
+
+const RUST = `
+(function_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(union_item name: (type_identifier) @name) @definition.union
+(enum_item name: (type_identifier) @name) @definition.enum
+(trait_item name: (type_identifier) @name) @definition.trait
+(impl_item type: (_) @name) @definition.impl
+(mod_item name: (identifier) @name) @definition.module
+(macro_definition name: (identifier) @name) @definition.macro
+(type_item name: (type_identifier) @name) @definition.type
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+`
+
+const JAVA = `
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+`
+
+// C declarators nest: `int *f(void)` is a pointer declarator around the function declarator. A function
+// whose head holds an attribute macro (the kernel's `__alloc_size(1) void *kmalloc(…)`) parses as an ERROR
+// node ending in its declarator, followed by the body: that shape is a definition too.
+const C_FUNCTION = `
+(function_definition declarator: [
+  (function_declarator declarator: (_) @name)
+  (pointer_declarator declarator: (function_declarator declarator: (_) @name))
+  (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (_) @name)))
+]) @definition.function
+((ERROR [
+  (function_declarator declarator: (identifier) @name)
+  (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+] .) @definition.function . (compound_statement) @body)
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.union
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition declarator: (type_identifier) @name) @definition.type
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+`
+
+const CPP = `${C_FUNCTION}
+(function_definition declarator: (reference_declarator (function_declarator declarator: (_) @name))) @definition.function
+(class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(namespace_definition name: (_) @name) @definition.module
+(alias_declaration name: (type_identifier) @name) @definition.type
+`
+
+// Annotation macros of C code (the Linux kernel's compiler.h and friends, GNU attributes) that the grammar
+// cannot tell from a type or a declarator: `static __always_inline __alloc_size(1) void *kmalloc(…)` parses
+// as an ERROR node. They carry no name, so they are blanked out before parsing — each character a space,
+// so lines and columns stay where they were and signatures are still shown from the original text.
+const ANNOTATION_WORDS = '__always_inline|__init|__exit|__cold|__hot|__weak|__must_check|__malloc|__pure|__maybe_unused|__always_unused|__used|' +
+  '__noreturn|noinline|notrace|noinstr|asmlinkage|__visible|__ref|__sched|__latent_entropy|__randomize_layout|__packed|__user|__iomem|' +
+  '__percpu|__rcu|__force|__kprobes|__flatten|__ro_after_init|__read_mostly|__initdata|__initconst|__meminit|__nocfi|__attribute_const__|' +
+  '__no_sanitize_address|__no_kcsan|__cpuidle|__irq_entry|__softirq_entry|__net_init|__net_exit|__devinit|__refdata|__init_or_module'
+const ANNOTATION_CALLS = '__alloc_size|__printf|__scanf|__section|__aligned|__assume_aligned|__attribute__|__attribute|__diagnose_as|' +
+  '__counted_by|__must_hold|__acquires|__releases|__cond_lock|__nonstring|__realloc_size|__malloc_like'
+// A call's arguments: up to two levels of nested parentheses (`__attribute__((format(printf, 1, 2)))`), on
+// one line, so an unclosed one costs a scan of that line only.
+const ARGUMENTS = String.raw`\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)`
+const ANNOTATIONS = new RegExp(String.raw`\b(?:${ANNOTATION_WORDS})\b|\b(?:${ANNOTATION_CALLS})\s*${ARGUMENTS}`, 'g')
+
+/** Blanks C annotation macros (see ANNOTATIONS): spaces for every character but line breaks. */
+export function blankAnnotations (text: string): string {
+  return text.replace(ANNOTATIONS, (match) => match.replace(/[^\n]/g, ' '))
+}
+
+const TYPESCRIPT_LANGUAGE: SymbolLanguage = { name: 'TypeScript', grammar: 'tree-sitter-typescript.wasm', query: TYPESCRIPT }
+const JAVASCRIPT_LANGUAGE: SymbolLanguage = { name: 'JavaScript', grammar: 'tree-sitter-javascript.wasm', query: JAVASCRIPT }
+const CPP_LANGUAGE: SymbolLanguage = { name: 'C++', grammar: 'tree-sitter-cpp.wasm', query: CPP, prepare: blankAnnotations }
+const C_LANGUAGE: SymbolLanguage = { name: 'C', grammar: 'tree-sitter-c.wasm', query: C_FUNCTION, prepare: blankAnnotations }
+
+/** File extension → language. `.h` is read as C (the kernel's headers are); C++ headers use .hpp/.hh. */
+export const SYMBOL_LANGUAGES: ReadonlyMap<string, SymbolLanguage> = new Map([
+  ['.ts', TYPESCRIPT_LANGUAGE],
+  ['.mts', TYPESCRIPT_LANGUAGE],
+  ['.cts', TYPESCRIPT_LANGUAGE],
+  ['.tsx', { name: 'TSX', grammar: 'tree-sitter-tsx.wasm', query: TYPESCRIPT }],
+  ['.js', JAVASCRIPT_LANGUAGE],
+  ['.mjs', JAVASCRIPT_LANGUAGE],
+  ['.cjs', JAVASCRIPT_LANGUAGE],
+  ['.jsx', JAVASCRIPT_LANGUAGE],
+  ['.py', { name: 'Python', grammar: 'tree-sitter-python.wasm', query: PYTHON }],
+  ['.pyi', { name: 'Python', grammar: 'tree-sitter-python.wasm', query: PYTHON }],
+  ['.go', { name: 'Go', grammar: 'tree-sitter-go.wasm', query: GO }],
+  ['.rs', { name: 'Rust', grammar: 'tree-sitter-rust.wasm', query: RUST }],
+  ['.java', { name: 'Java', grammar: 'tree-sitter-java.wasm', query: JAVA }],
+  ['.c', C_LANGUAGE],
+  ['.h', C_LANGUAGE],
+  ['.cc', CPP_LANGUAGE],
+  ['.cpp', CPP_LANGUAGE],
+  ['.cxx', CPP_LANGUAGE],
+  ['.c++', CPP_LANGUAGE],
+  ['.hpp', CPP_LANGUAGE],
+  ['.hh', CPP_LANGUAGE],
+  ['.hxx', CPP_LANGUAGE],
+  ['.h++', CPP_LANGUAGE]
+])
+
+/** The language of a path by its extension (case-insensitive), or undefined. */
+export function symbolLanguageOf (file: string): SymbolLanguage | undefined {
+  return SYMBOL_LANGUAGES.get(path.extname(file).toLowerCase())
+}
+
+/** The languages read, for error messages: "TypeScript (.ts, .mts, .cts), …". */
+export function supportedLanguages (): string {
+  const byName = new Map<string, string[]>()
+  for (const [extension, language] of SYMBOL_LANGUAGES) byName.set(language.name, [...(byName.get(language.name) ?? []), extension])
+  return [...byName].map(([name, extensions]) => `${name} (${extensions.join(' ')})`).join(', ')
+}
