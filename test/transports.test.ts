@@ -53,6 +53,7 @@ const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
   { name: 'read_files', arguments: { files: [{ path: 'src/app.ts' }, { path: 'README.md', start_line: 2 }] } },
   { name: 'read_files', arguments: { files: [{ path: '../outside.txt' }] } },
   { name: 'get_file_info', arguments: { paths: ['src/app.ts', 'ignored.txt', 'missing.txt'] } },
+  { name: 'get_symbols', arguments: { paths: ['src/app.ts', 'src/util.ts', 'README.md'] } },
   { name: 'get_workspace_info', arguments: {} },
   { name: 'read_files', arguments: { files: [{ path: 'shot.png' }, { path: 'spec.pdf', pages: '2' }, { path: 'legacy.txt' }] } },
   { name: 'git_log', arguments: {} },
@@ -111,6 +112,7 @@ t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompt
     t.ok(listed.has(call.name), `${call.name} is listed`)
     const [a, b] = await Promise.all([overHttp.callTool(call), overStdio.callTool(call)])
     t.equal(canonical(stable(a)), canonical(stable(b)), `tools/call ${call.name} ${JSON.stringify(call.arguments)}`)
+    if (call.name === 'get_symbols') t.match((a.content as Array<{ text: string }>)[0].text, /\n1-3 function hello: export function hello \(\)\n## src\/util\.ts — TypeScript, 1 symbol\n2 constant answer: export const answer = 43\n## README\.md — ERROR UNSUPPORTED_LANGUAGE/, 'outlined over both')
   }
 })
 

@@ -5,6 +5,7 @@ import { findFiles } from './find-files.js'
 import { searchRegex } from './search-regex.js'
 import { readFiles } from './read-files.js'
 import { getFileInfo } from './get-file-info.js'
+import { getSymbols } from './get-symbols.js'
 import { getWorkspaceInfo } from './get-workspace-info.js'
 import { gitLog } from './git-log.js'
 import { gitShow } from './git-show.js'
@@ -18,6 +19,7 @@ export const tools: AnyTool[] = [
   searchRegex,
   readFiles,
   getFileInfo,
+  getSymbols,
   gitLog,
   gitShow,
   gitDiff,

@@ -38,13 +38,15 @@ t.test('npm install -g of the tarball gives a workspace-mcp that serves stdio an
   const ws = path.join(dir, 'ws')
   fs.mkdirSync(ws)
   fs.writeFileSync(path.join(ws, 'notes.md'), '# Notes\n\nhello from the tarball\n')
+  fs.writeFileSync(path.join(ws, 'tool.py'), 'def from_the_tarball():\n    pass\n')
 
   const lines = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'tarball' } } },
     { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_tool_usage_guide', arguments: { tool_names: ['read_files'] } } },
-    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_files', arguments: { files: [{ path: 'notes.md' }] } } }
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_files', arguments: { files: [{ path: 'notes.md' }] } } },
+    { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_symbols', arguments: { paths: ['tool.py'] } } }
   ]
   const stdio = spawn(bin, ['stdio', '--root', ws, '--log-level', 'silent'], { stdio: ['pipe', 'pipe', 'inherit'] })
   t.teardown(() => { stdio.kill('SIGKILL') })
@@ -58,6 +60,7 @@ t.test('npm install -g of the tarball gives a workspace-mcp that serves stdio an
   t.match(answers.get(2), /notes\.md/, 'ripgrep came with the install')
   t.match(answers.get(3), /# Tool usage guide/, 'the docs overlay ships and parses (yaml)')
   t.match(answers.get(4), /hello from the tarball/)
+  t.match(answers.get(5), /1-2 function from_the_tarball: def from_the_tarball\(\):/, 'the parser and its grammars came with the install')
 
   const http = spawn(bin, ['serve', '--root', ws, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => { http.kill('SIGKILL') })

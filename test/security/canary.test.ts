@@ -48,6 +48,7 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
   for (const group of chunks(paths, 20)) {
     calls.push({ name: 'read_files', arguments: { files: group.map(path => ({ path })) } })
     calls.push({ name: 'read_files', arguments: { files: group.map(path => ({ path, start_line: -5 })) } })
+    calls.push({ name: 'get_symbols', arguments: { paths: group } })
   }
   calls.push({ name: 'get_file_info', arguments: { paths } })
   for (const path of paths) {
