@@ -24,6 +24,8 @@ export interface RegisteredTool {
   wire: WireTool
   /** Parameter name → service name. */
   injected: Record<string, ServiceName>
+  /** Injected parameters the tool can run without (declared `Type.Optional(Inject(…))`): they never gate it. */
+  optional?: Set<string>
   validate: ArgumentValidator
   /** Parameters published as `Mcp-Param-<header>` (SEP-2243 `x-mcp-header`), checked against the body on HTTP. */
   headers: ParamHeader[]
@@ -89,12 +91,12 @@ function registerTool (definition: AnyTool): RegisteredTool {
     const { schema, validate } = asWritten(definition.name, definition.input)
     return { definition, wire: toWire(definition, schema), injected: {}, validate, headers: paramHeaders(definition.name, schema) }
   }
-  const { schema, injected } = normaliseSchema(definition.input)
+  const { schema, injected, optional } = normaliseSchema(definition.input)
   const wire = toWire(definition, schema)
   const problems = checkCompatibility(wire)
   if (problems.length > 0) throw new APP_ERR_SCHEMA_INCOMPATIBLE(problems.join('; '))
   const validate = compileArguments(definition.input, new Set(Object.keys(injected)))
-  return { definition, wire, injected: injected as Record<string, ServiceName>, validate, headers: paramHeaders(definition.name, schema) }
+  return { definition, wire, injected: injected as Record<string, ServiceName>, optional, validate, headers: paramHeaders(definition.name, schema) }
 }
 
 // RFC 9110 token characters, as a header name needs them.
@@ -148,8 +150,8 @@ export function createRegistry (options: RegistryOptions): Registry {
     const tool = registerTool(definition)
     if (byName.has(tool.wire.name) || tool.wire.name in unavailable) throw new APP_ERR_TOOL_DUPLICATE(tool.wire.name)
     all.push(tool)
-    // catalog is provided below by the registry itself, so it never gates a tool.
-    const missing = Object.values(tool.injected).filter(s => s !== 'catalog' && services[s] === undefined)
+    // catalog is provided below by the registry itself, so it never gates a tool; nor does an optional service.
+    const missing = Object.entries(tool.injected).filter(([param, s]) => s !== 'catalog' && tool.optional?.has(param) !== true && services[s] === undefined).map(([, s]) => s)
     if (missing.length > 0) unavailable[tool.wire.name] = missing
     else byName.set(tool.wire.name, tool)
   }

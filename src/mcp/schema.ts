@@ -10,6 +10,8 @@ export interface NormalisedSchema {
   schema: JsonSchema
   /** Injected parameter name → service name, removed from `schema`. */
   injected: Record<string, string>
+  /** Injected parameters declared optional: the tool runs without their service (it is then undefined). */
+  optional: Set<string>
 }
 
 const DROP_KEYS = new Set(['$id', '$schema', '$defs', 'definitions', INJECT_KEY])
@@ -107,11 +109,15 @@ function collectRefs (schema: JsonSchema, extra: TSchema[]): Map<string, JsonSch
  */
 export function normaliseSchema (input: TSchema, references: TSchema[] = []): NormalisedSchema {
   const injected: Record<string, string> = {}
+  const optional = new Set<string>()
   const properties = (input as JsonSchema).properties
+  const required = new Set(Array.isArray((input as JsonSchema).required) ? (input as JsonSchema).required as string[] : [])
   if (isObject(properties)) {
     for (const [name, prop] of Object.entries(properties)) {
       const service = (prop as JsonSchema)[INJECT_KEY]
-      if (typeof service === 'string') injected[name] = service
+      if (typeof service !== 'string') continue
+      injected[name] = service
+      if (!required.has(name)) optional.add(name)
     }
   }
   // JSON round-trip drops TypeBox's symbol keys (Kind, OptionalKind) and functions.
@@ -126,7 +132,7 @@ export function normaliseSchema (input: TSchema, references: TSchema[] = []): No
   const schema = normaliseNode(plain, refs)
   schema.type = 'object'
   if (!isObject(schema.properties)) schema.properties = {}
-  return { schema, injected }
+  return { schema, injected, optional }
 }
 
 const FORBIDDEN_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'not', '$ref', 'const']

@@ -8,7 +8,7 @@ export const INJECT_KEY = 'x-workspace-mcp-inject'
 /** Schema keyword that publishes a primitive parameter as the HTTP header `Mcp-Param-<value>` (SEP-2243), e.g. `{ 'x-mcp-header': 'Region' }`. */
 export const HEADER_KEY = 'x-mcp-header'
 
-/** Declares an injected service parameter: typed as T for `run`, invisible to clients. */
+/** Declares an injected service parameter: typed as T for `run`, invisible to clients. Wrapped in `Type.Optional`, the tool is offered without the service too (it then gets undefined). */
 export function Inject<K extends ServiceName> (service: K): TUnsafe<NonNullable<Services[K]>> {
   return Type.Unsafe<NonNullable<Services[K]>>({ [INJECT_KEY]: service })
 }

@@ -108,3 +108,21 @@ t.test('as written: kept exactly, checked against the 2020-12 meta-schema, no in
   t.throws(() => createRegistry({ tools: [withInput('broken', Type.Object({}, { minProperties: 'one' as unknown as number }), { publishInput: 'as-written' })], services: {} }), { code: 'APP_ERR_TOOL_DEFINITION', message: /broken: not a valid JSON Schema 2020-12 input schema/ })
   t.throws(() => createRegistry({ tools: [withInput('injecting', Type.Object({ clock: Type.Unsafe({ 'x-workspace-mcp-inject': 'clock' }) }), { publishInput: 'as-written' })], services: { clock: systemClock } }), { code: 'APP_ERR_TOOL_DEFINITION', message: /cannot declare injected services/ })
 })
+
+t.test('an injected service declared optional never gates its tool, and neither kind is published', async (t) => {
+  const { Inject } = await import('../../src/tools/define-tool.js')
+  const createTool = (name: string, optional: boolean): AnyTool => defineTool({
+    name,
+    title: name,
+    category: 'fixture',
+    description: `Report whether the clock service was injected (${name}).`,
+    annotations: { readOnlyHint: true },
+    input: Type.Object({ clock: optional ? Type.Optional(Inject('clock')) : Inject('clock') }),
+    run: ({ clock }) => textResult(clock === undefined ? 'no clock' : 'clock')
+  }) as AnyTool
+  const without = createRegistry({ tools: [createTool('needs_clock', false), createTool('may_use_clock', true)], services: {} })
+  t.same(without.tools.map(tool => tool.wire.name), ['may_use_clock'], 'the required service gates, the optional one does not')
+  t.same(without.tools[0].wire.inputSchema, { type: 'object', properties: {}, additionalProperties: false }, 'neither is published')
+  const withClock = createRegistry({ tools: [createTool('needs_clock', false), createTool('may_use_clock', true)], services: { clock: systemClock } })
+  t.same(withClock.tools.map(tool => tool.wire.name), ['needs_clock', 'may_use_clock'])
+})
