@@ -26,7 +26,10 @@ ENV NODE_ENV=production \
     WORKSPACE_MCP_HOST=0.0.0.0 \
     WORKSPACE_MCP_PORT=3000 \
     WORKSPACE_MCP_ROOT=/workspace \
-    WORKSPACE_MCP_ALLOWED_HOSTS=localhost,127.0.0.1
+    WORKSPACE_MCP_ALLOWED_HOSTS=localhost,127.0.0.1 \
+    WORKSPACE_MCP_STATE_DIR=/tmp/workspace-mcp
+# The code index lives under the writable /tmp (a tmpfs with --read-only): rebuilt per container; mount a
+# volume there to keep it across restarts.
 WORKDIR /app
 # git for the history tools (run hardened, read-only; a mounted repository owned by another uid is fine).
 RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*

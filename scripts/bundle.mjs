@@ -19,10 +19,11 @@ const outdir = path.join(root, 'dist', 'bin')
 
 rmSync(outdir, { recursive: true, force: true }) // stale chunks never ship
 /** What both builds share: Node 20, ripgrep's binary left to its package, maps without sources. */
-const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', external: ['@vscode/ripgrep', 'ajv', 'pdfjs-dist'], sourcemap: 'linked', sourcesContent: false }
+const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', external: ['@vscode/ripgrep', 'ajv', 'pdfjs-dist', '@photostructure/sqlite'], sourcemap: 'linked', sourcesContent: false }
 await build({
   ...common,
-  entryPoints: [path.join(root, 'dist', 'src', 'cli.js')],
+  // The code index's thread is its own entry: a Worker loads it by URL beside the chunk that starts it.
+  entryPoints: { cli: path.join(root, 'dist', 'src', 'cli.js'), 'index-worker': path.join(root, 'dist', 'src', 'services', 'code-index', 'index-worker.js') },
   format: 'esm',
   splitting: true,
   outdir,

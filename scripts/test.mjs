@@ -3,7 +3,8 @@
 // assertions in full, tap's coverage table when coverage is short — ending with `N passed, N failed,
 // N skipped`. The raw TAP goes to .tap/report/results.tap for later reading. Exits with tap's code.
 import { spawn } from 'node:child_process'
-import { createWriteStream, mkdirSync } from 'node:fs'
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +20,10 @@ const out = (line) => process.stdout.write(line + '\n')
 // A reader that stops early (`npm test | head`) must not crash the run: tap's exit code still counts.
 process.stdout.on('error', () => {})
 
-const child = spawn(process.execPath, [tapBin, '--reporter=tap', ...process.argv.slice(2)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+// Every server the tests start keeps its code index in this folder, never in the user's own state folder.
+const state = mkdtempSync(path.join(os.tmpdir(), 'wmcp-test-state-'))
+process.on('exit', () => rmSync(state, { recursive: true, force: true }))
+const child = spawn(process.execPath, [tapBin, '--reporter=tap', ...process.argv.slice(2)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, XDG_STATE_HOME: state } })
 let file = []        // the indented TAP of the test file running now
 let summary          // tap's final `# { total: … }`
 let files = 0

@@ -50,6 +50,8 @@ export const ConfigSchema = Type.Object({
   sessionCheckMs: Type.Integer({ minimum: 0, maximum: 3600000, default: 5000, description: 'With redisUrl: how often a replica re-reads a session it serves from Redis (a DELETE or log level set through another replica shows up within this time).' }),
   requestTimeoutMs: Type.Integer({ minimum: 1000, maximum: 600000, default: 30000, description: 'Longest time a client may take to send a whole request (headers and body); slower connections are closed.' }),
   drainMs: Type.Integer({ minimum: 0, maximum: 600000, default: 10000, description: 'On SIGTERM/SIGINT, how long in-flight calls may finish before the process exits 1 naming them.' }),
+  codeIndex: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on', description: 'The symbol and code-search index behind find_symbol and search_code: built in the background at start (a worker thread), kept in one SQLite file under stateDir, refreshed by a size+mtime scan when a call finds it older than 30 s. `off`: those tools are not offered.' }),
+  stateDir: Type.String({ default: '', description: 'Folder for the code index (one SQLite file per set of roots, never inside a root unless this names one). Default: $XDG_STATE_HOME/workspace-mcp, else ~/.local/state/workspace-mcp; when it cannot be written, a temporary file that is removed at exit.' }),
   templatesDir: Type.String({ default: '.workspace-mcp/templates', description: 'Prompt template folder, relative to the root (used if present).' }),
   docsFile: Type.String({ default: '', description: 'Tool description overlay (YAML). Default: the docs/tools.yaml shipped with the server.' })
 }, { additionalProperties: false })

@@ -76,6 +76,10 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     cache: { listTtlMs: config.listCacheTtlMs, readTtlMs: config.readCacheTtlMs },
     narrow: narrowing(config, registry.services, log)
   })
-  const warmUp = (): void => { services.guide.docs(catalog) }
+  // Serving has begun: parse the docs now, and start the code index's first scan (a printing command never calls this).
+  const warmUp = (): void => {
+    services.guide.docs(catalog)
+    registry.services.codeIndex?.start()
+  }
   return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp }
 }

@@ -10,6 +10,8 @@ import { createTokenizer, type Tokenizer } from './tokenizer.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { createGit, gitRepositories, type GitRepositories } from './git.js'
 import { symbolParser, type SymbolParser } from './symbol-parser.js'
+import { codeIndexService } from './code-index/index.js'
+import type { CodeIndex } from './code-index/code-index.js'
 
 /**
  * Every injectable service; a tool whose service is absent is neither listed nor callable. Layers above
@@ -23,6 +25,8 @@ export interface Services {
   tokenizer?: Tokenizer
   /** Source outlines by tree-sitter (a worker thread); absent when web-tree-sitter or its grammars are not installed. */
   symbols?: SymbolParser
+  /** The symbol and chunk index (find_symbol, search_code); absent when turned off or SQLite is not installed. */
+  codeIndex?: CodeIndex
   clock?: Clock
   /** Filled in by the registry itself: the live tool list, for the guide tools. */
   catalog?: ToolCatalog
@@ -62,5 +66,5 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     Promise.all(members.map(async m => ({ name: m.roots[0].name, git: await createGit({ root: m.root, log, limiter }) }))).then(gitRepositories)
   ])
   if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
-  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), clock: systemClock, limiter }
+  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), codeIndex: codeIndexService(config, workspace, log), clock: systemClock, limiter }
 }

@@ -1,5 +1,8 @@
 import path from 'node:path'
 
+/** Largest source file parsed (about half a second of parsing); get_symbols refuses bigger ones, the index skips them. */
+export const MAX_SOURCE_BYTES = 2 * 1024 * 1024
+
 /** Kinds of symbol an outline names, in the order the guide lists them. */
 export const SYMBOL_KINDS = ['module', 'class', 'interface', 'trait', 'struct', 'union', 'enum', 'type', 'impl', 'function', 'method', 'macro', 'constant'] as const
 /** One of SYMBOL_KINDS. */

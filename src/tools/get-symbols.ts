@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
 import { buildOutline, type OutlineSymbol } from '../services/outline.js'
-import { SYMBOL_KINDS, supportedLanguages, symbolLanguageOf, type SymbolKind } from '../services/symbol-languages.js'
+import { MAX_SOURCE_BYTES, SYMBOL_KINDS, supportedLanguages, symbolLanguageOf, type SymbolKind } from '../services/symbol-languages.js'
 import type { SymbolParser } from '../services/symbol-parser.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitLargest, measure } from './budget.js'
@@ -12,8 +12,8 @@ import { binaryError, nonTextKind } from './read-nontext.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
 const MAX_FILES = 20
-/** Largest file parsed (about half a second of parsing); bigger ones are FILE_TOO_LARGE. */
-export const MAX_OUTLINE_BYTES = 2 * 1024 * 1024
+/** Largest file outlined; bigger ones are FILE_TOO_LARGE. */
+export const MAX_OUTLINE_BYTES = MAX_SOURCE_BYTES
 
 /** structuredContent of get_symbols: each file's outcome, then the symbols on this page. */
 export const GetSymbolsOutput = Type.Object({

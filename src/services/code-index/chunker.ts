@@ -1,0 +1,71 @@
+import type { OutlineSymbol } from '../outline.js'
+
+/** A span of a file indexed (and found) as one unit: a definition, part of a big one, or code between them. */
+export interface Chunk {
+  /** 1-based, inclusive. */
+  start: number
+  end: number
+  /** The definition the chunk is (or lies in), e.g. `Uploader.retry`; '' for top-level code between definitions. */
+  symbol: string
+  kind: string
+}
+
+/** Longest chunk, in lines: about a screen, the size an agent reads in one go. */
+export const MAX_CHUNK_LINES = 60
+/** Chunks shorter than this merge with a neighbour while the two fit MAX_CHUNK_LINES. */
+export const MIN_CHUNK_LINES = 12
+
+interface Span { start: number, end: number, symbol: string, kind: string, children: OutlineSymbol[] }
+
+const qualified = (s: OutlineSymbol): string => s.container === undefined ? s.name : `${s.container}.${s.name}`
+
+/** Spans of `symbols` (all starting at `depth`) and the gaps between them, within lines from..to. */
+function spansOf (all: OutlineSymbol[], from: number, to: number, depth: number, owner: { symbol: string, kind: string }): Span[] {
+  const spans: Span[] = []
+  let line = from
+  const top = all.filter(s => s.depth === depth && s.line >= from && s.endLine <= to)
+  for (const s of top) {
+    if (s.line > line) spans.push({ start: line, end: s.line - 1, ...owner, children: [] })
+    spans.push({ start: s.line, end: s.endLine, symbol: qualified(s), kind: s.kind, children: all.filter(c => c.depth > depth && c.line >= s.line && c.endLine <= s.endLine) })
+    line = Math.max(line, s.endLine + 1)
+  }
+  if (line <= to) spans.push({ start: line, end: to, ...owner, children: [] })
+  return spans
+}
+
+/** A span too long for one chunk: its members become chunks, else it is cut into windows. */
+function split (span: Span, depth: number): Chunk[] {
+  if (span.end - span.start + 1 <= MAX_CHUNK_LINES) return [{ start: span.start, end: span.end, symbol: span.symbol, kind: span.kind }]
+  if (span.children.length > 0) {
+    return spansOf(span.children, span.start, span.end, depth + 1, { symbol: span.symbol, kind: span.kind }).flatMap(s => split(s, depth + 1))
+  }
+  const windows: Chunk[] = []
+  for (let start = span.start; start <= span.end; start += MAX_CHUNK_LINES) {
+    windows.push({ start, end: Math.min(span.end, start + MAX_CHUNK_LINES - 1), symbol: span.symbol, kind: span.kind })
+  }
+  return windows
+}
+
+/**
+ * Chunks of a file in the cAST manner: definitions are chunks, a definition too long is split at its members
+ * (else into windows), then small neighbours merge greedily while they fit. Lines that are blank, alone, do
+ * not make a chunk. `lines` is the file's text by line; the outline gives the definitions.
+ */
+export function chunkFile (lines: readonly string[], outline: readonly OutlineSymbol[]): Chunk[] {
+  const total = lines.length > 0 && lines[lines.length - 1] === '' ? lines.length - 1 : lines.length
+  if (total === 0) return []
+  const pieces = spansOf([...outline], 1, total, 1, { symbol: '', kind: 'code' }).flatMap(s => split(s, 1))
+  const blank = (c: Chunk): boolean => lines.slice(c.start - 1, c.end).every(l => l.trim() === '')
+  const chunks: Chunk[] = []
+  for (const piece of pieces.filter(c => !blank(c))) {
+    const last = chunks.at(-1)
+    const size = (c: Chunk): number => c.end - c.start + 1
+    if (last !== undefined && (size(last) < MIN_CHUNK_LINES || size(piece) < MIN_CHUNK_LINES) && piece.end - last.start + 1 <= MAX_CHUNK_LINES) {
+      // The merged chunk keeps the name of its first definition, or takes the newcomer's when it had none.
+      chunks[chunks.length - 1] = last.symbol === '' ? { ...piece, start: last.start } : { ...last, end: piece.end }
+    } else {
+      chunks.push(piece)
+    }
+  }
+  return chunks
+}

@@ -1,0 +1,266 @@
+import { Worker } from 'node:worker_threads'
+import type { Logger } from '../../logger.js'
+import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbol-languages.js'
+import type { SymbolParser } from '../symbol-parser.js'
+import type { WorkspaceService } from '../workspace.js'
+import type { IndexRequest, ParsedFile } from './index-worker.js'
+import { NOT_INDEXED, type ChunkRow, type IndexStore, type NameMatch, type PathScope, type StoreCounts, type SymbolRow } from './index-store.js'
+
+/** Where the index stands. */
+export interface CodeIndexStatus extends StoreCounts {
+  /** `building` until the first scan has finished, then `ready` (rescans happen behind it), or `failed`. */
+  state: 'building' | 'ready' | 'failed'
+  /** Files the running scan found new or changed, and how many of them are done. */
+  pending: number
+  done: number
+  /** When the last scan finished (ms since the epoch). */
+  lastScan?: number
+  /** Duration of the last scan. */
+  lastScanMs?: number
+  error?: string
+}
+
+/** The symbol and chunk index of the served roots, built and kept fresh in the background. */
+export interface CodeIndex {
+  status(): CodeIndexStatus
+  /** Opens the index and starts the first scan (the server calls it once it serves; a printing command never does). */
+  start(): void
+  /**
+   * Waits (at most `waitMs`) for the first scan, reporting progress; true when it finished. A call that
+   * gets false answers from what is indexed so far. Also starts a rescan when the last one is stale.
+   */
+  ready(waitMs: number, signal: AbortSignal, progress?: (done: number, total: number) => void): Promise<boolean>
+  findSymbols(nameLower: string, match: NameMatch, kind: string | undefined, scope: PathScope, limit: number): SymbolRow[]
+  searchChunks(terms: readonly string[], scope: PathScope, limit: number): ChunkRow[]
+  /** Ends the scan and the index thread; closes the store. */
+  close(): Promise<void>
+}
+
+/** What createCodeIndex needs. */
+export interface CodeIndexOptions {
+  workspace: WorkspaceService
+  /** Parsers of the index's own (threads apart from the one get_symbols uses): files are parsed on all at once. */
+  parsers: SymbolParser[]
+  /**
+   * Opens the read side (this thread: queries and the scan's list of what is indexed) and names the SQLite file
+   * the index thread writes.
+   */
+  open: () => { store: IndexStore, file: string }
+  log: Logger
+  /** A scan older than this is redone when a call asks (default 30 s). */
+  staleMs?: number
+  /** The index thread's module (default: index-worker.js beside this module). */
+  workerUrl?: URL
+}
+
+/** A write batch holds about this much: each file counts its text plus FILE_WEIGHT (so ~100 small files, or fewer big ones). */
+const BATCH_WEIGHT = 8 * 1024 * 1024
+const FILE_WEIGHT = 80 * 1024
+/** Most files one scan looks at (the walk stops there; the index then covers the first ones in walk order). */
+export const MAX_INDEXED_FILES = 500_000
+
+/**
+ * The index thread's module: beside this one in the build (dist/src, or the bundle's dist/bin). Run from the
+ * TypeScript sources (the tests), the thread loads the build's copy: worker threads do not get the source
+ * loader's hooks, and npm test builds first.
+ */
+export function workerModule (here = import.meta.url): URL {
+  return here.endsWith('.ts') ? new URL('../../../dist/src/services/code-index/index-worker.js', here) : new URL('./index-worker.js', here)
+}
+
+/** A file the scan found new or changed. */
+interface Changed { relative: string, fsPath: string, language: SymbolLanguage }
+
+const UTF8 = new TextDecoder()
+
+/** Opens nothing until the first start() or ready(): a command that only lists tools never creates the index. */
+export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
+  const { workspace, parsers, log } = options
+  const staleMs = options.staleMs ?? 30_000
+  const status: CodeIndexStatus = { state: 'building', pending: 0, done: 0, files: 0, chunks: 0, symbols: 0 }
+  const listeners = new Set<() => void>()
+  const notify = (): void => { for (const listener of listeners) listener() }
+  const stop = new AbortController()
+  let scanning: Promise<void> | undefined
+  let opened: { store: IndexStore, worker: Worker, send: (request: Omit<IndexRequest, 'id'>) => Promise<void> } | undefined
+
+  function open (): NonNullable<typeof opened> {
+    const { store, file } = options.open()
+    const worker = new Worker(options.workerUrl ?? workerModule(), { workerData: { indexFile: file } })
+    worker.unref()
+    let nextId = 0
+    const waiting = new Map<number, { resolve: () => void, reject: (err: Error) => void }>()
+    // The thread answers each request once, by its id.
+    worker.on('message', (msg: { id: number, error?: string, counts?: StoreCounts }) => {
+      const job = waiting.get(msg.id) as { resolve: () => void, reject: (err: Error) => void }
+      waiting.delete(msg.id)
+      if (msg.counts !== undefined) Object.assign(status, msg.counts)
+      if (msg.error === undefined) job.resolve()
+      else job.reject(new Error(msg.error))
+    })
+    // The thread failed to start (its module or SQLite would not load), crashed, or ended: every write waiting
+    // fails, and so does every later one, at once (a message to a dead thread would never be answered).
+    let dead: Error | undefined
+    const fail = (err: Error): void => {
+      dead ??= err
+      for (const job of waiting.values()) job.reject(err)
+      waiting.clear()
+    }
+    worker.on('error', fail)
+    worker.on('exit', () => fail(new Error('the index thread stopped')))
+    const send = async (request: Omit<IndexRequest, 'id'>): Promise<void> => {
+      if (dead !== undefined) throw dead
+      const id = ++nextId
+      return await new Promise<void>((resolve, reject) => {
+        waiting.set(id, { resolve, reject })
+        worker.postMessage({ ...request, id })
+      })
+    }
+    Object.assign(status, store.counts())
+    return { store, worker, send }
+  }
+
+  async function readParsed (entry: Changed, parser: SymbolParser, signal: AbortSignal): Promise<ParsedFile> {
+    // The walk listed it through verified folders; openFile opens it without following a link and checks the
+    // open descriptor is inside the root, so no second resolve is needed.
+    const handle = await workspace.openFile({ relative: entry.relative, fsPath: entry.fsPath, requested: entry.relative, base: '' })
+    try {
+      const stats = await handle.stat()
+      // Binary, or grown past the size limit since the walk: kept as a file with nothing in it, so the next
+      // scan passes it by as unchanged.
+      const none = { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: NOT_INDEXED, text: '', definitions: [] }
+      if (stats.size > MAX_SOURCE_BYTES) return none
+      const sniff = await workspace.sniff(handle)
+      if (sniff.binary) return none
+      // UTF-8 (most code) is decoded whole, natively; other encodings go through the line reader that decodes them.
+      const text = sniff.encoding === 'utf8' && sniff.charset === undefined
+        ? UTF8.decode(await handle.readFile())
+        : (await workspace.readLines(handle, stats.size, sniff, { start: 1, maxLines: Number.MAX_SAFE_INTEGER, signal })).lines.join('\n')
+      const parsed = await parser.definitions(text, entry.language, signal)
+      return { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: entry.language.name, text, definitions: parsed.definitions }
+    } finally {
+      await handle.close()
+    }
+  }
+
+  async function scan (signal: AbortSignal): Promise<void> {
+    const { store, send } = opened ??= open()
+    const started = Date.now()
+    const top = await workspace.resolve('.', { signal })
+    const walked = await workspace.walk({ start: top, maxDepth: 64, includeHidden: false, respectGitignore: true, maxEntries: MAX_INDEXED_FILES, signal })
+    // A walk cut short by the signal returns what it saw: that is not the tree, so nothing may be removed for it.
+    signal.throwIfAborted()
+    const known = new Map(store.files().map(f => [f.path, f]))
+    const seen = new Set<string>()
+    const changed: Changed[] = []
+    for (const entry of walked.entries) {
+      // A name that is not UTF-8 has no stable text key; such files stay out of the index.
+      if (entry.kind !== 'file' || typeof entry.fsPath !== 'string' || entry.size > MAX_SOURCE_BYTES) continue
+      const language = symbolLanguageOf(entry.name)
+      if (language === undefined) continue
+      seen.add(entry.fsPath)
+      const before = known.get(entry.fsPath)
+      if (before === undefined || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) changed.push({ relative: entry.relative, fsPath: entry.fsPath, language })
+    }
+    const gone = [...known.keys()].filter(path => !seen.has(path))
+    if (gone.length > 0) await send({ remove: gone })
+    status.pending = changed.length
+    status.done = 0
+    let batch: ParsedFile[] = []
+    let weight = 0
+    let written: Promise<void> = Promise.resolve()
+    const flush = async (): Promise<void> => {
+      const files = batch
+      if (files.length === 0) return
+      batch = []
+      weight = 0
+      // Batches are written one after another while the next ones are parsed; a lane waits for the write
+      // before this one, so at most two batches wait in memory.
+      const previous = written
+      written = previous.then(async () => {
+        await send({ write: files })
+        status.done += files.length
+        notify()
+      })
+      await previous
+    }
+    // One lane per parser thread, each taking the next file: the parse is the work, and it runs on all of them.
+    let next = 0
+    const lane = async (parser: SymbolParser): Promise<void> => {
+      while (next < changed.length) {
+        signal.throwIfAborted()
+        const file = changed[next++]
+        try {
+          const parsed = await readParsed(file, parser, signal)
+          batch.push(parsed)
+          weight += parsed.text.length + FILE_WEIGHT
+        } catch (err) {
+          signal.throwIfAborted()
+          // A file that vanished or changed kind since the walk, or one the parser gave up on: the next scan retries it.
+          log.debug({ err, file: file.relative }, 'file not indexed')
+          status.done++
+          continue
+        }
+        if (weight >= BATCH_WEIGHT) await flush()
+      }
+    }
+    await Promise.all(parsers.map(lane))
+    await flush()
+    await written
+    Object.assign(status, store.counts(), { state: 'ready', lastScan: Date.now(), lastScanMs: Date.now() - started })
+    delete status.error
+    log.info({ files: status.files, chunks: status.chunks, symbols: status.symbols, changed: changed.length, removed: gone.length, ms: status.lastScanMs }, 'code index scan finished')
+  }
+
+  function rescan (): void {
+    if (scanning !== undefined || stop.signal.aborted) return
+    scanning = scan(stop.signal).catch((err: unknown) => {
+      if (stop.signal.aborted) return
+      // Scans fail with Errors only: the walk's tool errors, a write the thread refused, the thread's own error.
+      status.error = (err as Error).message
+      if (status.state === 'building') status.state = 'failed'
+      log.warn({ err }, 'code index scan failed')
+    }).finally(() => {
+      scanning = undefined
+      notify()
+    })
+  }
+  return {
+    status: () => ({ ...status }),
+    start: () => { if (opened === undefined) rescan() },
+    async ready (waitMs, signal, progress) {
+      if (opened === undefined) rescan()
+      if (status.state !== 'building') {
+        // A failed index is tried again by every call (a busy walk passes; a dead thread fails at once).
+        if (status.state === 'failed' || (status.lastScan !== undefined && Date.now() - status.lastScan > staleMs)) rescan()
+        return status.state === 'ready'
+      }
+      return await new Promise<boolean>((resolve) => {
+        const finish = (): void => {
+          clearTimeout(timer)
+          listeners.delete(onChange)
+          signal.removeEventListener('abort', finish)
+          resolve(status.state === 'ready')
+        }
+        const onChange = (): void => {
+          progress?.(status.done, status.pending)
+          if (status.state !== 'building') finish()
+        }
+        const timer = setTimeout(finish, waitMs)
+        listeners.add(onChange)
+        signal.addEventListener('abort', finish, { once: true })
+      })
+    },
+    findSymbols: (...args) => opened?.store.findSymbols(...args) ?? [],
+    searchChunks: (...args) => opened?.store.searchChunks(...args) ?? [],
+    async close () {
+      stop.abort()
+      await scanning
+      const closing = opened
+      opened = undefined
+      if (closing === undefined) return
+      await closing.worker.terminate()
+      closing.store.close()
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import { createRequire } from 'node:module'
+import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
+import type { OutlineSymbol } from '../outline.js'
+import type { Chunk } from './chunker.js'
+import { matchExpression } from './code-tokens.js'
+
+/** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
+export const SCHEMA_VERSION = '1'
+
+/** The language of a file the index passed by (binary, too big): remembered so a rescan skips it, never counted. */
+export const NOT_INDEXED = '-'
+
+/** What the index holds of one file, by size and modification time (the cheap change test). */
+export interface IndexedFile {
+  path: string
+  size: number
+  mtimeMs: number
+}
+
+/** One file's contribution, ready to write. */
+export interface FileEntry extends IndexedFile {
+  language: string
+  chunks: Array<Chunk & { tokens: string }>
+  symbols: OutlineSymbol[]
+}
+
+/** A definition found by name. */
+export interface SymbolRow {
+  path: string
+  name: string
+  kind: string
+  container: string | null
+  line: number
+  endLine: number
+  signature: string
+}
+
+/** A chunk found by a ranked search; lower score is better (bm25 is negative). */
+export interface ChunkRow {
+  path: string
+  start: number
+  end: number
+  symbol: string
+  kind: string
+  score: number
+}
+
+/** How many of each the index holds. */
+export interface StoreCounts {
+  files: number
+  chunks: number
+  symbols: number
+}
+
+/** Where to look: every file, or the files at or below an absolute path. */
+export type PathScope = string | undefined
+
+/** Name matching of findSymbols. */
+export type NameMatch = 'exact' | 'prefix' | 'substring'
+
+/** The index tables in one SQLite file (or in memory): files, chunks with their FTS5 twin, symbols. */
+export interface IndexStore {
+  /** Every indexed file with its size and mtime. */
+  files(): IndexedFile[]
+  /** Replaces what the index holds of these files (one transaction). */
+  write(entries: readonly FileEntry[]): void
+  /** Forgets files (one transaction). */
+  remove(paths: readonly string[]): void
+  counts(): StoreCounts
+  /** Definitions by lower-cased name; ranked by the caller. At most `limit` rows. */
+  findSymbols(nameLower: string, match: NameMatch, kind: string | undefined, scope: PathScope, limit: number): SymbolRow[]
+  /** At most `limit` chunks: those with every term first, then those with any, each set best bm25 first. */
+  searchChunks(terms: readonly string[], scope: PathScope, limit: number): ChunkRow[]
+  close(): void
+}
+
+type Sqlite = typeof import('@photostructure/sqlite')
+
+/** The SQLite binding (prebuilt N-API binaries in the package), or null when it is not installed or does not load here. */
+export function loadSqlite (require: (id: string) => unknown = createRequire(import.meta.url)): Sqlite | null {
+  try {
+    return require('@photostructure/sqlite') as Sqlite
+  } catch {
+    return null
+  }
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(body, content='', contentless_delete=1, tokenize="unicode61 tokenchars '_'");
+CREATE TABLE IF NOT EXISTS symbols (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, name TEXT NOT NULL, name_lc TEXT NOT NULL, kind TEXT NOT NULL, container TEXT, line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_lc);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file);
+`
+
+/** Upper bound of a path range: every path that starts with `prefix` sorts below it (the last code unit + 1). */
+const after = (prefix: string): string => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
+
+/** A LIKE pattern for a literal substring (`\` escapes the wildcards). */
+const likeLiteral = (text: string): string => `%${text.replace(/[\\%_]/g, c => `\\${c}`)}%`
+
+/**
+ * Opens (creating when needed) the index at `file` (':memory:' for none on disk). An index written by another
+ * schema version is emptied first. WAL lets readers on other connections see each committed batch.
+ */
+export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
+  const db: DatabaseSyncInstance = new sqlite.DatabaseSync(file)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
+  const version = (() => {
+    try {
+      return (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined)?.value
+    } catch {
+      return undefined
+    }
+  })()
+  if (version !== SCHEMA_VERSION) {
+    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS symbols')
+  }
+  db.exec(SCHEMA)
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION)
+
+  const q = {
+    files: db.prepare('SELECT path, size, mtime AS mtimeMs FROM files'),
+    fileId: db.prepare('SELECT id FROM files WHERE path = ?'),
+    chunkIds: db.prepare('SELECT id FROM chunks WHERE file = ?'),
+    deleteFts: db.prepare('DELETE FROM chunks_fts WHERE rowid = ?'),
+    deleteChunks: db.prepare('DELETE FROM chunks WHERE file = ?'),
+    deleteSymbols: db.prepare('DELETE FROM symbols WHERE file = ?'),
+    deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
+    insertFile: db.prepare('INSERT INTO files (path, size, mtime, language) VALUES (?, ?, ?, ?)'),
+    insertChunk: db.prepare('INSERT INTO chunks (file, start, end, symbol, kind) VALUES (?, ?, ?, ?, ?)'),
+    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)'),
+    insertSymbol: db.prepare('INSERT INTO symbols (file, name, name_lc, kind, container, line, end_line, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    counts: db.prepare('SELECT (SELECT count(*) FROM files WHERE language != ?) AS files, (SELECT count(*) FROM chunks) AS chunks, (SELECT count(*) FROM symbols) AS symbols')
+  }
+  const symbolQueries = new Map<string, StatementSyncInstance>()
+
+  function forget (path: string): void {
+    const row = q.fileId.get(path) as { id: number } | undefined
+    if (row === undefined) return
+    for (const chunk of q.chunkIds.all(row.id) as Array<{ id: number }>) q.deleteFts.run(chunk.id)
+    q.deleteChunks.run(row.id)
+    q.deleteSymbols.run(row.id)
+    q.deleteFile.run(row.id)
+  }
+
+  function transaction (work: () => void): void {
+    db.exec('BEGIN')
+    try {
+      work()
+      db.exec('COMMIT')
+    } catch (err) {
+      db.exec('ROLLBACK')
+      throw err
+    }
+  }
+
+  const scopeSql = (scope: PathScope): string => scope === undefined ? '' : ' AND (f.path = ? OR (f.path >= ? AND f.path < ?))'
+  const scopeArgs = (scope: PathScope): string[] => scope === undefined ? [] : [scope, `${scope}/`, after(`${scope}/`)]
+
+  return {
+    files: () => q.files.all() as unknown as IndexedFile[],
+    write (entries) {
+      transaction(() => {
+        for (const entry of entries) {
+          forget(entry.path)
+          const file = Number(q.insertFile.run(entry.path, entry.size, entry.mtimeMs, entry.language).lastInsertRowid)
+          for (const c of entry.chunks) {
+            const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind).lastInsertRowid
+            q.insertFts.run(id, c.tokens)
+          }
+          for (const s of entry.symbols) q.insertSymbol.run(file, s.name, s.name.toLowerCase(), s.kind, s.container ?? null, s.line, s.endLine, s.signature)
+        }
+      })
+    },
+    remove (paths) {
+      transaction(() => { for (const path of paths) forget(path) })
+    },
+    counts: () => q.counts.get(NOT_INDEXED) as unknown as StoreCounts,
+    findSymbols (nameLower, match, kind, scope, limit) {
+      const where = match === 'exact' ? 's.name_lc = ?' : match === 'prefix' ? 's.name_lc >= ? AND s.name_lc < ?' : "s.name_lc LIKE ? ESCAPE '\\'"
+      const key = `${match}:${kind !== undefined}:${scope !== undefined}`
+      let statement = symbolQueries.get(key)
+      if (statement === undefined) {
+        statement = db.prepare('SELECT f.path, s.name, s.kind, s.container, s.line, s.end_line AS endLine, s.signature FROM symbols s JOIN files f ON f.id = s.file ' +
+          `WHERE ${where}${kind !== undefined ? ' AND s.kind = ?' : ''}${scopeSql(scope)} ORDER BY f.path, s.line LIMIT ?`)
+        symbolQueries.set(key, statement)
+      }
+      const name = match === 'exact' ? [nameLower] : match === 'prefix' ? [nameLower, after(nameLower)] : [likeLiteral(nameLower)]
+      return statement.all(...name, ...(kind !== undefined ? [kind] : []), ...scopeArgs(scope), limit) as unknown as SymbolRow[]
+    },
+    searchChunks (terms, scope, limit) {
+      // Chunks holding every term first (a small set, so ranking it is cheap), then — only when those do not
+      // fill the window asked for — chunks holding any term, each set by BM25.
+      const from = `FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file WHERE chunks_fts MATCH ?${scopeSql(scope)}`
+      const ranked = (op: 'AND' | 'OR', n: number): Array<ChunkRow & { id: number }> =>
+        db.prepare(`SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, bm25(chunks_fts) AS score ${from} ORDER BY score, c.id LIMIT ?`)
+          .all(matchExpression(terms, op), ...scopeArgs(scope), n) as unknown as Array<ChunkRow & { id: number }>
+      const all = ranked('AND', limit)
+      if (all.length < limit && terms.length > 1) {
+        const found = new Set(all.map(r => r.id))
+        all.push(...ranked('OR', limit).filter(row => !found.has(row.id)).slice(0, limit - all.length))
+      }
+      return all.map(({ id: _id, ...row }) => row)
+    },
+    close: () => db.close()
+  }
+}
