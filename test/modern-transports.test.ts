@@ -99,6 +99,8 @@ const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
   { name: 'read_files', arguments: { files: [{ path: 'src/app.ts' }] } },
   { name: 'get_file_info', arguments: { paths: ['README.md'] } },
   { name: 'get_symbols', arguments: { paths: ['src/app.ts'] } },
+  { name: 'find_symbol', arguments: { name: 'hello' } },
+  { name: 'search_code', arguments: { query: 'hello' } },
   { name: 'get_workspace_info', arguments: {} },
   { name: 'get_tool_usage_guide', arguments: { tool_names: ['read_files'] } }
 ]

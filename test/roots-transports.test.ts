@@ -44,9 +44,13 @@ t.test('three roots: stdio and HTTP give the same prefixed answers, and nothing 
   const [stdio, http] = await clients(t, ['--root', app, '--root', `docs=${docs}`, '--root', plain])
   for (const call of CALLS) {
     const [a, b] = await Promise.all([stdio.callTool(call), http.callTool(call)])
-    t.equal(textOf(a), textOf(b), `${call.name} ${JSON.stringify(call.arguments)}`)
+    // The two servers share one index file: which of them scanned, and when, is theirs to differ on.
+    const indexState = (text: string): string => text.replace(/(## Code index \(find_symbol, search_code\)\n- ).*/, '$1<status>')
+    t.equal(indexState(textOf(a)), indexState(textOf(b)), `${call.name} ${JSON.stringify(call.arguments)}`)
     t.notMatch(JSON.stringify(a), CANARY)
   }
+  const symbols = await Promise.all([stdio, http].map(async client => textOf(await client.callTool({ name: 'find_symbol', arguments: { name: 'retryFailedUpload' } }))))
+  for (const text of symbols) t.match(text, /\napp:src\/upload\.ts:1 function retryFailedUpload: export function retryFailedUpload \(\) \{ return "needle" \}\n/, 'the index covers every root, with prefixed paths')
   const search = await stdio.callTool(CALLS[2])
   t.same(textOf(search).match(/^## .*$/gm), ['## app:src/upload.ts', '## docs:guide/intro.md', '## plain:notes.txt'])
   t.match(textOf(await http.callTool(CALLS[4])), /^# History of docs: from [0-9a-f]{12} \(HEAD\)\n\n[0-9a-f]{12} \d{4}-\d{2}-\d{2} Alice — Start the docs/)

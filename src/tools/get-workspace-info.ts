@@ -1,6 +1,18 @@
 import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
+import { counted } from './format.js'
+import type { CodeIndexStatus } from '../services/code-index/code-index.js'
+
+/** The index section of the text: what is indexed, and how far a running scan is. */
+function indexLines (status: CodeIndexStatus): string[] {
+  const held = `${counted(status.files, 'source file')}, ${counted(status.chunks, 'chunk')}, ${counted(status.symbols, 'symbol')}`
+  const when = status.lastScan === undefined ? '' : `; last scan ${new Date(status.lastScan).toISOString()}${status.lastScanMs === undefined ? '' : ` (${(status.lastScanMs / 1000).toFixed(1)} s)`}`
+  const state = status.state === 'building'
+    ? `being built: ${status.done} of ${counted(status.pending, 'changed file')} done so far`
+    : status.state === 'failed' ? `failed (${status.error ?? 'unknown error'})` : 'ready'
+  return ['', '## Code index (find_symbol, search_code)', `- ${state}; ${held}${when}`, '- a call finding the last scan older than 30 s starts a size+mtime rescan; changed files are re-indexed']
+}
 
 /** structuredContent of get_workspace_info. */
 export const GetWorkspaceInfoOutput = Type.Object({
@@ -22,6 +34,15 @@ export const GetWorkspaceInfoOutput = Type.Object({
     min_response_tokens: Type.Integer({ description: 'Smallest max_response_tokens accepted, e.g. 1000' }),
     max_response_tokens: Type.Integer({ description: 'Largest max_response_tokens accepted, e.g. 20000' })
   }, { description: 'Limits in force, e.g. {"search_timeout_ms":15000}' }),
+  code_index: Type.Optional(Type.Object({
+    state: Type.String({ description: '"building" until the first scan finished, then "ready", or "failed", e.g. "ready"' }),
+    files: Type.Integer({ description: 'Source files indexed, e.g. 340' }),
+    chunks: Type.Integer({ description: 'Code chunks search_code ranks, e.g. 1061' }),
+    symbols: Type.Integer({ description: 'Definitions find_symbol finds, e.g. 2657' }),
+    pending: Type.Integer({ description: 'Files the running or last scan found new or changed, e.g. 3' }),
+    done: Type.Integer({ description: 'How many of those are indexed, e.g. 3' }),
+    last_scan: Type.Optional(Type.String({ description: 'When the last scan finished, ISO 8601, e.g. "2026-11-26T03:00:00.000Z"' }))
+  }, { description: 'The symbol and code-search index (absent when it is off), e.g. {"state":"ready","files":340}' })),
   capabilities: Type.Object({
     gitignore: Type.Boolean({ description: 'Whether .gitignore and .ignore rules are honoured, e.g. true' }),
     hidden_files: Type.String({ description: 'How hidden files are treated, e.g. "opt-in"' }),
@@ -44,20 +65,22 @@ export const getWorkspaceInfo = defineTool({
     workspace: Inject('workspace'),
     search: Inject('search'),
     tokenizer: Inject('tokenizer'),
-    catalog: Inject('catalog')
+    catalog: Inject('catalog'),
+    codeIndex: Type.Optional(Inject('codeIndex'))
   }),
   output: GetWorkspaceInfoOutput,
   examples: [
     { comment: 'Check roots, limits and regex support before searching', arguments: {} },
     { comment: 'The call takes no arguments; an empty object is all it needs', arguments: {} }
   ],
-  async run ({ workspace, search, tokenizer, catalog }) {
+  async run ({ workspace, search, tokenizer, catalog, codeIndex }) {
     // Absolute roots are never shown: only their names.
     const several = workspace.roots.length > 1
     const roots = workspace.roots.map(r => ({ name: r.name, path: several ? `${r.name}:` : '.' }))
     const limits = search.limits
     const engine = await search.engine()
     const tools = catalog.entries().map(e => e.name)
+    const index = codeIndex?.status()
     const info = {
       roots,
       ripgrep: { version: engine.version, source: engine.source, pcre2_available: engine.pcre2Available, pcre2_enabled: false },
@@ -69,6 +92,9 @@ export const getWorkspaceInfo = defineTool({
         min_response_tokens: MIN_RESPONSE_TOKENS,
         max_response_tokens: MAX_RESPONSE_TOKENS
       },
+      ...(index === undefined
+        ? {}
+        : { code_index: { state: index.state, files: index.files, chunks: index.chunks, symbols: index.symbols, pending: index.pending, done: index.done, ...(index.lastScan === undefined ? {} : { last_scan: new Date(index.lastScan).toISOString() }) } }),
       capabilities: {
         gitignore: true,
         hidden_files: 'opt-in',
@@ -93,6 +119,7 @@ export const getWorkspaceInfo = defineTool({
       '## Limits',
       `- answers are measured with a real BPE tokenizer (${tokenizer.encoding}); max_response_tokens ${MIN_RESPONSE_TOKENS}–${MAX_RESPONSE_TOKENS}; over budget, answers are shortened with a note, never refused`,
       '- lines longer than 2,000 characters are cut with a marker',
+      ...(index === undefined ? [] : indexLines(index)),
       '',
       '## Capabilities',
       '- .gitignore and .ignore rules are honoured; hidden files are opt-in (name them in `path`)',

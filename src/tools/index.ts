@@ -3,6 +3,8 @@ import { getToolUsageGuide } from './get-tool-usage-guide.js'
 import { listDirectory } from './list-directory.js'
 import { findFiles } from './find-files.js'
 import { searchRegex } from './search-regex.js'
+import { searchCode } from './search-code.js'
+import { findSymbol } from './find-symbol.js'
 import { readFiles } from './read-files.js'
 import { getFileInfo } from './get-file-info.js'
 import { getSymbols } from './get-symbols.js'
@@ -17,6 +19,8 @@ export const tools: AnyTool[] = [
   listDirectory,
   findFiles,
   searchRegex,
+  searchCode,
+  findSymbol,
   readFiles,
   getFileInfo,
   getSymbols,

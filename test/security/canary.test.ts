@@ -43,7 +43,9 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     { name: 'search_regex', arguments: { pattern: 'CANARY-[0-9a-f-]+' } },
     { name: 'search_regex', arguments: { pattern: 'top secret', literal: true, include: ['**/*'] } },
     { name: 'search_regex', arguments: { pattern: 'secret|CANARY', output_mode: 'files' } },
-    { name: 'get_workspace_info', arguments: {} }
+    { name: 'get_workspace_info', arguments: {} },
+    { name: 'search_code', arguments: { query: 'top secret canary inner evil' } },
+    { name: 'find_symbol', arguments: { name: 'secret', match: 'substring' } }
   ]
   for (const group of chunks(paths, 20)) {
     calls.push({ name: 'read_files', arguments: { files: group.map(path => ({ path })) } })
@@ -55,6 +57,7 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     calls.push({ name: 'list_directory', arguments: { path, depth: 5, include_hidden: true, respect_gitignore: false } })
     calls.push({ name: 'find_files', arguments: { patterns: ['**/*'], path, include_hidden: true, respect_gitignore: false } })
     calls.push({ name: 'search_regex', arguments: { pattern: 'CANARY', path } })
+    calls.push({ name: 'find_symbol', arguments: { name: 'secret', match: 'substring', path } })
   }
   return calls
 }
@@ -67,6 +70,19 @@ function stable (text: string): string {
     .replace(/(generated in |took |in )[\d.]+ ?ms/g, '$1<n> ms')
     .replace(/"cached":(true|false)/g, '"cached":<x>')
     .replace(/ \(cached\)/g, '')
+    // The code index's own state (counts of a rescan, its duration) is no fact about the outside.
+    .replace(/"code_index":\{[^}]*\}/g, '"code_index":"<status>"')
+    .replace(/(## Code index \(find_symbol, search_code\)\\n- )[^\\]*/g, '$1<status>')
+}
+
+/** Waits until the server's code index has finished its first scan, so both batteries ask the same index. */
+async function indexReady (t: Test, client: Client): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    const info = await client.callTool({ name: 'get_workspace_info', arguments: {} })
+    if ((info.structuredContent as { code_index?: { state: string } }).code_index?.state !== 'building') return
+    await new Promise(resolve => setTimeout(resolve, 250))
+  }
+  t.fail('the code index was not ready within 30 s')
 }
 
 /** Runs every call of the battery plus resources and prompts; returns each answer's text, checked for leaks. */
@@ -107,6 +123,7 @@ async function runBattery (t: Test, client: Client, fx: HostileWorkspace): Promi
 
 /** The battery twice — outside targets present, then moved away — and every answer compared pairwise. */
 async function noFactAboutOutside (t: Test, client: Client, fx: HostileWorkspace): Promise<void> {
+  await indexReady(t, client)
   const present = await runBattery(t, client, fx)
   const moved = [`${fx.outside}`, `${fx.base}/root-evil`]
   for (const dir of moved) renameSync(dir, `${dir}-moved-away`)

@@ -1,0 +1,43 @@
+import type { CodeIndex } from '../services/code-index/code-index.js'
+import type { PathScope } from '../services/code-index/index-store.js'
+import type { WorkspaceService } from '../services/workspace.js'
+import type { ToolContext } from './define-tool.js'
+import { counted } from './format.js'
+
+/** How long a call waits for the first scan before it answers from what is indexed so far. */
+export const INDEX_WAIT_MS = 3000
+
+/**
+ * How an indexed file is shown to this session: its display path (`name:` first with several roots), or
+ * undefined when the session does not see it (its client's roots narrowed the workspace). Lexical only: the
+ * index stores real paths inside the roots, so nothing is looked up on disk.
+ */
+export function shownPath (workspace: WorkspaceService, file: string): string | undefined {
+  try {
+    return workspace.lexical(file).relative
+  } catch {
+    return undefined
+  }
+}
+
+/** The folder or file `path` narrows a query to, as the index spells paths (undefined: everywhere). */
+export async function scopeOf (workspace: WorkspaceService, path: string | undefined, signal: AbortSignal): Promise<PathScope> {
+  if (path === undefined) return undefined
+  const resolved = await workspace.resolve(path, { field: 'path', signal })
+  // The root (or the top of several roots) is everywhere; a root of several is its own folder.
+  return resolved.relative === '.' ? undefined : String(resolved.fsPath)
+}
+
+/**
+ * Waits briefly for the first scan (with progress notifications), then says what an answer covers when the
+ * index is not complete: the lines to put first in the text, empty when it is ready.
+ */
+export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'signal' | 'progress'>): Promise<string[]> {
+  const ready = await index.ready(INDEX_WAIT_MS, ctx.signal, (done, total) => { ctx.progress(done, total, 'indexing the workspace').catch(() => undefined) })
+  if (ready) return []
+  const status = index.status()
+  if (status.state === 'failed') {
+    return [`Note: the code index could not be built (${status.error ?? 'unknown error'}); these results cover ${counted(status.files, 'file')} indexed before. search_regex searches the files themselves.`]
+  }
+  return [`Note: the code index is still being built (${status.done} of ${counted(status.pending, 'changed file')} done, ${counted(status.files, 'file')} indexed); these results cover the files indexed so far — call again shortly for the rest, or use search_regex now.`]
+}

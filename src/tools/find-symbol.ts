@@ -1,0 +1,157 @@
+import { Type } from '@sinclair/typebox'
+import { isToolError, toolError } from '../errors.js'
+import type { NameMatch, SymbolRow } from '../services/code-index/index-store.js'
+import { SYMBOL_KINDS } from '../services/symbol-languages.js'
+import type { WorkspaceService } from '../services/workspace.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitLargest, measure } from './budget.js'
+import { indexNotes, scopeOf, shownPath } from './code-index-common.js'
+import { defineTool, Inject, type ToolResult } from './define-tool.js'
+import { counted, cutLine } from './format.js'
+import { compareText, formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
+
+/** Candidates read from the index per call; more matches make the total a lower bound. */
+const MAX_CANDIDATES = 5000
+/** Longest body shown per definition. */
+const MAX_BODY_LINES = 200
+
+/** structuredContent of find_symbol: the definitions on this page. */
+export const FindSymbolOutput = Type.Object({
+  definitions: Type.Array(Type.Object({
+    path: Type.String(),
+    kind: Type.String(),
+    name: Type.String(),
+    container: Type.Optional(Type.String({ description: 'Enclosing symbol' })),
+    line: Type.Integer({ description: 'First line (1-based)' }),
+    end_line: Type.Integer({ description: 'Last line' }),
+    signature: Type.String({ description: 'Head of the definition' })
+  }), { description: 'Best match first' }),
+  pagination: PaginationOutput
+})
+
+const FindSymbolInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Symbol name; "Owner.name" or "Owner::name" narrows to members, e.g. "kmalloc" or "Uploader.retry"' }),
+  match: Type.Optional(Type.Union([Type.Literal('exact'), Type.Literal('prefix'), Type.Literal('substring')], { default: 'exact', description: 'How the name matches (case-insensitive), e.g. "prefix"' })),
+  kind: Type.Optional(Type.Union(SYMBOL_KINDS.map(k => Type.Literal(k)), { description: 'Only this kind, e.g. "function"' })),
+  path: Type.Optional(Type.String({ description: 'Only definitions in this file or folder, e.g. "src/services"' })),
+  include_body: Type.Optional(Type.Boolean({ default: false, description: 'Also show each definition\'s lines (up to 200), e.g. true' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'Definitions per page, e.g. 20' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_offset of the previous page, e.g. 20' })),
+  max_response_tokens: Type.Optional(Type.Integer({ minimum: MIN_RESPONSE_TOKENS, maximum: MAX_RESPONSE_TOKENS, default: 8000, description: 'Token budget, e.g. 8000' })),
+  workspace: Inject('workspace'),
+  codeIndex: Inject('codeIndex'),
+  tokenizer: Inject('tokenizer')
+})
+
+// Where definitions are usually not the one meant: tests, examples, tooling, vendored code.
+const ASIDE = /(^|\/)(tests?|testing|__tests__|spec|specs|examples?|samples?|fixtures?|mocks?|vendor|third[_-]?party|node_modules|tools|scripts|bench(marks?)?|docs?)\//i
+const KIND_RANK: Record<string, number> = { class: 0, struct: 0, interface: 0, trait: 0, enum: 0, union: 0, function: 0, type: 1, method: 1, module: 1, impl: 2, macro: 2, constant: 3 }
+
+interface Found extends SymbolRow { shown: string }
+
+/** Best first: the exact spelling, a definition over a macro or constant, main code over tests and tools, a shorter name, a shallower path. */
+function rank (name: string): (a: Found, b: Found) => number {
+  const key = (f: Found): number[] => [Number(f.name !== name), KIND_RANK[f.kind], Number(ASIDE.test(f.shown)), f.name.length, f.shown.split('/').length]
+  return (a, b) => {
+    const [ka, kb] = [key(a), key(b)]
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i]
+    return compareText(a.shown, b.shown) || a.line - b.line
+  }
+}
+
+/** `Owner.name` / `Owner::name` → the owner (to filter on) and the name; a plain name has no owner. */
+function splitName (input: string): { owner?: string, name: string } {
+  const cut = /^(.+?)(?:\.|::)([^.:]+)$/.exec(input)
+  return cut === null ? { name: input } : { owner: cut[1].toLowerCase(), name: cut[2] }
+}
+
+function definitionLine (f: Found): string {
+  const span = f.line === f.endLine ? `${f.line}` : `${f.line}-${f.endLine}`
+  return `${f.shown}:${span} ${f.kind} ${f.container !== null ? `${f.container}.` : ''}${f.name}: ${f.signature}`
+}
+
+/** A definition's lines through the root jail, numbered as read_files numbers them; undefined when it cannot be read now. */
+async function bodyOf (workspace: WorkspaceService, f: Found, signal: AbortSignal): Promise<string[] | undefined> {
+  try {
+    const resolved = await workspace.resolve(f.shown, { signal })
+    const handle = await workspace.openFile(resolved)
+    try {
+      const { size } = await handle.stat()
+      const sniff = await workspace.sniff(handle)
+      const window = await workspace.readLines(handle, size, sniff, { start: f.line, end: f.endLine, maxLines: MAX_BODY_LINES, signal })
+      const lines = window.lines.map((line, i) => `${window.first + i}\t${cutLine(line, 500)}`)
+      if (f.endLine - f.line + 1 > MAX_BODY_LINES) lines.push(`… ${f.endLine - f.line + 1 - MAX_BODY_LINES} more lines: ${formatCall('read_files', { files: [{ path: f.shown, start_line: f.line + MAX_BODY_LINES, end_line: f.endLine }] })}`)
+      return lines
+    } finally {
+      await handle.close()
+    }
+  } catch (err) {
+    // The file changed or went away since it was indexed; the next scan catches up.
+    /* c8 ignore next */
+    if (!isToolError(err)) throw err
+    return undefined
+  }
+}
+
+/** Definitions by name from the symbol index: where a function, class, type or macro is defined. */
+export const findSymbol = defineTool({
+  name: 'find_symbol',
+  title: 'Find Symbol',
+  category: 'search',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  description: 'Find where a function, class, type, method or macro is defined, by name, across the workspace — best match first, optionally with each definition\'s body.\n\n' +
+    'Served from the code index (built in the background). get_symbols outlines one file; search_code ranks code by words; search_regex finds any text.',
+  input: FindSymbolInput,
+  output: FindSymbolOutput,
+  timeoutHint: 'narrow it with path or kind, or ask without include_body',
+  examples: [
+    { comment: 'Where is it defined?', arguments: { name: 'createServer' } },
+    { comment: 'The definition itself, in one folder', arguments: { name: 'parseConfig', path: 'src', include_body: true } }
+  ],
+  async run (args, ctx) {
+    const { name: input, match = 'exact', kind, path, include_body: withBody = false, page_size: pageSize = 20, offset = 0, max_response_tokens: budget = 8000, workspace, codeIndex, tokenizer } = args
+    const { owner, name } = splitName(input.trim())
+    if (name.trim() === '') throw toolError('INVALID_ARGUMENT', `name: "${input}" names no symbol`, 'pass a name, e.g. name="createServer"')
+    const scope = await scopeOf(workspace, path, ctx.signal)
+    const notes = await indexNotes(codeIndex, ctx)
+    const rows = codeIndex.findSymbols(name.toLowerCase(), match as NameMatch, kind, scope, MAX_CANDIDATES)
+    const found: Found[] = []
+    for (const row of rows) {
+      const shown = shownPath(workspace, row.path)
+      if (shown === undefined || (owner !== undefined && row.container?.toLowerCase() !== owner)) continue
+      found.push({ ...row, shown })
+    }
+    found.sort(rank(name))
+    const page = paginate(found, offset, pageSize, rows.length >= MAX_CANDIDATES)
+    const nextArgs = withoutDefaults({ ...args, offset: undefined }, FindSymbolInput)
+    const bodies = withBody ? await Promise.all(page.items.map(async f => await bodyOf(workspace, f, ctx.signal))) : []
+    const what = `${match === 'exact' ? '' : `${match} `}"${input}"${kind !== undefined ? ` (${kind})` : ''}${path !== undefined ? ` in ${path}` : ''}`
+    const make = (kept: number): { text: string, info: Pagination } => {
+      const pagination = kept === page.items.length ? page.pagination : { ...page.pagination, returned: kept, has_more: true, next_offset: page.pagination.offset + kept }
+      const lines = [`# Definitions of ${what} — ${counted(`${found.length}${page.pagination.total_is_lower_bound ? '+' : ''}`, 'match', 'matches')}`, ...notes]
+      if (found.length === 0) {
+        lines.push(`No definitions of ${what} in ${counted(codeIndex.status().symbols, 'indexed symbol')}. ${match === 'substring' ? '' : `Try match="${match === 'exact' ? 'prefix' : 'substring'}", or `}search_regex pattern="${name.replace(/[\\"]/g, '\\$&')}" finds it as text.`)
+      }
+      page.items.slice(0, kept).forEach((f, i) => {
+        if (!withBody) return lines.push(definitionLine(f))
+        lines.push(`## ${definitionLine(f)}`, ...(bodies[i] ?? ['(the file changed since it was indexed; read_files reads it now)']))
+      })
+      if (kept < page.items.length) lines.push(`Note: page cut to ${counted(kept, 'definition')} to fit max_response_tokens=${budget}; the next call continues`)
+      lines.push(pagingFooter('find_symbol', pagination, nextArgs, 'Definitions'))
+      return { text: lines.join('\n'), info: pagination }
+    }
+    // The whole page when it fits, else the most definitions that do; one always goes out.
+    const whole = make(page.items.length)
+    const fits = page.items.length <= 1 || (await measure(whole.text, budget, tokenizer, ctx.signal)).fits
+    const { text, info: pagination } = fits ? whole : (await fitLargest(1, page.items.length - 1, make, budget, tokenizer, ctx.signal)) ?? make(1)
+    const result: ToolResult = {
+      content: [{ type: 'text', text }],
+      structuredContent: {
+        definitions: page.items.slice(0, pagination.returned).map(f => ({
+          path: f.shown, kind: f.kind, name: f.name, ...(f.container !== null ? { container: f.container } : {}), line: f.line, end_line: f.endLine, signature: f.signature
+        })),
+        pagination
+      }
+    }
+    return result
+  }
+})

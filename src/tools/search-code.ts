@@ -1,0 +1,134 @@
+import { Type } from '@sinclair/typebox'
+import { isToolError, toolError } from '../errors.js'
+import { codeTokens, queryTerms } from '../services/code-index/code-tokens.js'
+import type { ChunkRow } from '../services/code-index/index-store.js'
+import type { WorkspaceService } from '../services/workspace.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitLargest, measure } from './budget.js'
+import { indexNotes, scopeOf, shownPath } from './code-index-common.js'
+import { defineTool, Inject, type ToolResult } from './define-tool.js'
+import { counted, cutLine } from './format.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
+
+/** Deepest a page may reach into the ranking (offset + page_size). */
+const MAX_CANDIDATES = 1000
+/** Lines of a chunk shown: the ones with the query's words first. */
+const SNIPPET_LINES = 6
+/** Most query terms used; the rest of a long query is dropped, with a note. */
+const MAX_TERMS = 16
+
+/** structuredContent of search_code: the ranked chunks on this page. */
+export const SearchCodeOutput = Type.Object({
+  results: Type.Array(Type.Object({
+    path: Type.String(),
+    start_line: Type.Integer({ description: 'First line of the chunk' }),
+    end_line: Type.Integer({ description: 'Last line' }),
+    symbol: Type.Optional(Type.String({ description: 'Definition the chunk is or lies in' })),
+    kind: Type.String({ description: 'Its kind, or "code"' }),
+    score: Type.Number({ description: 'BM25 relevance, higher is better' })
+  }), { description: 'Best first' }),
+  terms: Type.Array(Type.String(), { description: 'Search terms the query became' }),
+  pagination: PaginationOutput
+})
+
+const SearchCodeInput = Type.Object({
+  query: Type.String({ minLength: 1, maxLength: 500, description: 'Words or identifiers, e.g. "retry failed upload" (finds retryFailedUpload)' }),
+  path: Type.Optional(Type.String({ description: 'Only code in this file or folder, e.g. "src/services"' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Chunks per page, e.g. 10' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_offset of the previous page, e.g. 10' })),
+  max_response_tokens: Type.Optional(Type.Integer({ minimum: MIN_RESPONSE_TOKENS, maximum: MAX_RESPONSE_TOKENS, default: 8000, description: 'Token budget, e.g. 8000' })),
+  workspace: Inject('workspace'),
+  codeIndex: Inject('codeIndex'),
+  tokenizer: Inject('tokenizer')
+})
+
+interface Hit extends ChunkRow { shown: string }
+
+/** The chunk's lines that hold a query term (else its first lines), numbered, read through the root jail now. */
+async function snippetOf (workspace: WorkspaceService, hit: Hit, terms: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
+  try {
+    const resolved = await workspace.resolve(hit.shown, { signal })
+    const handle = await workspace.openFile(resolved)
+    try {
+      const { size } = await handle.stat()
+      const window = await workspace.readLines(handle, size, await workspace.sniff(handle), { start: hit.start, end: hit.end, maxLines: hit.end - hit.start + 1, signal })
+      const numbered = window.lines.map((text, i) => ({ n: window.first + i, text }))
+      const telling = numbered.filter(l => codeTokens(l.text).some(t => terms.has(t)))
+      const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
+      return shown.map(l => `${l.n}\t${cutLine(l.text, 300)}`)
+    } finally {
+      await handle.close()
+    }
+  } catch (err) {
+    // The file changed or went away since it was indexed; the next scan catches up.
+    /* c8 ignore next */
+    if (!isToolError(err)) throw err
+    return ['(the file changed since it was indexed; read_files reads it now)']
+  }
+}
+
+/** Ranked (BM25) search over code chunks with code-aware words: identifiers split at camelCase and snake_case. */
+export const searchCode = defineTool({
+  name: 'search_code',
+  title: 'Search Code',
+  category: 'search',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  description: 'Search code by words and rank the functions and classes that match best — "retry upload" finds retryFailedUpload — with the lines that matched.\n\n' +
+    'Served from the code index (BM25 over definition-sized chunks). search_regex finds exact text or patterns; find_symbol finds a definition by name.',
+  input: SearchCodeInput,
+  output: SearchCodeOutput,
+  timeoutHint: 'narrow it with path, or use fewer words',
+  examples: [
+    { comment: 'Where do we retry failed uploads?', arguments: { query: 'retry failed upload' } },
+    { comment: 'Only in one folder, a longer page', arguments: { query: 'parse config file', path: 'src', page_size: 20 } }
+  ],
+  async run (args, ctx) {
+    const { query, path, page_size: pageSize = 10, offset = 0, max_response_tokens: budget = 8000, workspace, codeIndex, tokenizer } = args
+    const all = queryTerms(query)
+    if (all.length === 0) throw toolError('INVALID_ARGUMENT', `query: "${query.slice(0, 100)}" holds no word to search for (words are letters, digits and _, at least two characters)`, 'pass words or identifiers, e.g. query="retry upload"')
+    const terms = all.slice(0, MAX_TERMS)
+    const scope = await scopeOf(workspace, path, ctx.signal)
+    const notes = await indexNotes(codeIndex, ctx)
+    if (all.length > terms.length) notes.push(`Note: the query has ${all.length} words; the first ${MAX_TERMS} were searched`)
+    // Only as many as this page needs, and one more to tell whether a next page exists.
+    const want = Math.min(MAX_CANDIDATES, offset + pageSize + 1)
+    const rows = codeIndex.searchChunks(terms, scope, want)
+    const hits: Hit[] = []
+    for (const row of rows) {
+      const shown = shownPath(workspace, row.path)
+      if (shown !== undefined) hits.push({ ...row, shown })
+    }
+    // The total counts what was read: a lower bound whenever the index may hold more.
+    const page = paginate(hits, offset, pageSize, rows.length >= want)
+    const termSet = new Set(terms)
+    const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
+    const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchCodeInput)
+    const make = (kept: number): { text: string, info: Pagination } => {
+      const pagination = kept === page.items.length ? page.pagination : { ...page.pagination, returned: kept, has_more: true, next_offset: page.pagination.offset + kept }
+      const lines = [`# Code matching ${terms.map(t => `"${t}"`).join(' ')}, best first — chunks with every word, then with any`, ...notes]
+      if (hits.length === 0) lines.push(`No indexed code has these words. search_regex pattern="${terms.join('|')}" ignore_case=true searches every file as text.`)
+      page.items.slice(0, kept).forEach((hit, i) => {
+        lines.push(`## ${hit.shown}:${hit.start}-${hit.end} ${hit.kind === 'code' ? 'code' : `${hit.kind} ${hit.symbol}`}`, ...snippets[i])
+      })
+      if (kept < page.items.length) lines.push(`Note: page cut to ${counted(kept, 'chunk')} to fit max_response_tokens=${budget}; the next call continues`)
+      if (kept > 0) lines.push(`Read one whole: ${formatCall('read_files', { files: [{ path: page.items[0].shown, start_line: page.items[0].start, end_line: page.items[0].end }] })}`)
+      lines.push(pagingFooter('search_code', pagination, nextArgs, 'Chunks'))
+      return { text: lines.join('\n'), info: pagination }
+    }
+    const whole = make(page.items.length)
+    const fits = page.items.length <= 1 || (await measure(whole.text, budget, tokenizer, ctx.signal)).fits
+    // One chunk (a heading and at most 6 lines of 300 characters) always fits the smallest budget: `make(1)` is a guard.
+    /* c8 ignore next */
+    const { text, info: pagination } = fits ? whole : (await fitLargest(1, page.items.length - 1, make, budget, tokenizer, ctx.signal)) ?? make(1)
+    const result: ToolResult = {
+      content: [{ type: 'text', text }],
+      structuredContent: {
+        results: page.items.slice(0, pagination.returned).map(h => ({
+          path: h.shown, start_line: h.start, end_line: h.end, ...(h.symbol !== '' ? { symbol: h.symbol } : {}), kind: h.kind, score: Math.round(-h.score * 1000) / 1000
+        })),
+        terms,
+        pagination
+      }
+    }
+    return result
+  }
+})
