@@ -2,7 +2,7 @@
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
 // ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (the last only with --search or
 // BENCH_SEARCH=1). `--bin` points the reads section at another build's dist/bin/cli.js.
-// Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--duration 5] [--rounds 2]
+// Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -15,6 +15,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     search: { type: 'boolean', default: process.env.BENCH_SEARCH === '1' },
+    index: { type: 'boolean', default: process.env.BENCH_INDEX === '1' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
     rounds: { type: 'string' },
@@ -44,7 +45,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index'] : [])]
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
@@ -58,6 +59,7 @@ const runners = {
   limits: async () => (await import('./lib/limits-bench.js')).runLimitsBench({ duration: quick ? 4 : 10 }, log),
   reads: async () => (await import('./lib/reads-bench.js')).runReadsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
+  index: async () => (await import('./lib/index-bench.js')).runIndexBench(log),
   search: async () => {
     if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
     const { runSearchBench, searchBenchTable } = await import(searchModule.href)
