@@ -1,4 +1,6 @@
 import type { Tokenizer } from '../services/tokenizer.js'
+import { counted } from './format.js'
+import type { Pagination } from './paging.js'
 
 /** Response budget limits shared by the search and read tools. */
 export const MIN_RESPONSE_TOKENS = 1000
@@ -81,4 +83,26 @@ export async function fitLargest<T> (lo: number, hi: number, make: (n: number) =
     }
   }
   return best
+}
+
+/**
+ * A page's text keeping its first `kept` items, with the pagination of those, and the note to show when the
+ * budget cut the page (undefined when it did not).
+ */
+export type PageRender = (kept: number, pagination: Pagination, cut: string | undefined) => string
+
+/**
+ * The whole page when it fits the budget, else the most items that do — their pagination then ends after
+ * them, so the next call continues there. One item always goes out, so every call moves forward.
+ */
+export async function fitPage (page: Pagination, render: PageRender, noun: string, budget: number, tokenizer: Tokenizer, signal?: AbortSignal): Promise<{ text: string, pagination: Pagination }> {
+  const make = (kept: number): Rung<Pagination> => {
+    const pagination = kept === page.returned ? page : { ...page, returned: kept, has_more: true, next_offset: page.offset + kept }
+    const cut = kept === page.returned ? undefined : `Note: page cut to ${counted(kept, noun)} to fit max_response_tokens=${budget}; the next call continues`
+    return { text: render(kept, pagination, cut), info: pagination }
+  }
+  const whole = make(page.returned)
+  const fits = page.returned <= 1 || (await measure(whole.text, budget, tokenizer, signal)).fits
+  const chosen = fits ? whole : (await fitLargest(1, page.returned - 1, make, budget, tokenizer, signal)) ?? make(1)
+  return { text: chosen.text, pagination: chosen.info }
 }

@@ -3,11 +3,12 @@ import { isToolError, toolError } from '../errors.js'
 import type { NameMatch, SymbolRow } from '../services/code-index/index-store.js'
 import { SYMBOL_KINDS } from '../services/symbol-languages.js'
 import type { WorkspaceService } from '../services/workspace.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitLargest, measure } from './budget.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { indexNotes, scopeOf, shownPath } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
+import { SymbolEntryOutput } from './get-symbols.js'
 import { counted, cutLine } from './format.js'
-import { compareText, formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
+import { compareText, formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** Candidates read from the index per call; more matches make the total a lower bound. */
 const MAX_CANDIDATES = 5000
@@ -16,15 +17,7 @@ const MAX_BODY_LINES = 200
 
 /** structuredContent of find_symbol: the definitions on this page. */
 export const FindSymbolOutput = Type.Object({
-  definitions: Type.Array(Type.Object({
-    path: Type.String(),
-    kind: Type.String(),
-    name: Type.String(),
-    container: Type.Optional(Type.String({ description: 'Enclosing symbol' })),
-    line: Type.Integer({ description: 'First line (1-based)' }),
-    end_line: Type.Integer({ description: 'Last line' }),
-    signature: Type.String({ description: 'Head of the definition' })
-  }), { description: 'Best match first' }),
+  definitions: Type.Array(SymbolEntryOutput, { description: 'Best match first' }),
   pagination: PaginationOutput
 })
 
@@ -125,8 +118,7 @@ export const findSymbol = defineTool({
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, FindSymbolInput)
     const bodies = withBody ? await Promise.all(page.items.map(async f => await bodyOf(workspace, f, ctx.signal))) : []
     const what = `${match === 'exact' ? '' : `${match} `}"${input}"${kind !== undefined ? ` (${kind})` : ''}${path !== undefined ? ` in ${path}` : ''}`
-    const make = (kept: number): { text: string, info: Pagination } => {
-      const pagination = kept === page.items.length ? page.pagination : { ...page.pagination, returned: kept, has_more: true, next_offset: page.pagination.offset + kept }
+    const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
       const lines = [`# Definitions of ${what} — ${counted(`${found.length}${page.pagination.total_is_lower_bound ? '+' : ''}`, 'match', 'matches')}`, ...notes]
       if (found.length === 0) {
         lines.push(`No definitions of ${what} in ${counted(codeIndex.status().symbols, 'indexed symbol')}. ${match === 'substring' ? '' : `Try match="${match === 'exact' ? 'prefix' : 'substring'}", or `}search_regex pattern="${name.replace(/[\\"]/g, '\\$&')}" finds it as text.`)
@@ -135,14 +127,10 @@ export const findSymbol = defineTool({
         if (!withBody) return lines.push(definitionLine(f))
         lines.push(`## ${definitionLine(f)}`, ...(bodies[i] ?? ['(the file changed since it was indexed; read_files reads it now)']))
       })
-      if (kept < page.items.length) lines.push(`Note: page cut to ${counted(kept, 'definition')} to fit max_response_tokens=${budget}; the next call continues`)
+      if (cut !== undefined) lines.push(cut)
       lines.push(pagingFooter('find_symbol', pagination, nextArgs, 'Definitions'))
-      return { text: lines.join('\n'), info: pagination }
-    }
-    // The whole page when it fits, else the most definitions that do; one always goes out.
-    const whole = make(page.items.length)
-    const fits = page.items.length <= 1 || (await measure(whole.text, budget, tokenizer, ctx.signal)).fits
-    const { text, info: pagination } = fits ? whole : (await fitLargest(1, page.items.length - 1, make, budget, tokenizer, ctx.signal)) ?? make(1)
+      return lines.join('\n')
+    }, 'definition', budget, tokenizer, ctx.signal)
     const result: ToolResult = {
       content: [{ type: 'text', text }],
       structuredContent: {

@@ -4,16 +4,27 @@ import { buildOutline, type OutlineSymbol } from '../services/outline.js'
 import { MAX_SOURCE_BYTES, SYMBOL_KINDS, supportedLanguages, symbolLanguageOf, type SymbolKind } from '../services/symbol-languages.js'
 import type { SymbolParser } from '../services/symbol-parser.js'
 import type { WorkspaceService } from '../services/workspace.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitLargest, measure } from './budget.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted, formatBytes, shownInput } from './format.js'
-import { paginate, pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
+import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 import { binaryError, nonTextKind } from './read-nontext.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
 const MAX_FILES = 20
 /** Largest file outlined; bigger ones are FILE_TOO_LARGE. */
 export const MAX_OUTLINE_BYTES = MAX_SOURCE_BYTES
+
+/** One definition in structuredContent (get_symbols, find_symbol). */
+export const SymbolEntryOutput = Type.Object({
+  path: Type.String(),
+  kind: Type.String(),
+  name: Type.String(),
+  container: Type.Optional(Type.String({ description: 'Enclosing symbol' })),
+  line: Type.Integer({ description: 'First line (1-based)' }),
+  end_line: Type.Integer({ description: 'Last line' }),
+  signature: Type.String({ description: 'Head of the definition' })
+})
 
 /** structuredContent of get_symbols: each file's outcome, then the symbols on this page. */
 export const GetSymbolsOutput = Type.Object({
@@ -23,15 +34,7 @@ export const GetSymbolsOutput = Type.Object({
     symbols: Type.Optional(Type.Integer({ description: 'Symbols after filters' })),
     error: Type.Optional(Type.String({ description: 'Error code if not parsed' }))
   }), { description: 'One per requested file, in order' }),
-  symbols: Type.Array(Type.Object({
-    path: Type.String(),
-    kind: Type.String(),
-    name: Type.String(),
-    container: Type.Optional(Type.String({ description: 'Enclosing symbol' })),
-    line: Type.Integer({ description: 'First line (1-based)' }),
-    end_line: Type.Integer({ description: 'Last line' }),
-    signature: Type.String({ description: 'Head of the definition' })
-  }), { description: 'Symbols on this page, in file then source order' }),
+  symbols: Type.Array(SymbolEntryOutput, { description: 'Symbols on this page, in file then source order' }),
   pagination: PaginationOutput
 })
 
@@ -163,21 +166,16 @@ export const getSymbols = defineTool({
     const entries = outlines.flatMap((o, file) => o.kept.map(symbol => ({ file, symbol })))
     const page = paginate(entries, offset, pageSize)
     const nextArgs = withoutDefaults({ ...args, paths: outlines.filter(o => o.error === undefined).map(o => o.shown), offset: undefined }, GetSymbolsInput)
-    const make = (kept: number): { text: string, info: Pagination } => {
-      const pagination = kept === page.items.length ? page.pagination : { ...page.pagination, returned: kept, has_more: true, next_offset: page.pagination.offset + kept }
+    const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
       const text = [
         `# Outline of ${counted(paths.length, 'file')} — ${counted(entries.length, 'symbol')} (lines first-last; read_files files=[{"path":…,"start_line":first,"end_line":last}] reads one)`,
         render(outlines, page.items.slice(0, kept), page.pagination.offset, kinds !== undefined)
       ]
-      if (kept < page.items.length) text.push(`Note: page cut to ${counted(kept, 'symbol')} to fit max_response_tokens=${budget}; the next call continues`)
+      if (cut !== undefined) text.push(cut)
       if (page.items.length === 0 && entries.length > 0) text.push(`Note: offset ${offset} is past the end (${counted(entries.length, 'symbol')}); use offset=0`)
       text.push(pagingFooter('get_symbols', pagination, nextArgs, 'Symbols'))
-      return { text: text.join('\n'), info: pagination }
-    }
-    // The whole page when it fits, else the most symbols that do; one always goes out (a signature is at most 200 characters).
-    const whole = make(page.items.length)
-    const fits = page.items.length <= 1 || (await measure(whole.text, budget, tokenizer, signal)).fits
-    const { text, info: pagination } = fits ? whole : (await fitLargest(1, page.items.length - 1, make, budget, tokenizer, signal)) ?? make(1)
+      return text.join('\n')
+    }, 'symbol', budget, tokenizer, signal)
     const result: ToolResult = {
       content: [{ type: 'text', text }],
       structuredContent: {

@@ -3,11 +3,11 @@ import { isToolError, toolError } from '../errors.js'
 import { codeTokens, queryTerms } from '../services/code-index/code-tokens.js'
 import type { ChunkRow } from '../services/code-index/index-store.js'
 import type { WorkspaceService } from '../services/workspace.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitLargest, measure } from './budget.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { indexNotes, scopeOf, shownPath } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { counted, cutLine } from './format.js'
-import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
+import { cutLine } from './format.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** Deepest a page may reach into the ranking (offset + page_size). */
 const MAX_CANDIDATES = 1000
@@ -102,23 +102,17 @@ export const searchCode = defineTool({
     const termSet = new Set(terms)
     const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchCodeInput)
-    const make = (kept: number): { text: string, info: Pagination } => {
-      const pagination = kept === page.items.length ? page.pagination : { ...page.pagination, returned: kept, has_more: true, next_offset: page.pagination.offset + kept }
+    const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
       const lines = [`# Code matching ${terms.map(t => `"${t}"`).join(' ')}, best first — chunks with every word, then with any`, ...notes]
       if (hits.length === 0) lines.push(`No indexed code has these words. search_regex pattern="${terms.join('|')}" ignore_case=true searches every file as text.`)
       page.items.slice(0, kept).forEach((hit, i) => {
         lines.push(`## ${hit.shown}:${hit.start}-${hit.end} ${hit.kind === 'code' ? 'code' : `${hit.kind} ${hit.symbol}`}`, ...snippets[i])
       })
-      if (kept < page.items.length) lines.push(`Note: page cut to ${counted(kept, 'chunk')} to fit max_response_tokens=${budget}; the next call continues`)
+      if (cut !== undefined) lines.push(cut)
       if (kept > 0) lines.push(`Read one whole: ${formatCall('read_files', { files: [{ path: page.items[0].shown, start_line: page.items[0].start, end_line: page.items[0].end }] })}`)
       lines.push(pagingFooter('search_code', pagination, nextArgs, 'Chunks'))
-      return { text: lines.join('\n'), info: pagination }
-    }
-    const whole = make(page.items.length)
-    const fits = page.items.length <= 1 || (await measure(whole.text, budget, tokenizer, ctx.signal)).fits
-    // One chunk (a heading and at most 6 lines of 300 characters) always fits the smallest budget: `make(1)` is a guard.
-    /* c8 ignore next */
-    const { text, info: pagination } = fits ? whole : (await fitLargest(1, page.items.length - 1, make, budget, tokenizer, ctx.signal)) ?? make(1)
+      return lines.join('\n')
+    }, 'chunk', budget, tokenizer, ctx.signal)
     const result: ToolResult = {
       content: [{ type: 'text', text }],
       structuredContent: {
