@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
 import { toolError } from '../errors.js'
+import { createJobThread } from './job-thread.js'
 
 /** Text of a page range of a PDF. */
 export interface PdfText {
@@ -59,11 +59,6 @@ parentPort.on('message', async ({ id, data, first, last }) => {
 })
 `
 
-interface Job {
-  resolve: (text: PdfText) => void
-  reject: (err: Error) => void
-}
-
 /** File URLs of pdfjs-dist's legacy build and its worker module. */
 export interface PdfjsLocation {
   pdfjs: string
@@ -84,73 +79,23 @@ export function locatePdfjs (resolve: (id: string) => string = createRequire(imp
 
 /** Creates the reader: one extraction thread, started on the first PDF, ended (and restarted later) when a call is abandoned. */
 export function createPdfReader (location: PdfjsLocation | null = locatePdfjs()): PdfReader {
-  let worker: Worker | undefined
-  let nextId = 0
-  const jobs = new Map<number, Job>()
-  // One document at a time: a queued extraction waits on this chain.
-  let chain: Promise<unknown> = Promise.resolve()
-
-  const failAll = (err: Error): void => {
-    for (const job of jobs.values()) job.reject(err)
-    jobs.clear()
-  }
-  // An idle thread never keeps the process alive; one with a job in flight does, like any pending I/O.
-  const track = (thread: Worker): void => {
-    if (jobs.size > 0) thread.ref()
-    else thread.unref()
-  }
-  function start (where: PdfjsLocation): Worker {
-    const thread = new Worker(PDF_WORKER_SOURCE, { eval: true, workerData: where, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } })
-    thread.unref()
-    thread.on('message', (msg: { id: number, pages?: number, texts?: string[], error?: string }) => {
-      const job = jobs.get(msg.id)
-      if (job === undefined) return
-      jobs.delete(msg.id)
-      track(thread)
-      if (msg.error !== undefined) job.reject(toolError('BINARY_FILE', `the PDF could not be read: ${msg.error}`, 'the file may be damaged or encrypted; get_file_info describes it'))
-      else job.resolve({ pages: msg.pages as number, texts: msg.texts as string[] })
-    })
-    // A crash or the heap limit ends the thread: its jobs fail, and the next PDF starts a fresh one.
-    thread.on('error', (err) => failAll(toolError('BINARY_FILE', `the PDF could not be read: ${err.message}`, 'the file may be damaged; get_file_info describes it')))
-    thread.on('exit', () => {
-      if (worker === thread) worker = undefined
-      failAll(toolError('BINARY_FILE', 'the PDF reader stopped before it finished', 'try a smaller page range, e.g. pages="1-5"'))
-    })
-    return thread
-  }
-
-  function run (where: PdfjsLocation, bytes: Uint8Array, first: number, last: number, signal?: AbortSignal): Promise<PdfText> {
-    signal?.throwIfAborted()
-    worker ??= start(where)
-    const thread = worker
-    const id = ++nextId
-    return new Promise<PdfText>((resolve, reject) => {
-      const onAbort = (): void => {
-        jobs.delete(id)
-        // The engine answers an aborted call with its own TIMEOUT or CANCELLED; this only ends the wait.
-        reject(toolError('CANCELLED', 'the PDF text extraction was stopped', 'try a smaller page range, e.g. pages="1-5"'))
-        // The thread may be deep in a page: ending it is the only way to stop the work.
-        if (worker === thread) worker = undefined
-        thread.terminate().catch(() => undefined)
+  const thread = location === null
+    ? undefined
+    : createJobThread<{ data: Uint8Array, first: number, last: number }, PdfText>({
+      source: PDF_WORKER_SOURCE,
+      workerData: location,
+      heapMb: WORKER_HEAP_MB,
+      errors: {
+        failed: (why, crashed) => toolError('BINARY_FILE', `the PDF could not be read: ${why}`, crashed ? 'the file may be damaged; get_file_info describes it' : 'the file may be damaged or encrypted; get_file_info describes it'),
+        stopped: () => toolError('BINARY_FILE', 'the PDF reader stopped before it finished', 'try a smaller page range, e.g. pages="1-5"'),
+        cancelled: () => toolError('CANCELLED', 'the PDF text extraction was stopped', 'try a smaller page range, e.g. pages="1-5"')
       }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      const settle = <T>(fn: (v: T) => void) => (v: T): void => {
-        signal?.removeEventListener('abort', onAbort)
-        fn(v)
-      }
-      jobs.set(id, { resolve: settle(resolve), reject: settle(reject) })
-      track(thread)
-      thread.postMessage({ id, data: bytes, first, last })
     })
-  }
-
   return {
-    available: location !== null,
-    extract (bytes, first, last, signal) {
-      if (location === null) return Promise.reject(toolError('BINARY_FILE', 'PDF text extraction is not installed (pdfjs-dist is missing)', 'get_file_info describes the file'))
-      const result = chain.then(() => run(location, bytes, first, last, signal))
-      chain = result.catch(() => undefined)
-      return result
+    available: thread !== undefined,
+    async extract (bytes, first, last, signal) {
+      if (thread === undefined) throw toolError('BINARY_FILE', 'PDF text extraction is not installed (pdfjs-dist is missing)', 'get_file_info describes the file')
+      return await thread.run({ data: bytes, first, last }, signal)
     }
   }
 }

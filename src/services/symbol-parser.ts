@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { Worker } from 'node:worker_threads'
 import { toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { createJobThread } from './job-thread.js'
 import type { SymbolLanguage } from './symbol-languages.js'
 
 /** One definition as the query found it: rows are 0-based, `from`/`to` are character offsets. */
@@ -113,85 +113,22 @@ export function locateTreeSitter (resolve: (id: string) => string = createRequir
   }
 }
 
-interface Job {
-  resolve: (parsed: ParsedDefinitions) => void
-  reject: (err: Error) => void
-}
-
 const failed = (why: string): Error => toolError('PARSE_FAILED', `the parser stopped: ${why}`, 'read_files reads the file; search_regex finds definitions by pattern')
 
 /** Creates the parser: one thread, started on the first file, ended (and restarted later) when a call is abandoned. */
 export function createSymbolParser (where: TreeSitterLocation): SymbolParser {
-  let worker: Worker | undefined
-  let nextId = 0
-  const jobs = new Map<number, Job>()
-  // One file at a time: a queued parse waits on this chain, so ending the thread for an abandoned call
-  // never fails another call's file.
-  let chain: Promise<unknown> = Promise.resolve()
-
-  const failAll = (err: Error): void => {
-    for (const job of jobs.values()) job.reject(err)
-    jobs.clear()
-  }
-  // An idle thread never keeps the process alive; one with a job in flight does, like any pending I/O.
-  const track = (thread: Worker): void => {
-    if (jobs.size > 0) thread.ref()
-    else thread.unref()
-  }
-  function start (): Worker {
-    const thread = new Worker(PARSER_WORKER_SOURCE, { eval: true, workerData: where, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } })
-    thread.unref()
-    thread.on('message', (msg: { id: number, definitions?: RawDefinition[], hasErrors?: boolean, error?: string }) => {
-      const job = jobs.get(msg.id)
-      // An answer can cross the terminate() of the call it belonged to; that call has already been told.
-      /* c8 ignore next */
-      if (job === undefined) return
-      jobs.delete(msg.id)
-      track(thread)
-      if (msg.error !== undefined) job.reject(failed(msg.error))
-      else job.resolve({ definitions: msg.definitions as RawDefinition[], hasErrors: msg.hasErrors === true })
-    })
-    // A crash or the heap limit ends the thread: its jobs fail, and the next file starts a fresh one.
-    thread.on('error', (err) => failAll(failed(err.message)))
-    thread.on('exit', () => {
-      if (worker === thread) worker = undefined
-      failAll(failed('the parsing thread ended'))
-    })
-    return thread
-  }
-
-  function run (text: string, language: SymbolLanguage, signal?: AbortSignal): Promise<ParsedDefinitions> {
-    signal?.throwIfAborted()
-    worker ??= start()
-    const thread = worker
-    const id = ++nextId
-    return new Promise<ParsedDefinitions>((resolve, reject) => {
-      const onAbort = (): void => {
-        jobs.delete(id)
-        // The engine answers an aborted call with its own TIMEOUT or CANCELLED; this only ends the wait.
-        reject(toolError('CANCELLED', 'the outline was stopped', 'ask for fewer or smaller files'))
-        // The thread may be deep in a parse: ending it is the only way to stop the work. Files go one at a
-        // time, so the thread running this one is the current thread.
-        worker = undefined
-        thread.terminate().catch(() => undefined)
-      }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      const settle = <T>(fn: (v: T) => void) => (v: T): void => {
-        signal?.removeEventListener('abort', onAbort)
-        fn(v)
-      }
-      jobs.set(id, { resolve: settle(resolve), reject: settle(reject) })
-      track(thread)
-      thread.postMessage({ id, grammar: language.grammar, query: language.query, text: language.prepare?.(text) ?? text })
-    })
-  }
-
-  return {
-    definitions (text, language, signal) {
-      const result = chain.then(() => run(text, language, signal))
-      chain = result.catch(() => undefined)
-      return result
+  const thread = createJobThread<{ grammar: string, query: string, text: string }, ParsedDefinitions>({
+    source: PARSER_WORKER_SOURCE,
+    workerData: where,
+    heapMb: WORKER_HEAP_MB,
+    errors: {
+      failed: (why) => failed(why),
+      stopped: () => failed('the parsing thread ended'),
+      cancelled: () => toolError('CANCELLED', 'the outline was stopped', 'ask for fewer or smaller files')
     }
+  })
+  return {
+    definitions: async (text, language, signal) => await thread.run({ grammar: language.grammar, query: language.query, text: language.prepare?.(text) ?? text }, signal)
   }
 }
 
