@@ -1,3 +1,4 @@
+import { isToolError } from '../errors.js'
 import type { CodeIndex } from '../services/code-index/code-index.js'
 import type { PathScope } from '../services/code-index/index-store.js'
 import type { WorkspaceService } from '../services/workspace.js'
@@ -40,4 +41,29 @@ export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'sign
     return [`Note: the code index could not be built (${status.error ?? 'unknown error'}); these results cover ${counted(status.files, 'file')} indexed before. search_regex searches the files themselves.`]
   }
   return [`Note: the code index is still being built (${status.done} of ${counted(status.pending, 'changed file')} done, ${counted(status.files, 'file')} indexed); these results cover the files indexed so far — call again shortly for the rest, or use search_regex now.`]
+}
+
+/** What an answer shows in place of lines it could not read from an indexed file. */
+export const CHANGED_SINCE_INDEXED = '(the file changed since it was indexed; read_files reads it now)'
+
+/**
+ * Lines start..end (at most `maxLines`) of an indexed file as the session shows it, read now through the root
+ * jail, each with its 1-based number; undefined when the file changed or went away since it was indexed.
+ */
+export async function indexedLines (workspace: WorkspaceService, shown: string, start: number, end: number, maxLines: number, signal: AbortSignal): Promise<Array<{ n: number, text: string }> | undefined> {
+  try {
+    const handle = await workspace.openFile(await workspace.resolve(shown, { signal }))
+    try {
+      const { size } = await handle.stat()
+      const window = await workspace.readLines(handle, size, await workspace.sniff(handle), { start, end, maxLines, signal })
+      return window.lines.map((text, i) => ({ n: window.first + i, text }))
+    } finally {
+      await handle.close()
+    }
+  } catch (err) {
+    // The next scan catches up with the change; anything but a tool error is a bug for dispatch to log.
+    /* c8 ignore next */
+    if (!isToolError(err)) throw err
+    return undefined
+  }
 }

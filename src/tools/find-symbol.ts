@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { isToolError, toolError } from '../errors.js'
+import { toolError } from '../errors.js'
 import type { NameMatch, SymbolRow } from '../services/code-index/index-store.js'
 import { SYMBOL_KINDS } from '../services/symbol-languages.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { indexNotes, scopeOf, shownPath } from './code-index-common.js'
+import { CHANGED_SINCE_INDEXED, indexedLines, indexNotes, scopeOf, shownPath } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { SymbolEntryOutput } from './get-symbols.js'
 import { counted, cutLine } from './format.js'
@@ -62,27 +62,13 @@ function definitionLine (f: Found): string {
   return `${f.shown}:${span} ${f.kind} ${f.container !== null ? `${f.container}.` : ''}${f.name}: ${f.signature}`
 }
 
-/** A definition's lines through the root jail, numbered as read_files numbers them; undefined when it cannot be read now. */
-async function bodyOf (workspace: WorkspaceService, f: Found, signal: AbortSignal): Promise<string[] | undefined> {
-  try {
-    const resolved = await workspace.resolve(f.shown, { signal })
-    const handle = await workspace.openFile(resolved)
-    try {
-      const { size } = await handle.stat()
-      const sniff = await workspace.sniff(handle)
-      const window = await workspace.readLines(handle, size, sniff, { start: f.line, end: f.endLine, maxLines: MAX_BODY_LINES, signal })
-      const lines = window.lines.map((line, i) => `${window.first + i}\t${cutLine(line, 500)}`)
-      if (f.endLine - f.line + 1 > MAX_BODY_LINES) lines.push(`… ${f.endLine - f.line + 1 - MAX_BODY_LINES} more lines: ${formatCall('read_files', { files: [{ path: f.shown, start_line: f.line + MAX_BODY_LINES, end_line: f.endLine }] })}`)
-      return lines
-    } finally {
-      await handle.close()
-    }
-  } catch (err) {
-    // The file changed or went away since it was indexed; the next scan catches up.
-    /* c8 ignore next */
-    if (!isToolError(err)) throw err
-    return undefined
-  }
+/** A definition's lines (up to MAX_BODY_LINES, then the call that reads the rest), numbered as read_files numbers them. */
+async function bodyOf (workspace: WorkspaceService, f: Found, signal: AbortSignal): Promise<string[]> {
+  const lines = await indexedLines(workspace, f.shown, f.line, f.endLine, MAX_BODY_LINES, signal)
+  if (lines === undefined) return [CHANGED_SINCE_INDEXED]
+  const body = lines.map(l => `${l.n}\t${cutLine(l.text, 500)}`)
+  if (f.endLine - f.line + 1 > MAX_BODY_LINES) body.push(`… ${f.endLine - f.line + 1 - MAX_BODY_LINES} more lines: ${formatCall('read_files', { files: [{ path: f.shown, start_line: f.line + MAX_BODY_LINES, end_line: f.endLine }] })}`)
+  return body
 }
 
 /** Definitions by name from the symbol index: where a function, class, type or macro is defined. */
@@ -125,7 +111,7 @@ export const findSymbol = defineTool({
       }
       page.items.slice(0, kept).forEach((f, i) => {
         if (!withBody) return lines.push(definitionLine(f))
-        lines.push(`## ${definitionLine(f)}`, ...(bodies[i] ?? ['(the file changed since it was indexed; read_files reads it now)']))
+        lines.push(`## ${definitionLine(f)}`, ...bodies[i])
       })
       if (cut !== undefined) lines.push(cut)
       lines.push(pagingFooter('find_symbol', pagination, nextArgs, 'Definitions'))

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { isToolError, toolError } from '../errors.js'
+import { toolError } from '../errors.js'
 import { codeTokens, queryTerms } from '../services/code-index/code-tokens.js'
 import type { ChunkRow } from '../services/code-index/index-store.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { indexNotes, scopeOf, shownPath } from './code-index-common.js'
+import { CHANGED_SINCE_INDEXED, indexedLines, indexNotes, scopeOf, shownPath } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { cutLine } from './format.js'
 import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
@@ -45,25 +45,11 @@ interface Hit extends ChunkRow { shown: string }
 
 /** The chunk's lines that hold a query term (else its first lines), numbered, read through the root jail now. */
 async function snippetOf (workspace: WorkspaceService, hit: Hit, terms: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
-  try {
-    const resolved = await workspace.resolve(hit.shown, { signal })
-    const handle = await workspace.openFile(resolved)
-    try {
-      const { size } = await handle.stat()
-      const window = await workspace.readLines(handle, size, await workspace.sniff(handle), { start: hit.start, end: hit.end, maxLines: hit.end - hit.start + 1, signal })
-      const numbered = window.lines.map((text, i) => ({ n: window.first + i, text }))
-      const telling = numbered.filter(l => codeTokens(l.text).some(t => terms.has(t)))
-      const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
-      return shown.map(l => `${l.n}\t${cutLine(l.text, 300)}`)
-    } finally {
-      await handle.close()
-    }
-  } catch (err) {
-    // The file changed or went away since it was indexed; the next scan catches up.
-    /* c8 ignore next */
-    if (!isToolError(err)) throw err
-    return ['(the file changed since it was indexed; read_files reads it now)']
-  }
+  const numbered = await indexedLines(workspace, hit.shown, hit.start, hit.end, hit.end - hit.start + 1, signal)
+  if (numbered === undefined) return [CHANGED_SINCE_INDEXED]
+  const telling = numbered.filter(l => codeTokens(l.text).some(t => terms.has(t)))
+  const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
+  return shown.map(l => `${l.n}\t${cutLine(l.text, 300)}`)
 }
 
 /** Ranked (BM25) search over code chunks with code-aware words: identifiers split at camelCase and snake_case. */
