@@ -1,9 +1,10 @@
-import { isToolError } from '../errors.js'
 import type { CodeIndex } from '../services/code-index/code-index.js'
+import { codeTokens } from '../services/code-index/code-tokens.js'
+import { indexedLines } from '../services/code-index/indexed-lines.js'
 import type { PathScope } from '../services/code-index/index-store.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import type { ToolContext } from './define-tool.js'
-import { counted } from './format.js'
+import { counted, cutLine } from './format.js'
 
 /** How long a call waits for the first scan before it answers from what is indexed so far. */
 export const INDEX_WAIT_MS = 3000
@@ -46,24 +47,17 @@ export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'sign
 /** What an answer shows in place of lines it could not read from an indexed file. */
 export const CHANGED_SINCE_INDEXED = '(the file changed since it was indexed; read_files reads it now)'
 
+/** Lines of a chunk shown in a ranked answer: the ones with the query's words first. */
+const SNIPPET_LINES = 6
+
 /**
- * Lines start..end (at most `maxLines`) of an indexed file as the session shows it, read now through the root
- * jail, each with its 1-based number; undefined when the file changed or went away since it was indexed.
+ * The lines of a found chunk worth showing — those holding a query term, else its first non-blank ones — read
+ * now through the root jail, numbered (`n<TAB>text`).
  */
-export async function indexedLines (workspace: WorkspaceService, shown: string, start: number, end: number, maxLines: number, signal: AbortSignal): Promise<Array<{ n: number, text: string }> | undefined> {
-  try {
-    const handle = await workspace.openFile(await workspace.resolve(shown, { signal }))
-    try {
-      const { size } = await handle.stat()
-      const window = await workspace.readLines(handle, size, await workspace.sniff(handle), { start, end, maxLines, signal })
-      return window.lines.map((text, i) => ({ n: window.first + i, text }))
-    } finally {
-      await handle.close()
-    }
-  } catch (err) {
-    // The next scan catches up with the change; anything but a tool error is a bug for dispatch to log.
-    /* c8 ignore next */
-    if (!isToolError(err)) throw err
-    return undefined
-  }
+export async function snippetOf (workspace: WorkspaceService, hit: { shown: string, start: number, end: number }, terms: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
+  const numbered = await indexedLines(workspace, hit.shown, hit.start, hit.end, hit.end - hit.start + 1, signal)
+  if (numbered === undefined) return [CHANGED_SINCE_INDEXED]
+  const telling = numbered.filter(l => codeTokens(l.text).some(t => terms.has(t)))
+  const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
+  return shown.map(l => `${l.n}\t${cutLine(l.text, 300)}`)
 }

@@ -1,18 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
-import { codeTokens, queryTerms } from '../services/code-index/code-tokens.js'
+import { queryTerms } from '../services/code-index/code-tokens.js'
 import type { ChunkRow } from '../services/code-index/index-store.js'
-import type { WorkspaceService } from '../services/workspace.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { CHANGED_SINCE_INDEXED, indexedLines, indexNotes, scopeOf, shownPath } from './code-index-common.js'
+import { indexNotes, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { cutLine } from './format.js'
 import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** Deepest a page may reach into the ranking (offset + page_size). */
 const MAX_CANDIDATES = 1000
-/** Lines of a chunk shown: the ones with the query's words first. */
-const SNIPPET_LINES = 6
 /** Most query terms used; the rest of a long query is dropped, with a note. */
 const MAX_TERMS = 16
 
@@ -42,15 +38,6 @@ const SearchCodeInput = Type.Object({
 })
 
 interface Hit extends ChunkRow { shown: string }
-
-/** The chunk's lines that hold a query term (else its first lines), numbered, read through the root jail now. */
-async function snippetOf (workspace: WorkspaceService, hit: Hit, terms: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
-  const numbered = await indexedLines(workspace, hit.shown, hit.start, hit.end, hit.end - hit.start + 1, signal)
-  if (numbered === undefined) return [CHANGED_SINCE_INDEXED]
-  const telling = numbered.filter(l => codeTokens(l.text).some(t => terms.has(t)))
-  const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
-  return shown.map(l => `${l.n}\t${cutLine(l.text, 300)}`)
-}
 
 /** Ranked (BM25) search over code chunks with code-aware words: identifiers split at camelCase and snake_case. */
 export const searchCode = defineTool({

@@ -5,7 +5,8 @@ import pino from 'pino'
 import t, { type Test } from 'tap'
 import { chunkFile, MAX_CHUNK_LINES } from '../../src/services/code-index/chunker.js'
 import { codeTokens, matchExpression, queryTerms } from '../../src/services/code-index/code-tokens.js'
-import { createCodeIndex, workerModule, type CodeIndex } from '../../src/services/code-index/code-index.js'
+import { createCodeIndex, type CodeIndex } from '../../src/services/code-index/code-index.js'
+import { threadModule } from '../../src/services/code-index/request-thread.js'
 import { configuredRoots } from '../../src/config.js'
 import { codeIndexService } from '../../src/services/code-index/index.js'
 import { defaultStateDir, indexLocation, removeIndexFile } from '../../src/services/code-index/index-file.js'
@@ -72,7 +73,7 @@ function entry (file: string, symbols: Array<[string, string, number]>, words: s
     size: 1,
     mtimeMs: 1,
     language: 'TypeScript',
-    chunks: [{ start: 1, end: 5, symbol: symbols[0]?.[0] ?? '', kind: 'function', tokens: words }],
+    chunks: [{ start: 1, end: 5, symbol: symbols[0]?.[0] ?? '', kind: 'function', tokens: words, hash: `h-${file}` }],
     symbols: symbols.map(([name, kind, line]) => ({ name, kind: kind as OutlineSymbol['kind'], line, endLine: line + 1, depth: 1, signature: `${kind} ${name}` }))
   }
 }
@@ -110,7 +111,7 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   t.same(store.searchChunks(['failed'], undefined, 10), [], 'its old words are gone from the search')
   store.remove(['/r/src2/other.ts', '/r/missing.ts'])
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 })
-  t.throws(() => store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', tokens: null as unknown as string }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
+  t.throws(() => store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', tokens: null as unknown as string, hash: 'h' }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'a failed batch leaves nothing half written')
   store.close()
 
@@ -251,8 +252,8 @@ t.test('a file that grew past the limit between the walk and the read is remembe
   t.teardown(() => index.close())
   t.equal(await index.ready(60_000, new AbortController().signal), true)
   t.match(index.status(), { files: 0, pending: 1, done: 1 })
-  t.equal(workerModule('file:///app/dist/bin/chunk-X.js').href, 'file:///app/dist/bin/index-worker.js', 'the bundle loads the thread beside its chunk')
-  t.equal(workerModule('file:///app/src/services/code-index/code-index.ts').href, 'file:///app/dist/src/services/code-index/index-worker.js', 'the sources load the build\'s copy')
+  t.equal(threadModule('index-worker', 'file:///app/dist/bin/chunk-X.js').href, 'file:///app/dist/bin/index-worker.js', 'the bundle loads the thread beside its chunk')
+  t.equal(threadModule('index-worker', 'file:///app/src/services/code-index/request-thread.ts').href, 'file:///app/dist/src/services/code-index/index-worker.js', 'the sources load the build\'s copy')
 })
 
 t.test('the index service: off, not installed, a state folder it cannot write', async (t) => {

@@ -152,6 +152,9 @@ function fakeIndex (status: Partial<CodeIndexStatus>): CodeIndex {
     ready: async (_wait, _signal, progress) => { progress?.(40, 100); return false },
     findSymbols: () => [],
     searchChunks: () => [],
+    chunksById: () => [],
+    onScanned: () => {},
+    file: () => undefined,
     close: async () => {}
   }
 }

@@ -1,9 +1,10 @@
-import { Worker } from 'node:worker_threads'
 import type { Logger } from '../../logger.js'
 import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbol-languages.js'
 import type { SymbolParser } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
 import type { IndexRequest, ParsedFile } from './index-worker.js'
+import { readSourceText } from './indexed-lines.js'
+import { startRequestThread, threadModule, type RequestThread } from './request-thread.js'
 import { NOT_INDEXED, type ChunkRow, type IndexStore, type NameMatch, type PathScope, type StoreCounts, type SymbolRow } from './index-store.js'
 
 /** Where the index stands. */
@@ -32,6 +33,12 @@ export interface CodeIndex {
   ready(waitMs: number, signal: AbortSignal, progress?: (done: number, total: number) => void): Promise<boolean>
   findSymbols(nameLower: string, match: NameMatch, kind: string | undefined, scope: PathScope, limit: number): SymbolRow[]
   searchChunks(terms: readonly string[], scope: PathScope, limit: number): ChunkRow[]
+  /** The chunks with these ids that are still indexed. */
+  chunksById(ids: readonly number[]): ChunkRow[]
+  /** Calls `listener` after every scan that finished, with how many files it wrote or removed. */
+  onScanned(listener: (changed: number) => void): void
+  /** The SQLite file, once the index is open (another thread may open it to read). */
+  file(): string | undefined
   /** Ends the scan and the index thread; closes the store. */
   close(): Promise<void>
 }
@@ -59,19 +66,8 @@ const FILE_WEIGHT = 80 * 1024
 /** Most files one scan looks at (the walk stops there; the index then covers the first ones in walk order). */
 export const MAX_INDEXED_FILES = 500_000
 
-/**
- * The index thread's module: beside this one in the build (dist/src, or the bundle's dist/bin). Run from the
- * TypeScript sources (the tests), the thread loads the build's copy: worker threads do not get the source
- * loader's hooks, and npm test builds first.
- */
-export function workerModule (here = import.meta.url): URL {
-  return here.endsWith('.ts') ? new URL('../../../dist/src/services/code-index/index-worker.js', here) : new URL('./index-worker.js', here)
-}
-
 /** A file the scan found new or changed. */
 interface Changed { relative: string, fsPath: string, language: SymbolLanguage }
-
-const UTF8 = new TextDecoder()
 
 /** Opens nothing until the first start() or ready(): a command that only lists tools never creates the index. */
 export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
@@ -79,45 +75,21 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   const staleMs = options.staleMs ?? 30_000
   const status: CodeIndexStatus = { state: 'building', pending: 0, done: 0, files: 0, chunks: 0, symbols: 0 }
   const listeners = new Set<() => void>()
+  const scanned: Array<(changed: number) => void> = []
   const notify = (): void => { for (const listener of listeners) listener() }
   const stop = new AbortController()
   let scanning: Promise<void> | undefined
-  let opened: { store: IndexStore, worker: Worker, send: (request: Omit<IndexRequest, 'id'>) => Promise<void> } | undefined
+  let opened: { store: IndexStore, file: string, thread: RequestThread, send: (request: IndexRequest) => Promise<void> } | undefined
 
   function open (): NonNullable<typeof opened> {
     const { store, file } = options.open()
-    const worker = new Worker(options.workerUrl ?? workerModule(), { workerData: { indexFile: file } })
-    worker.unref()
-    let nextId = 0
-    const waiting = new Map<number, { resolve: () => void, reject: (err: Error) => void }>()
-    // The thread answers each request once, by its id.
-    worker.on('message', (msg: { id: number, error?: string, counts?: StoreCounts }) => {
-      const job = waiting.get(msg.id) as { resolve: () => void, reject: (err: Error) => void }
-      waiting.delete(msg.id)
-      if (msg.counts !== undefined) Object.assign(status, msg.counts)
-      if (msg.error === undefined) job.resolve()
-      else job.reject(new Error(msg.error))
-    })
-    // The thread failed to start (its module or SQLite would not load), crashed, or ended: every write waiting
-    // fails, and so does every later one, at once (a message to a dead thread would never be answered).
-    let dead: Error | undefined
-    const fail = (err: Error): void => {
-      dead ??= err
-      for (const job of waiting.values()) job.reject(err)
-      waiting.clear()
-    }
-    worker.on('error', fail)
-    worker.on('exit', () => fail(new Error('the index thread stopped')))
-    const send = async (request: Omit<IndexRequest, 'id'>): Promise<void> => {
-      if (dead !== undefined) throw dead
-      const id = ++nextId
-      return await new Promise<void>((resolve, reject) => {
-        waiting.set(id, { resolve, reject })
-        worker.postMessage({ ...request, id })
-      })
+    const thread = startRequestThread(options.workerUrl ?? threadModule('index-worker'), { indexFile: file }, 'index')
+    // Each answer carries the counts after the write: counting a million rows is the thread's work.
+    const send = async (request: IndexRequest): Promise<void> => {
+      Object.assign(status, (await thread.request<{ counts: StoreCounts }>(request)).counts)
     }
     Object.assign(status, store.counts())
-    return { store, worker, send }
+    return { store, file, thread, send }
   }
 
   async function readParsed (entry: Changed, parser: SymbolParser, signal: AbortSignal): Promise<ParsedFile> {
@@ -130,12 +102,8 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       // scan passes it by as unchanged.
       const none = { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: NOT_INDEXED, text: '', definitions: [] }
       if (stats.size > MAX_SOURCE_BYTES) return none
-      const sniff = await workspace.sniff(handle)
-      if (sniff.binary) return none
-      // UTF-8 (most code) is decoded whole, natively; other encodings go through the line reader that decodes them.
-      const text = sniff.encoding === 'utf8' && sniff.charset === undefined
-        ? UTF8.decode(await handle.readFile())
-        : (await workspace.readLines(handle, stats.size, sniff, { start: 1, maxLines: Number.MAX_SAFE_INTEGER, signal })).lines.join('\n')
+      const text = await readSourceText(workspace, handle, stats.size, signal)
+      if (text === undefined) return none
       const parsed = await parser.definitions(text, entry.language, signal)
       return { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: entry.language.name, text, definitions: parsed.definitions }
     } finally {
@@ -210,6 +178,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     Object.assign(status, store.counts(), { state: 'ready', lastScan: Date.now(), lastScanMs: Date.now() - started })
     delete status.error
     log.info({ files: status.files, chunks: status.chunks, symbols: status.symbols, changed: changed.length, removed: gone.length, ms: status.lastScanMs }, 'code index scan finished')
+    for (const listener of scanned) listener(changed.length + gone.length)
   }
 
   function rescan (): void {
@@ -253,13 +222,16 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     },
     findSymbols: (...args) => opened?.store.findSymbols(...args) ?? [],
     searchChunks: (...args) => opened?.store.searchChunks(...args) ?? [],
+    chunksById: (ids) => opened?.store.chunksById(ids) ?? [],
+    onScanned: (listener) => { scanned.push(listener) },
+    file: () => opened?.file,
     async close () {
       stop.abort()
       await scanning
       const closing = opened
       opened = undefined
       if (closing === undefined) return
-      await closing.worker.terminate()
+      await closing.thread.terminate()
       closing.store.close()
     }
   }

@@ -5,7 +5,7 @@ import type { Chunk } from './chunker.js'
 import { matchExpression } from './code-tokens.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
-export const SCHEMA_VERSION = '1'
+export const SCHEMA_VERSION = '2'
 
 /** The language of a file the index passed by (binary, too big): remembered so a rescan skips it, never counted. */
 export const NOT_INDEXED = '-'
@@ -20,7 +20,8 @@ export interface IndexedFile {
 /** One file's contribution, ready to write. */
 export interface FileEntry extends IndexedFile {
   language: string
-  chunks: Array<Chunk & { tokens: string }>
+  /** Each chunk with its search tokens and the hash of its text (what its vector is keyed by). */
+  chunks: Array<Chunk & { tokens: string, hash: string }>
   symbols: OutlineSymbol[]
 }
 
@@ -37,6 +38,8 @@ export interface SymbolRow {
 
 /** A chunk found by a ranked search; lower score is better (bm25 is negative). */
 export interface ChunkRow {
+  /** The chunk's row: stable until its file is indexed again. */
+  id: number
   path: string
   start: number
   end: number
@@ -71,6 +74,8 @@ export interface IndexStore {
   findSymbols(nameLower: string, match: NameMatch, kind: string | undefined, scope: PathScope, limit: number): SymbolRow[]
   /** At most `limit` chunks: those with every term first, then those with any, each set best bm25 first. */
   searchChunks(terms: readonly string[], scope: PathScope, limit: number): ChunkRow[]
+  /** The chunks with these ids that still exist (score 0), in no particular order. */
+  chunksById(ids: readonly number[]): ChunkRow[]
   close(): void
 }
 
@@ -88,12 +93,14 @@ export function loadSqlite (require: (id: string) => unknown = createRequire(imp
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL, hash TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(body, content='', contentless_delete=1, tokenize="unicode61 tokenchars '_'");
 CREATE TABLE IF NOT EXISTS symbols (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, name TEXT NOT NULL, name_lc TEXT NOT NULL, kind TEXT NOT NULL, container TEXT, line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_lc);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file);
+CREATE TABLE IF NOT EXISTS vectors (hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (hash, model, dims)) WITHOUT ROWID;
 `
 
 /** Upper bound of a path range: every path that starts with `prefix` sorts below it (the last code unit + 1). */
@@ -117,7 +124,7 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
     }
   })()
   if (version !== SCHEMA_VERSION) {
-    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS symbols')
+    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS vectors')
   }
   db.exec(SCHEMA)
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION)
@@ -131,7 +138,7 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
     deleteSymbols: db.prepare('DELETE FROM symbols WHERE file = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
     insertFile: db.prepare('INSERT INTO files (path, size, mtime, language) VALUES (?, ?, ?, ?)'),
-    insertChunk: db.prepare('INSERT INTO chunks (file, start, end, symbol, kind) VALUES (?, ?, ?, ?, ?)'),
+    insertChunk: db.prepare('INSERT INTO chunks (file, start, end, symbol, kind, hash) VALUES (?, ?, ?, ?, ?, ?)'),
     insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)'),
     insertSymbol: db.prepare('INSERT INTO symbols (file, name, name_lc, kind, container, line, end_line, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
     counts: db.prepare('SELECT (SELECT count(*) FROM files WHERE language != ?) AS files, (SELECT count(*) FROM chunks) AS chunks, (SELECT count(*) FROM symbols) AS symbols')
@@ -169,7 +176,7 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
           forget(entry.path)
           const file = Number(q.insertFile.run(entry.path, entry.size, entry.mtimeMs, entry.language).lastInsertRowid)
           for (const c of entry.chunks) {
-            const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind).lastInsertRowid
+            const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind, c.hash).lastInsertRowid
             q.insertFts.run(id, c.tokens)
           }
           for (const s of entry.symbols) q.insertSymbol.run(file, s.name, s.name.toLowerCase(), s.kind, s.container ?? null, s.line, s.endLine, s.signature)
@@ -196,15 +203,21 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
       // Chunks holding every term first (a small set, so ranking it is cheap), then — only when those do not
       // fill the window asked for — chunks holding any term, each set by BM25.
       const from = `FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file WHERE chunks_fts MATCH ?${scopeSql(scope)}`
-      const ranked = (op: 'AND' | 'OR', n: number): Array<ChunkRow & { id: number }> =>
+      const ranked = (op: 'AND' | 'OR', n: number): ChunkRow[] =>
         db.prepare(`SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, bm25(chunks_fts) AS score ${from} ORDER BY score, c.id LIMIT ?`)
-          .all(matchExpression(terms, op), ...scopeArgs(scope), n) as unknown as Array<ChunkRow & { id: number }>
+          .all(matchExpression(terms, op), ...scopeArgs(scope), n) as unknown as ChunkRow[]
       const all = ranked('AND', limit)
       if (all.length < limit && terms.length > 1) {
         const found = new Set(all.map(r => r.id))
         all.push(...ranked('OR', limit).filter(row => !found.has(row.id)).slice(0, limit - all.length))
       }
-      return all.map(({ id: _id, ...row }) => row)
+      return all
+    },
+    chunksById (ids) {
+      if (ids.length === 0) return []
+      // One statement per call, as many placeholders as ids (a page asks for at most a few hundred).
+      return db.prepare(`SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, 0 AS score FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (${ids.map(() => '?').join(', ')})`)
+        .all(...ids) as unknown as ChunkRow[]
     },
     close: () => db.close()
   }

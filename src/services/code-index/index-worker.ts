@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { buildOutline } from '../outline.js'
 import type { RawDefinition } from '../symbol-parser.js'
 import { chunkFile } from './chunker.js'
+import { chunkHash, chunkText } from './chunk-text.js'
 import { codeTokens } from './code-tokens.js'
 import { loadSqlite, openIndexStore, type FileEntry } from './index-store.js'
 
@@ -18,7 +19,7 @@ export interface ParsedFile {
 }
 
 /** A request to the index thread. */
-export type IndexRequest = { id: number, write: ParsedFile[] } | { id: number, remove: string[] }
+export type IndexRequest = { write: ParsedFile[] } | { remove: string[] }
 
 /** Turns a parsed file into what the index stores: its outline, its chunks and each chunk's search tokens. */
 export function entryOf (file: ParsedFile): FileEntry {
@@ -27,6 +28,7 @@ export function entryOf (file: ParsedFile): FileEntry {
   const where = codeTokens(file.shown).join(' ')
   const chunks = chunkFile(lines, symbols).map(chunk => ({
     ...chunk,
+    hash: chunkHash(chunkText(lines, chunk.start, chunk.end)),
     tokens: `${where} ${codeTokens(chunk.symbol).join(' ')} ${codeTokens(lines.slice(chunk.start - 1, chunk.end).join('\n')).join(' ')}`
   }))
   return { path: file.path, size: file.size, mtimeMs: file.mtimeMs, language: file.language, chunks, symbols }
@@ -39,7 +41,7 @@ if (parentPort !== null && (workerData as { indexFile?: string } | undefined)?.i
   const port = parentPort
   const sqlite = loadSqlite()
   const store = sqlite === null ? null : openIndexStore(sqlite, (workerData as { indexFile: string }).indexFile)
-  port.on('message', (request: IndexRequest) => {
+  port.on('message', (request: IndexRequest & { id: number }) => {
     try {
       if (store === null) throw new Error('@photostructure/sqlite is not installed')
       if ('write' in request) store.write(request.write.map(entryOf))
