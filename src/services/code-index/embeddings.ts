@@ -1,0 +1,223 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { APP_ERR_CONFIG_INVALID, toolError, type ToolError } from '../../errors.js'
+import { configEnvName, configFlagName, type Config } from '../../config.js'
+
+/** The API shapes spoken: OpenAI's `/v1/embeddings` (Ollama's /v1, LM Studio, llama.cpp, vLLM) and Ollama's `/api/embed`. */
+export type EmbeddingsApi = 'openai' | 'ollama'
+
+/** Where and how embeddings are asked for. */
+export interface EmbeddingsSettings {
+  /** The endpoint itself (a base URL such as `…/v1` has `/embeddings` added). */
+  url: URL
+  api: EmbeddingsApi
+  model: string
+  /** Asked of the model (`dimensions`) and required of every answer; undefined: the model's own. */
+  dimensions?: number
+  apiKey?: string
+  /** Most texts per request. */
+  batchSize: number
+  /** Longest wait for one answer. */
+  timeoutMs: number
+  /** Retries of a failed request (connection refused, timeout, 429, 5xx), with exponential backoff. */
+  retries: number
+  /** First backoff (doubles each retry; a Retry-After up to 30 s wins). */
+  retryDelayMs: number
+}
+
+/** Where the API key comes from: the environment only, never a flag (a flag shows in every process listing). */
+export const API_KEY_ENV = 'WORKSPACE_MCP_EMBEDDINGS_API_KEY'
+
+/** A provider answer larger than this is refused: a batch of 512 texts at 3,072 dimensions is ~30 MB of JSON. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024
+/** Longest Retry-After honoured. */
+const MAX_RETRY_AFTER_MS = 30_000
+/** HTTP statuses worth a retry: the provider is busy or briefly down. */
+const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504])
+
+/**
+ * The embedding settings of a config (undefined when no URL is set: search_semantic is then not offered).
+ * Throws APP_ERR_CONFIG_INVALID for a URL without a model, or one that is not http(s).
+ */
+export function embeddingsSettings (config: Pick<Config, 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsDimensions' | 'embeddingsBatchSize' | 'embeddingsTimeoutMs'>, env: NodeJS.ProcessEnv = process.env): EmbeddingsSettings | undefined {
+  if (config.embeddingsUrl === '') return undefined
+  const label = (key: string): string => `${key} (${configFlagName(key)} / ${configEnvName(key)})`
+  let url: URL
+  try {
+    url = new URL(config.embeddingsUrl)
+  } catch {
+    throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsUrl')}: not a URL, received ${JSON.stringify(config.embeddingsUrl)}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsUrl')}: must be http:// or https://, received ${JSON.stringify(url.protocol)}`)
+  if (url.username !== '' || url.password !== '') throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsUrl')}: must not hold credentials; put the API key in ${API_KEY_ENV}`)
+  if (config.embeddingsModel === '') throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsModel')}: required with embeddingsUrl (e.g. text-embedding-3-small, nomic-embed-text)`)
+  const path = url.pathname.replace(/\/+$/, '')
+  const api: EmbeddingsApi = path.endsWith('/api/embed') ? 'ollama' : 'openai'
+  if (api === 'openai' && !path.endsWith('/embeddings')) url.pathname = `${path === '' ? '/v1' : path}/embeddings`
+  const apiKey = env[API_KEY_ENV]
+  return {
+    url,
+    api,
+    model: config.embeddingsModel,
+    ...(config.embeddingsDimensions > 0 ? { dimensions: config.embeddingsDimensions } : {}),
+    ...(apiKey !== undefined && apiKey !== '' ? { apiKey } : {}),
+    batchSize: config.embeddingsBatchSize,
+    timeoutMs: config.embeddingsTimeoutMs,
+    retries: 3,
+    retryDelayMs: 1000
+  }
+}
+
+/** True when the provider is this machine: code is then never sent over the network. */
+export function isLocalProvider (url: URL): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || url.hostname.startsWith('127.')
+}
+
+/** Asks an embedding model for vectors. */
+export interface EmbeddingProvider {
+  readonly settings: EmbeddingsSettings
+  /** One unit-length vector per text (at most batchSize texts), in order; rejects with an EMBEDDINGS_FAILED tool error. */
+  embed(texts: readonly string[], signal: AbortSignal): Promise<Float32Array[]>
+}
+
+/** A provider failure: the tool error, with the HTTP status when the provider answered one. */
+export type EmbeddingsError = ToolError & { status?: number }
+
+/** What a failed request tells the caller: the error, and whether trying again may help. */
+interface Failure { error: EmbeddingsError, retry: boolean, afterMs?: number }
+
+const HINT = 'search_code ranks code by its words without embeddings; get_workspace_info shows the index\'s state'
+
+/** A client of the configured provider: bounded answers, retries with backoff, vectors checked and normalised. */
+export function createEmbeddingProvider (settings: EmbeddingsSettings): EmbeddingProvider {
+  const where = `${settings.url.origin}${settings.url.pathname}`
+  const fail = (why: string, retry: boolean, answered?: { status: number, afterMs?: number }): Failure => {
+    // A provider may echo what it was sent; the key never leaves in an error.
+    const text = settings.apiKey === undefined ? why : why.split(settings.apiKey).join('***')
+    const error: EmbeddingsError = toolError('EMBEDDINGS_FAILED', `the embeddings provider ${where} (model ${settings.model}) ${text}`, HINT)
+    if (answered !== undefined) error.status = answered.status
+    return { error, retry, ...(answered?.afterMs !== undefined ? { afterMs: answered.afterMs } : {}) }
+  }
+
+  async function once (texts: readonly string[], signal: AbortSignal): Promise<Float32Array[] | Failure> {
+    const body = settings.api === 'ollama'
+      ? { model: settings.model, input: texts, truncate: true, ...(settings.dimensions !== undefined ? { dimensions: settings.dimensions } : {}) }
+      : { model: settings.model, input: texts, encoding_format: 'float', ...(settings.dimensions !== undefined ? { dimensions: settings.dimensions } : {}) }
+    const timeout = AbortSignal.timeout(settings.timeoutMs)
+    let response: Response
+    try {
+      response = await fetch(settings.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...(settings.apiKey !== undefined ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
+        body: JSON.stringify(body),
+        // A redirect could carry the key and the code elsewhere: the configured URL is the only one spoken to.
+        redirect: 'error',
+        signal: AbortSignal.any([signal, timeout])
+      })
+    } catch (err) {
+      signal.throwIfAborted()
+      if (timeout.aborted) return fail(`did not answer within ${settings.timeoutMs} ms`, true)
+      const cause = (err as { cause?: { code?: string, message?: string } }).cause
+      return fail(`could not be reached (${cause?.code ?? cause?.message ?? (err as Error).message})`, true)
+    }
+    let text: string
+    try {
+      text = await boundedText(response)
+    } catch (err) {
+      signal.throwIfAborted()
+      return fail(timeout.aborted ? `did not finish its answer within ${settings.timeoutMs} ms` : (err as Error).message, timeout.aborted)
+    }
+    if (!response.ok) {
+      const retryAfter = Number(response.headers.get('retry-after'))
+      const afterMs = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS) : undefined
+      return fail(`answered HTTP ${response.status}: ${providerMessage(text)}`, RETRYABLE.has(response.status), { status: response.status, ...(afterMs !== undefined ? { afterMs } : {}) })
+    }
+    try {
+      return vectorsOf(JSON.parse(text) as unknown, settings.api, texts.length, settings.dimensions)
+    } catch (err) {
+      return fail(`sent an answer that is not embeddings: ${(err as Error).message}`, false)
+    }
+  }
+
+  return {
+    settings,
+    async embed (texts, signal) {
+      let delay = settings.retryDelayMs
+      for (let attempt = 0; ; attempt++) {
+        const result = await once(texts, signal)
+        if (!('error' in result)) return result
+        if (!result.retry || attempt >= settings.retries) throw result.error
+        // The wait ends early with the caller's signal, which then rejects with the signal's own reason.
+        await sleep(result.afterMs ?? delay, undefined, { signal }).catch(() => signal.throwIfAborted())
+        delay *= 2
+      }
+    }
+  }
+}
+
+/** The answer's body as text, refused past MAX_ANSWER_BYTES (a provider gone wrong must not fill the heap). */
+async function boundedText (response: Response): Promise<string> {
+  const declared = Number(response.headers.get('content-length'))
+  if (declared > MAX_ANSWER_BYTES) throw new Error(`sent an answer of ${declared} bytes (more than ${MAX_ANSWER_BYTES})`)
+  const parts: Uint8Array[] = []
+  let size = 0
+  // Fetch always gives a POST's answer a body stream; an empty one yields nothing.
+  for await (const part of response.body as ReadableStream<Uint8Array>) {
+    size += part.byteLength
+    if (size > MAX_ANSWER_BYTES) throw new Error(`sent an answer of more than ${MAX_ANSWER_BYTES} bytes`)
+    parts.push(part)
+  }
+  return Buffer.concat(parts).toString('utf8')
+}
+
+/** The provider's own words for an error: OpenAI's `error.message`, Ollama's `error`, else the start of the body. */
+function providerMessage (text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: string | { message?: unknown } }
+    const message = typeof parsed.error === 'string' ? parsed.error : parsed.error?.message
+    if (typeof message === 'string') return message.slice(0, 300)
+  } catch {}
+  return text.slice(0, 300).trim() || '(no body)'
+}
+
+/** Checks an answer's vectors (count, length, numbers) and makes each unit length, so cosine is a dot product. */
+export function vectorsOf (answer: unknown, api: EmbeddingsApi, count: number, dimensions: number | undefined): Float32Array[] {
+  const raw = api === 'ollama' ? ollamaVectors(answer) : openAiVectors(answer)
+  if (raw.length !== count) throw new Error(`${raw.length} vectors for ${count} texts`)
+  const dims = dimensions ?? raw[0]?.length
+  return raw.map((vector, i) => {
+    if (vector.length === 0 || vector.length !== dims) {
+      throw new Error(dimensions !== undefined && vector.length > 0
+        ? `vectors of ${vector.length} dimensions where ${dimensions} were asked for (the model ignores \`dimensions\`: leave embeddingsDimensions unset, or set it to ${vector.length})`
+        : `vector ${i} has ${vector.length} dimensions, vector 0 has ${dims}`)
+    }
+    for (const x of vector) if (!Number.isFinite(x)) throw new Error(`vector ${i} holds ${String(x)}`)
+    // hypot scales as it sums: no overflow for huge components, no underflow for tiny ones.
+    const norm = Math.hypot(...vector)
+    const unit = norm > 0 ? Float32Array.from(vector, x => x / norm) : Float32Array.from(vector)
+    return unit
+  })
+}
+
+function ollamaVectors (answer: unknown): Array<ArrayLike<number> & Iterable<number>> {
+  const embeddings = (answer as { embeddings?: unknown } | null)?.embeddings
+  if (!Array.isArray(embeddings) || !embeddings.every(Array.isArray)) throw new Error('no "embeddings" array of arrays')
+  return embeddings as number[][]
+}
+
+function openAiVectors (answer: unknown): Array<ArrayLike<number> & Iterable<number>> {
+  const data = (answer as { data?: unknown } | null)?.data
+  if (!Array.isArray(data)) throw new Error('no "data" array')
+  const rows = data as Array<{ index?: unknown, embedding?: unknown }>
+  const ordered = rows.every(row => Number.isInteger(row?.index)) ? [...rows].sort((a, b) => (a.index as number) - (b.index as number)) : rows
+  return ordered.map((row, i) => {
+    const embedding = row?.embedding
+    if (Array.isArray(embedding)) return embedding as number[]
+    // encoding_format "base64" (some servers answer so regardless): little-endian float32s.
+    if (typeof embedding === 'string') {
+      const bytes = Buffer.from(embedding, 'base64')
+      if (bytes.byteLength % 4 !== 0) throw new Error(`data[${i}].embedding is base64 of ${bytes.byteLength} bytes, not float32s`)
+      return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
+    }
+    throw new Error(`data[${i}].embedding is not an array of numbers`)
+  })
+}
