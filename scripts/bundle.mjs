@@ -23,7 +23,11 @@ const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'wa
 await build({
   ...common,
   // The code index's thread is its own entry: a Worker loads it by URL beside the chunk that starts it.
-  entryPoints: { cli: path.join(root, 'dist', 'src', 'cli.js'), 'index-worker': path.join(root, 'dist', 'src', 'services', 'code-index', 'index-worker.js') },
+  entryPoints: {
+    cli: path.join(root, 'dist', 'src', 'cli.js'),
+    'index-worker': path.join(root, 'dist', 'src', 'services', 'code-index', 'index-worker.js'),
+    'vector-worker': path.join(root, 'dist', 'src', 'services', 'code-index', 'vector-worker.js')
+  },
   format: 'esm',
   splitting: true,
   outdir,

@@ -10,7 +10,8 @@ import { createTokenizer, type Tokenizer } from './tokenizer.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { createGit, gitRepositories, type GitRepositories } from './git.js'
 import { symbolParser, type SymbolParser } from './symbol-parser.js'
-import { codeIndexService } from './code-index/index.js'
+import { codeIndexService, semanticService } from './code-index/index.js'
+import type { SemanticSearch } from './code-index/semantic.js'
 import type { CodeIndex } from './code-index/code-index.js'
 
 /**
@@ -27,6 +28,8 @@ export interface Services {
   symbols?: SymbolParser
   /** The symbol and chunk index (find_symbol, search_code); absent when turned off or SQLite is not installed. */
   codeIndex?: CodeIndex
+  /** Search by meaning over the code index (search_semantic); absent unless an embeddings provider is configured. */
+  semantic?: SemanticSearch
   clock?: Clock
   /** Filled in by the registry itself: the live tool list, for the guide tools. */
   catalog?: ToolCatalog
@@ -66,5 +69,7 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     Promise.all(members.map(async m => ({ name: m.roots[0].name, git: await createGit({ root: m.root, log, limiter }) }))).then(gitRepositories)
   ])
   if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
-  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), codeIndex: codeIndexService(config, workspace, log), clock: systemClock, limiter }
+  const codeIndex = codeIndexService(config, workspace, log)
+  const semantic = semanticService(config, codeIndex, workspace, log)
+  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), codeIndex, semantic, clock: systemClock, limiter }
 }

@@ -5,7 +5,9 @@ import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '.
 import type { WorkspaceService } from '../workspace.js'
 import { createCodeIndex, type CodeIndex } from './code-index.js'
 import { indexLocation, removeIndexFile } from './index-file.js'
+import { createEmbeddingProvider, embeddingsSettings, isLocalProvider } from './embeddings.js'
 import { loadSqlite, openIndexStore } from './index-store.js'
+import { createSemanticSearch, type SemanticSearch } from './semantic.js'
 
 /** What the index is made with; each defaults to the installed package. */
 export interface CodeIndexDependencies {
@@ -37,4 +39,22 @@ export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' 
       return { store: openIndexStore(sqlite, location.file), file: location.file }
     }
   })
+}
+
+/**
+ * Semantic search over the code index, or undefined (search_semantic not offered) when no embeddings URL is
+ * configured or there is no code index. Throws APP_ERR_CONFIG_INVALID for incomplete embeddings settings.
+ */
+export function semanticService (config: Parameters<typeof embeddingsSettings>[0] & Pick<Config, 'embeddingsMaxChunks'>, index: CodeIndex | undefined, workspace: WorkspaceService, log: Logger, env: NodeJS.ProcessEnv = process.env): SemanticSearch | undefined {
+  const settings = embeddingsSettings(config, env)
+  if (settings === undefined) return undefined
+  if (index === undefined) {
+    log.warn('search_semantic needs the code index (codeIndex on, SQLite and tree-sitter installed): not offered')
+    return undefined
+  }
+  // Said once at start, where an operator looks: with a provider elsewhere, the served code leaves this machine.
+  const where = `${settings.url.origin}${settings.url.pathname}`
+  if (isLocalProvider(settings.url)) log.info({ provider: where, model: settings.model }, 'search_semantic: embeddings from a provider on this machine')
+  else log.warn({ provider: where, model: settings.model }, 'search_semantic: chunks of the served code are sent to this embeddings provider')
+  return createSemanticSearch({ index, workspace, provider: createEmbeddingProvider(settings), log, maxChunks: config.embeddingsMaxChunks })
 }

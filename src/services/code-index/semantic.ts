@@ -1,0 +1,214 @@
+import type { Logger } from '../../logger.js'
+import { toolError } from '../../errors.js'
+import type { WorkspaceService } from '../workspace.js'
+import { chunkHash, chunkText, embeddedText } from './chunk-text.js'
+import type { CodeIndex } from './code-index.js'
+import type { EmbeddingProvider } from './embeddings.js'
+import type { PathScope } from './index-store.js'
+import { indexedText } from './indexed-lines.js'
+import { startRequestThread, threadModule, type RequestThread } from './request-thread.js'
+import type { Nearest } from './vector-matrix.js'
+import type { MissingChunk } from './vector-store.js'
+import type { VectorAnswer, VectorRequest } from './vector-worker.js'
+
+/** Where the vectors stand. */
+export interface SemanticStatus {
+  /**
+   * `waiting` for the code index's first scan; `embedding` chunks that have no vector; `ready` when every chunk
+   * (up to the cap) has one; `failed` when the provider failed (tried again after a scan or a call, a minute on).
+   */
+  state: 'waiting' | 'embedding' | 'ready' | 'failed'
+  model: string
+  /** Vector length: configured, else learnt from the model's first answer. */
+  dims?: number
+  /** Chunks that have a vector. */
+  vectors: number
+  /** Chunks this process has sent to the provider. */
+  embedded: number
+  /** True when embeddingsMaxChunks stopped the embedding. */
+  capped: boolean
+  error?: string
+}
+
+/** Natural-language search over the code index's chunks: vectors from the configured provider, searched exactly. */
+export interface SemanticSearch {
+  status(): SemanticStatus
+  /** The query's vector (the call's signal bounds the request); rejects with an EMBEDDINGS_FAILED tool error. */
+  embedQuery(text: string, signal: AbortSignal): Promise<Float32Array>
+  /** The `k` chunks nearest the vector, in `scope`. */
+  nearest(vector: Float32Array, scope: PathScope, k: number): Promise<Nearest[]>
+  close(): Promise<void>
+}
+
+/** What createSemanticSearch needs. */
+export interface SemanticOptions {
+  index: CodeIndex
+  /** The whole workspace (never a session's narrowed one): chunk texts are read through its jail. */
+  workspace: WorkspaceService
+  provider: EmbeddingProvider
+  log: Logger
+  /** Most chunks given a vector. */
+  maxChunks: number
+  /** After a failed run, the embedding is not tried again for this long (default 60 s). */
+  retryAfterMs?: number
+  /** The vector thread's module (default: vector-worker.js beside this module). */
+  workerUrl?: URL
+}
+
+/** Chunks asked for per round: a few requests' worth, so a round reads each file once. */
+const ROUND_BATCHES = 4
+
+/**
+ * Starts nothing until the code index finishes a scan (or a call asks): then a vector thread holds the model's
+ * vectors in memory, and chunks without one are embedded in the background, a batch at a time.
+ */
+export function createSemanticSearch (options: SemanticOptions): SemanticSearch {
+  const { index, workspace, provider, log, maxChunks } = options
+  const { model, batchSize } = provider.settings
+  const retryAfterMs = options.retryAfterMs ?? 60_000
+  let dims = provider.settings.dimensions
+  const status: SemanticStatus = { state: 'waiting', model, ...(dims !== undefined ? { dims } : {}), vectors: 0, embedded: 0, capped: false }
+  const stop = new AbortController()
+  let thread: Promise<RequestThread> | undefined
+  let running: Promise<void> | undefined
+  let failedAt = 0
+  let reloadWanted = false
+
+  /** The model's vector length, fixed by its first answer when not configured. */
+  function learn (vector: Float32Array): void {
+    if (dims === undefined) status.dims = dims = vector.length
+    if (vector.length !== dims) throw toolError('EMBEDDINGS_FAILED', `the model ${model} answered a vector of ${vector.length} dimensions where it gave ${dims} before`, 'restart the server after changing the model')
+  }
+
+  function vectorThread (file: string, length: number): Promise<RequestThread> {
+    thread ??= (async () => {
+      const started = startRequestThread(options.workerUrl ?? threadModule('vector-worker'), { vectorFile: file }, 'vector')
+      status.vectors = (await started.request<VectorAnswer>({ configure: { model, dims: length } } satisfies VectorRequest)).vectors
+      return started
+    })()
+    return thread
+  }
+
+  async function ask (request: VectorRequest, transfer?: ArrayBuffer[]): Promise<VectorAnswer> {
+    const answer = await (await vectorThread(index.file() as string, dims as number)).request<VectorAnswer>(request, transfer)
+    status.vectors = answer.vectors
+    return answer
+  }
+
+  /**
+   * The text of each distinct hash among these chunks (in id order, so grouped by file), read now through the
+   * jail: a copy whose file changed since it was indexed is passed by, and another copy of that text serves.
+   */
+  async function textsOf (rows: MissingChunk[], signal: AbortSignal): Promise<Array<{ hash: string, text: string }>> {
+    const texts = new Map<string, string>()
+    for (let i = 0; i < rows.length;) {
+      const path = rows[i].path
+      const lines = rows.slice(i).some(row => row.path === path && !texts.has(row.hash)) ? (await indexedText(workspace, path, signal))?.split('\n') : undefined
+      for (; i < rows.length && rows[i].path === path; i++) {
+        if (lines === undefined || texts.has(rows[i].hash)) continue
+        const chunk = chunkText(lines, rows[i].start, rows[i].end)
+        // Changed since it was indexed: the next scan indexes it again, with its new hash.
+        if (chunkHash(chunk) === rows[i].hash) texts.set(rows[i].hash, embeddedText(chunk))
+      }
+    }
+    return [...texts].map(([hash, text]) => ({ hash, text }))
+  }
+
+  /** Embeds a batch; a batch the provider refuses as a whole (400, 413, 422) is split to find the texts it refuses. */
+  async function embedBatch (batch: Array<{ hash: string, text: string }>, signal: AbortSignal): Promise<void> {
+    let vectors: Float32Array[]
+    try {
+      vectors = await provider.embed(batch.map(b => b.text), signal)
+    } catch (err) {
+      // An abort is not a refusal: it carries no status.
+      if (![400, 413, 422].includes((err as { status?: number }).status ?? 0)) throw err
+      if (batch.length === 1) {
+        log.debug({ err, hash: batch[0].hash }, 'the embeddings provider refused a chunk; it stays without a vector')
+        return
+      }
+      const half = Math.ceil(batch.length / 2)
+      await embedBatch(batch.slice(0, half), signal)
+      await embedBatch(batch.slice(half), signal)
+      return
+    }
+    vectors.forEach(learn)
+    await ask({ put: batch.map((b, i) => ({ hash: b.hash, vector: vectors[i] })) })
+    status.embedded += batch.length
+  }
+
+  async function embedAll (signal: AbortSignal): Promise<void> {
+    status.state = 'embedding'
+    status.capped = false
+    // The vector length is needed before any vector is stored: a model whose length is not configured tells it.
+    if (dims === undefined) learn((await provider.embed(['dimensions'], signal))[0])
+    let after = 0
+    for (;;) {
+      signal.throwIfAborted()
+      if (reloadWanted) {
+        // A scan rewrote chunks: the vectors in memory follow, and the walk over missing chunks starts again.
+        reloadWanted = false
+        const { pruned } = await ask({ reload: true })
+        if (pruned !== undefined && pruned > 0) log.debug({ pruned }, 'vectors of code no longer indexed removed')
+        after = 0
+      }
+      if (status.vectors >= maxChunks) {
+        status.capped = true
+        return
+      }
+      const rows = (await ask({ missing: { after, limit: batchSize * ROUND_BATCHES } })).rows as MissingChunk[]
+      if (rows.length === 0) return
+      after = rows[rows.length - 1].id
+      // Copies of one text (the same code in several places) are embedded once; the cursor passes each chunk once.
+      const texts = await textsOf(rows, signal)
+      for (let i = 0; i < texts.length && status.vectors < maxChunks; i += batchSize) await embedBatch(texts.slice(i, i + batchSize), signal)
+    }
+  }
+
+  /** Starts an embedding run unless one is running, the index is not open, or the last failed under a minute ago. */
+  function kick (): void {
+    if (running !== undefined || stop.signal.aborted || index.file() === undefined) return
+    if (status.state === 'failed' && Date.now() - failedAt < retryAfterMs) return
+    const before = status.embedded
+    running = embedAll(stop.signal).then(() => {
+      status.state = 'ready'
+      delete status.error
+      if (status.embedded > before) log.info({ model, vectors: status.vectors, embedded: status.embedded - before, capped: status.capped }, 'embeddings up to date')
+    }, (err: unknown) => {
+      if (stop.signal.aborted) return
+      status.state = 'failed'
+      status.error = (err as Error).message
+      failedAt = Date.now()
+      log.warn({ err }, 'embedding stopped')
+    }).finally(() => {
+      running = undefined
+      // A scan that ended while the run asked for its last chunks: its chunks get their run now.
+      /* c8 ignore next */
+      if (reloadWanted) kick()
+    })
+  }
+
+  index.onScanned((changed) => {
+    if (changed > 0 && thread !== undefined) reloadWanted = true
+    kick()
+  })
+
+  return {
+    status: () => ({ ...status }),
+    async embedQuery (text, signal) {
+      const [vector] = await provider.embed([embeddedText(text)], signal)
+      learn(vector)
+      // The provider answers again: a failed run is tried again now (a scan would, later).
+      if (status.state === 'failed') kick()
+      return vector
+    },
+    async nearest (vector, scope, k) {
+      if (index.file() === undefined) return []
+      return (await ask({ search: { vector, k, ...(scope !== undefined ? { scope } : {}) } })).hits as Nearest[]
+    },
+    async close () {
+      stop.abort()
+      await running
+      await (await thread?.catch(() => undefined))?.terminate()
+    }
+  }
+}
