@@ -1,4 +1,4 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE } from '../errors.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE, toolError, type ToolError } from '../errors.js'
 import type { ServiceName, Services } from '../services/index.js'
 import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
 import { HEADER_KEY, type AnyTool } from '../tools/define-tool.js'
@@ -63,6 +63,8 @@ export interface Registry {
   prompts: PromptDefinition[]
   /** Tools not listed because a service they need is not configured: name → missing services. */
   unavailable: Record<string, ServiceName[]>
+  /** The tool error a call to an unlisted tool gets, when its definition says one (else it is an unknown tool). */
+  unavailableError(name: string): ToolError | undefined
 }
 
 const encodeCursor = (page: number): string => Buffer.from(`page:${page}`).toString('base64url')
@@ -144,6 +146,7 @@ export function createRegistry (options: RegistryOptions): Registry {
   const services: Services = { ...options.services }
   const byName = new Map<string, RegisteredTool>()
   const unavailable: Record<string, ServiceName[]> = {}
+  const unavailableErrors = new Map<string, ToolError>()
   const all: RegisteredTool[] = []
 
   for (const definition of options.tools) {
@@ -152,8 +155,13 @@ export function createRegistry (options: RegistryOptions): Registry {
     all.push(tool)
     // catalog is provided below by the registry itself, so it never gates a tool; nor does an optional service.
     const missing = Object.entries(tool.injected).filter(([param, s]) => s !== 'catalog' && tool.optional?.has(param) !== true && services[s] === undefined).map(([, s]) => s)
-    if (missing.length > 0) unavailable[tool.wire.name] = missing
-    else byName.set(tool.wire.name, tool)
+    if (missing.length > 0) {
+      unavailable[tool.wire.name] = missing
+      const gated = definition.whenUnavailable
+      if (gated !== undefined) unavailableErrors.set(tool.wire.name, toolError(gated.code, gated.message, gated.hint))
+    } else {
+      byName.set(tool.wire.name, tool)
+    }
   }
   const tools = [...byName.values()]
   const entries = tools.map(catalogEntry)
@@ -194,6 +202,7 @@ export function createRegistry (options: RegistryOptions): Registry {
     resources: options.resources ?? [],
     resourceTemplates: options.resourceTemplates ?? [],
     prompts: options.prompts ?? [],
-    unavailable
+    unavailable,
+    unavailableError: (name) => unavailableErrors.get(name)
   }
 }

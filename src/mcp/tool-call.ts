@@ -202,7 +202,11 @@ interface Attempt { result: RunResult, outcome: CallOutcome }
  */
 async function callTool (shared: ServerShared, call: ToolCall, rawArgs: unknown): Promise<RunResult> {
   const tool = shared.registry.tool(call.name)
-  if (tool === undefined) throw new APP_ERR_UNKNOWN_TOOL(call.name)
+  if (tool === undefined) {
+    const gated = shared.registry.unavailableError(call.name)
+    if (gated === undefined) throw new APP_ERR_UNKNOWN_TOOL(call.name)
+    return errorResult(gated.message)
+  }
   const started = performance.now()
   const attempted = attempt(shared, tool, rawArgs, call)
   // A synchronous tool (or a refused argument) has its answer now: no further promise to wait on.

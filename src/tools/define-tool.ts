@@ -1,5 +1,6 @@
 import { Type, type Static, type TObject, type TUnsafe } from '@sinclair/typebox'
 import type { Logger } from '../logger.js'
+import type { ToolErrorCode } from '../errors.js'
 import type { ServiceName, Services } from '../services/index.js'
 
 /** Schema keyword that marks a parameter as an injected service (stripped from the wire schema). */
@@ -138,6 +139,11 @@ export interface ToolDefinition<I extends TObject = TObject, R extends RunResult
   clientCapabilities?: Record<string, object>
   /** What the TIMEOUT error suggests, i.e. what actually shortens this tool's work. */
   timeoutHint?: string
+  /**
+   * What a call gets while the tool is not offered (a service it needs is absent): this tool error rather than
+   * "Unknown tool", for a tool a client may remember from a server configured otherwise.
+   */
+  whenUnavailable?: { code: ToolErrorCode, message: string, hint: string }
   run(args: Static<I>, ctx: ToolContext): Promise<NoInfer<R>> | NoInfer<R>
 }
 

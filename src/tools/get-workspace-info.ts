@@ -3,6 +3,7 @@ import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import { counted } from './format.js'
 import type { CodeIndexStatus } from '../services/code-index/code-index.js'
+import type { SemanticStatus } from '../services/code-index/semantic.js'
 
 /** The index section of the text: what is indexed, and how far a running scan is. */
 function indexLines (status: CodeIndexStatus): string[] {
@@ -12,6 +13,15 @@ function indexLines (status: CodeIndexStatus): string[] {
     ? `being built: ${status.done} of ${counted(status.pending, 'changed file')} done so far`
     : status.state === 'failed' ? `failed (${status.error ?? 'unknown error'})` : 'ready'
   return ['', '## Code index (find_symbol, search_code)', `- ${state}; ${held}${when}`, '- a call finding the last scan older than 30 s starts a size+mtime rescan; changed files are re-indexed']
+}
+
+/** The semantic-search line of the text. */
+function semanticLine (status: SemanticStatus | undefined, chunks: number): string {
+  if (status === undefined) return '- semantic search: not configured (search_code ranks code by its words)'
+  const state = status.state === 'failed'
+    ? `embedding failed (${status.error ?? 'unknown error'}), tried again after a minute`
+    : status.state === 'embedding' ? 'embedding in the background' : status.state === 'waiting' ? 'waiting for the code index' : status.capped ? 'stopped at embeddingsMaxChunks' : 'up to date'
+  return `- semantic search (search_semantic): model ${status.model}${status.dims === undefined ? '' : `, ${status.dims} dimensions`}; ${status.vectors} of ${counted(chunks, 'chunk')} have vectors; ${state}`
 }
 
 /** structuredContent of get_workspace_info. */
@@ -43,6 +53,13 @@ export const GetWorkspaceInfoOutput = Type.Object({
     done: Type.Integer({ description: 'How many of those are indexed, e.g. 3' }),
     last_scan: Type.Optional(Type.String({ description: 'When the last scan finished, ISO 8601, e.g. "2026-11-26T03:00:00.000Z"' }))
   }, { description: 'The symbol and code-search index (absent when it is off), e.g. {"state":"ready","files":340}' })),
+  embeddings: Type.Optional(Type.Object({
+    state: Type.String({ description: '"waiting" for the index, "embedding", "ready" or "failed", e.g. "embedding"' }),
+    model: Type.String({ description: 'Embedding model, e.g. "nomic-embed-text"' }),
+    dimensions: Type.Optional(Type.Integer({ description: 'Vector length, e.g. 768' })),
+    vectors: Type.Integer({ description: 'Chunks that have a vector, e.g. 1061' }),
+    error: Type.Optional(Type.String({ description: 'Why embedding stopped, e.g. "… answered HTTP 401: invalid key"' }))
+  }, { description: 'Vectors behind search_semantic (absent without a provider), e.g. {"state":"ready","vectors":1061}' })),
   capabilities: Type.Object({
     gitignore: Type.Boolean({ description: 'Whether .gitignore and .ignore rules are honoured, e.g. true' }),
     hidden_files: Type.String({ description: 'How hidden files are treated, e.g. "opt-in"' }),
@@ -66,14 +83,15 @@ export const getWorkspaceInfo = defineTool({
     search: Inject('search'),
     tokenizer: Inject('tokenizer'),
     catalog: Inject('catalog'),
-    codeIndex: Type.Optional(Inject('codeIndex'))
+    codeIndex: Type.Optional(Inject('codeIndex')),
+    semantic: Type.Optional(Inject('semantic'))
   }),
   output: GetWorkspaceInfoOutput,
   examples: [
     { comment: 'Check roots, limits and regex support before searching', arguments: {} },
     { comment: 'The call takes no arguments; an empty object is all it needs', arguments: {} }
   ],
-  async run ({ workspace, search, tokenizer, catalog, codeIndex }) {
+  async run ({ workspace, search, tokenizer, catalog, codeIndex, semantic }) {
     // Absolute roots are never shown: only their names.
     const several = workspace.roots.length > 1
     const roots = workspace.roots.map(r => ({ name: r.name, path: several ? `${r.name}:` : '.' }))
@@ -81,6 +99,7 @@ export const getWorkspaceInfo = defineTool({
     const engine = await search.engine()
     const tools = catalog.entries().map(e => e.name)
     const index = codeIndex?.status()
+    const vectors = semantic?.status()
     const info = {
       roots,
       ripgrep: { version: engine.version, source: engine.source, pcre2_available: engine.pcre2Available, pcre2_enabled: false },
@@ -95,12 +114,15 @@ export const getWorkspaceInfo = defineTool({
       ...(index === undefined
         ? {}
         : { code_index: { state: index.state, files: index.files, chunks: index.chunks, symbols: index.symbols, pending: index.pending, done: index.done, ...(index.lastScan === undefined ? {} : { last_scan: new Date(index.lastScan).toISOString() }) } }),
+      ...(vectors === undefined
+        ? {}
+        : { embeddings: { state: vectors.state, model: vectors.model, ...(vectors.dims === undefined ? {} : { dimensions: vectors.dims }), vectors: vectors.vectors, ...(vectors.error === undefined ? {} : { error: vectors.error }) } }),
       capabilities: {
         gitignore: true,
         hidden_files: 'opt-in',
         symlinks: 'never followed out of the workspace',
         tokenizer: tokenizer.encoding,
-        semantic_search: false,
+        semantic_search: semantic !== undefined,
         tools
       }
     }
@@ -124,7 +146,7 @@ export const getWorkspaceInfo = defineTool({
       '## Capabilities',
       '- .gitignore and .ignore rules are honoured; hidden files are opt-in (name them in `path`)',
       '- symbolic links are never followed out of the workspace',
-      '- semantic search: not configured',
+      semanticLine(vectors, index?.chunks ?? 0),
       `- tools: ${tools.join(', ')}`
     ].join('\n')
     return textResult(text, info)

@@ -4,6 +4,7 @@ import { listDirectory } from './list-directory.js'
 import { findFiles } from './find-files.js'
 import { searchRegex } from './search-regex.js'
 import { searchCode } from './search-code.js'
+import { searchSemantic } from './search-semantic.js'
 import { findSymbol } from './find-symbol.js'
 import { readFiles } from './read-files.js'
 import { getFileInfo } from './get-file-info.js'
@@ -20,6 +21,7 @@ export const tools: AnyTool[] = [
   findFiles,
   searchRegex,
   searchCode,
+  searchSemantic,
   findSymbol,
   readFiles,
   getFileInfo,

@@ -1,0 +1,132 @@
+import { Type } from '@sinclair/typebox'
+import { queryTerms } from '../services/code-index/code-tokens.js'
+import type { ChunkRow } from '../services/code-index/index-store.js'
+import { fuseRankings } from '../services/code-index/rank-fusion.js'
+import type { SemanticSearch } from '../services/code-index/semantic.js'
+import type { CodeIndex } from '../services/code-index/code-index.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
+import { indexNotes, scopeOf, shownPath, snippetOf } from './code-index-common.js'
+import { defineTool, Inject, type ToolResult } from './define-tool.js'
+import { counted } from './format.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+
+/** How deep each ranking (by meaning, by words) is read before fusing; pages reach this far. */
+const DEPTH = 200
+/** Most query words given to the BM25 side. */
+const MAX_TERMS = 16
+
+/** structuredContent of search_semantic: the fused ranking's chunks on this page. */
+export const SearchSemanticOutput = Type.Object({
+  results: Type.Array(Type.Object({
+    path: Type.String(),
+    start_line: Type.Integer({ description: 'First line of the chunk' }),
+    end_line: Type.Integer({ description: 'Last line' }),
+    symbol: Type.Optional(Type.String({ description: 'Definition the chunk is or lies in' })),
+    kind: Type.String({ description: 'Its kind, or "code"' }),
+    score: Type.Number({ description: 'Reciprocal-rank fusion of both rankings, higher is better' }),
+    similarity: Type.Optional(Type.Number({ description: 'Cosine similarity to the query, when the chunk has a vector' }))
+  }), { description: 'Best first' }),
+  pagination: PaginationOutput
+})
+
+const SearchSemanticInput = Type.Object({
+  query: Type.String({ minLength: 1, maxLength: 1000, description: 'What the code does, in words, e.g. "where do we retry failed uploads"' }),
+  path: Type.Optional(Type.String({ description: 'Only code in this file or folder, e.g. "src/services"' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Chunks per page, e.g. 10' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: DEPTH - 1, default: 0, description: 'next_offset of the previous page, e.g. 10' })),
+  max_response_tokens: Type.Optional(Type.Integer({ minimum: MIN_RESPONSE_TOKENS, maximum: MAX_RESPONSE_TOKENS, default: 8000, description: 'Token budget, e.g. 8000' })),
+  workspace: Inject('workspace'),
+  codeIndex: Inject('codeIndex'),
+  semantic: Inject('semantic'),
+  tokenizer: Inject('tokenizer')
+})
+
+interface Hit extends ChunkRow { shown: string, fused: number, similarity?: number }
+
+/** What the answer covers when not every chunk has a vector: a note, or nothing. */
+function coverageNote (semantic: SemanticSearch, index: CodeIndex): string[] {
+  const s = semantic.status()
+  const chunks = index.status().chunks
+  if (s.vectors >= chunks && s.state !== 'failed') return []
+  const covered = `${s.vectors} of ${counted(chunks, 'chunk')} have vectors`
+  const why = s.state === 'failed'
+    ? `embedding stopped (${s.error ?? 'unknown error'}; tried again in a minute)`
+    : s.capped ? 'embeddingsMaxChunks is reached' : 'the rest are being embedded in the background'
+  return [`Note: ${covered} — ${why}; the others are found by their words only.`]
+}
+
+/** Natural-language search: nearest chunks by embedding, fused with BM25 by reciprocal rank. Offered only with a provider. */
+export const searchSemantic = defineTool({
+  name: 'search_semantic',
+  title: 'Search Code by Meaning',
+  category: 'search',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  description: 'Search code by meaning — "where do we retry failed uploads" finds the retry loop even when it never says "upload" — best first, with its lines.\n\n' +
+    'Embeddings of the code index\'s chunks (from the configured provider) ranked by similarity, fused with search_code\'s word ranking. search_code is cheaper when you know the words; find_symbol when you know the name.',
+  input: SearchSemanticInput,
+  output: SearchSemanticOutput,
+  timeoutHint: 'narrow it with path, or use search_code',
+  whenUnavailable: {
+    code: 'EMBEDDINGS_NOT_CONFIGURED',
+    message: 'search_semantic is not offered by this server: it needs an embeddings provider (embeddingsUrl and embeddingsModel) and the code index',
+    hint: 'search_code query="…" ranks code by its words; the server\'s operator can set WORKSPACE_MCP_EMBEDDINGS_URL and WORKSPACE_MCP_EMBEDDINGS_MODEL'
+  },
+  examples: [
+    { comment: 'Find code by what it does', arguments: { query: 'where do we retry failed uploads' } },
+    { comment: 'Only in one folder', arguments: { query: 'validate the access token', path: 'src', page_size: 5 } }
+  ],
+  async run (args, ctx) {
+    const { query, path, page_size: pageSize = 10, offset = 0, max_response_tokens: budget = 8000, workspace, codeIndex, semantic, tokenizer } = args
+    const scope = await scopeOf(workspace, path, ctx.signal)
+    const notes = await indexNotes(codeIndex, ctx)
+    const vector = await semantic.embedQuery(query, ctx.signal)
+    const terms = queryTerms(query).slice(0, MAX_TERMS)
+    const near = await semantic.nearest(vector, scope, DEPTH)
+    const words = terms.length > 0 ? codeIndex.searchChunks(terms, scope, DEPTH) : []
+    notes.push(...coverageNote(semantic, codeIndex))
+    const rows = new Map(words.map(row => [row.id, row]))
+    for (const row of codeIndex.chunksById(near.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)
+    const similarity = new Map(near.map(n => [n.id, n.similarity]))
+    const hits: Hit[] = []
+    for (const { id, score } of fuseRankings([near.map(n => n.id), words.map(w => w.id)])) {
+      // A chunk rewritten since the vectors were loaded is gone; one outside a narrowed session is not shown.
+      const row = rows.get(id)
+      const shown = row === undefined ? undefined : shownPath(workspace, row.path)
+      if (row === undefined || shown === undefined) continue
+      const sim = similarity.get(id)
+      hits.push({ ...row, shown, fused: score, ...(sim !== undefined ? { similarity: sim } : {}) })
+    }
+    const page = paginate(hits, offset, pageSize, near.length >= DEPTH || words.length >= DEPTH)
+    const termSet = new Set(terms)
+    const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
+    const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchSemanticInput)
+    const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
+      const lines = [`# Code about "${query.slice(0, 200)}", best first — by meaning (${semantic.status().model}) and by words, fused`, ...notes]
+      if (hits.length === 0) lines.push('Nothing indexed comes close. search_regex searches every file as text; list_directory shows what is there.')
+      page.items.slice(0, kept).forEach((hit, i) => {
+        const about = hit.similarity === undefined ? 'by words only' : `similarity ${hit.similarity.toFixed(2)}`
+        lines.push(`## ${hit.shown}:${hit.start}-${hit.end} ${hit.kind === 'code' ? 'code' : `${hit.kind} ${hit.symbol}`} (${about})`, ...snippets[i])
+      })
+      if (cut !== undefined) lines.push(cut)
+      if (kept > 0) lines.push(`Read one whole: ${formatCall('read_files', { files: [{ path: page.items[0].shown, start_line: page.items[0].start, end_line: page.items[0].end }] })}`)
+      lines.push(pagingFooter('search_semantic', pagination, nextArgs, 'Chunks'))
+      return lines.join('\n')
+    }, 'chunk', budget, tokenizer, ctx.signal)
+    const result: ToolResult = {
+      content: [{ type: 'text', text }],
+      structuredContent: {
+        results: page.items.slice(0, pagination.returned).map(h => ({
+          path: h.shown,
+          start_line: h.start,
+          end_line: h.end,
+          ...(h.symbol !== '' ? { symbol: h.symbol } : {}),
+          kind: h.kind,
+          score: Math.round(h.fused * 1e5) / 1e5,
+          ...(h.similarity !== undefined ? { similarity: Math.round(h.similarity * 1000) / 1000 } : {})
+        })),
+        pagination
+      }
+    }
+    return result
+  }
+})
