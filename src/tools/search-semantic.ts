@@ -81,8 +81,10 @@ export const searchSemantic = defineTool({
     const notes = await indexNotes(codeIndex, ctx)
     const vector = await semantic.embedQuery(query, ctx.signal)
     const terms = queryTerms(query).slice(0, MAX_TERMS)
-    const near = await semantic.nearest(vector, scope, DEPTH)
+    // The vector thread compares while this thread ranks by words.
+    const nearing = semantic.nearest(vector, scope, DEPTH)
     const words = terms.length > 0 ? codeIndex.searchChunks(terms, scope, DEPTH) : []
+    const near = await nearing
     notes.push(...coverageNote(semantic, codeIndex))
     const rows = new Map(words.map(row => [row.id, row]))
     for (const row of codeIndex.chunksById(near.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)

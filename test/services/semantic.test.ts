@@ -7,6 +7,9 @@ import t, { type Test } from 'tap'
 import { chunkHash, chunkText, embeddedText, MAX_EMBED_CHARS } from '../../src/services/code-index/chunk-text.js'
 import { createCodeIndex, type CodeIndex } from '../../src/services/code-index/code-index.js'
 import { createEmbeddingProvider, type EmbeddingsSettings } from '../../src/services/code-index/embeddings.js'
+import { semanticService } from '../../src/services/code-index/index.js'
+import { indexedText } from '../../src/services/code-index/indexed-lines.js'
+import { loadConfig } from '../../src/config.js'
 import { loadSqlite, openIndexStore, type FileEntry } from '../../src/services/code-index/index-store.js'
 import { fuseRankings } from '../../src/services/code-index/rank-fusion.js'
 import { createSemanticSearch, type SemanticSearch } from '../../src/services/code-index/semantic.js'
@@ -62,6 +65,11 @@ t.test('the vector matrix: exact nearest neighbours, ties by id, file filter, gr
   t.same(m.nearest(unit([1, 0]), 10, file => file === 2).map(n => n.id), [3, 4], 'only admitted files')
   m.clear()
   t.equal(m.size, 0)
+  const five = createVectorMatrix(5)
+  for (let i = 1; i <= 6; i++) five.add(i * 10, i, unit([i, 1, 0, 0, i % 2]))
+  t.equal(five.retain(chunk => chunk % 20 !== 0), 3, 'rows of chunks gone are dropped')
+  t.same([five.size, five.maxChunk, five.has(20), five.has(30)], [3, 60, false, true])
+  t.same(five.nearest(unit([5, 1, 0, 0, 1]), 3).map(n => n.id), [50, 30, 10], 'the rows kept moved up with their vectors (five dimensions: the unrolled sums and the rest)')
   for (let i = 0; i < 3000; i++) m.add(i, 0, unit(i === 2999 ? [0, 1] : [1, 0]))
   t.equal(m.size, 3000, 'grown twice past its first block')
   t.same(m.nearest(unit([0, 1]), 1).map(n => n.id), [2999], 'rows added after a growth keep their place')
@@ -89,13 +97,13 @@ t.test('the vector thread\'s work: chunks without vectors by cursor, vectors by 
   const vectors = openVectorStore(sqlite, file)
   t.teardown(() => vectors.close())
   const handle = vectorHandler(vectors)
-  t.throws(() => handle({ missing: { after: 0, limit: 10 } }), /not configured/)
+  t.throws(() => handle({ missing: { after: 0, examine: 10 } }), /not configured/)
   t.same(handle({ configure: { model: 'm', dims: 2 } }), { vectors: 0 })
-  const missing = handle({ missing: { after: 0, limit: 3 } }).rows ?? []
+  const missing = handle({ missing: { after: 0, examine: 3 } }).rows ?? []
   t.same(missing.map(r => [r.hash, r.path, r.start]), [['ha', '/r/src/a.ts', 1], ['hb', '/r/src/a.ts', 2], ['ha', '/r/lib/b.ts', 1]])
-  t.same(handle({ missing: { after: missing[2].id, limit: 3 } }).rows?.map(r => r.hash), ['hc'], 'the cursor goes on after the last id')
+  t.same(handle({ missing: { after: missing[2].id, examine: 3 } }).rows?.map(r => r.hash), ['hc'], 'the cursor goes on after the last id')
   t.same(handle({ put: [{ hash: 'ha', vector: unit([1, 0]) }] }), { vectors: 2 }, 'one vector serves both chunks with that text')
-  t.same(handle({ missing: { after: 0, limit: 10 } }).rows?.map(r => r.hash), ['hb', 'hc'])
+  t.same(handle({ missing: { after: 0, examine: 10 } }).rows?.map(r => r.hash), ['hb', 'hc'])
   handle({ put: [{ hash: 'hb', vector: unit([0, 1]) }, { hash: 'hc', vector: unit([1, 1]) }] })
   const all = handle({ search: { vector: unit([1, 0]), k: 10 } }).hits ?? []
   t.equal(all.length, 4)
@@ -108,7 +116,18 @@ t.test('the vector thread\'s work: chunks without vectors by cursor, vectors by 
   t.same(handle({ put: [{ hash: 'hd', vector: unit([0, 1]) }] }), { vectors: 5 })
   t.equal(handle({ search: { vector: unit([0, 1]), k: 10, scope: '/r/new.ts' } }).hits?.length, 1, 'its path is known to scoped searches')
   store.remove(['/r/src/a.ts', '/r/new.ts'])
-  t.same(handle({ reload: true }), { vectors: 2, pruned: 2 }, 'hb and hd no longer in any chunk: pruned; ha and hc stay for lib/b.ts')
+  // lib/b.ts moved: written again, its chunks get new (higher) ids with the same texts.
+  store.remove(['/r/lib/b.ts'])
+  store.write([entry('/r/moved/b.ts', ['ha', 'hc'])])
+  t.same(handle({ refresh: true }), { vectors: 2, pruned: 2, removed: 5 }, 'hb and hd no longer in any chunk: pruned; the rows of every chunk gone dropped, the moved chunks loaded with their vectors')
+  t.same(handle({ search: { vector: unit([1, 0]), k: 10, scope: '/r/moved' } }).hits?.length, 2, 'under their new path')
+  t.same(handle({ missing: { after: 0, examine: 10 } }), { vectors: 2, rows: [], last: Math.max(...(handle({ search: { vector: unit([1, 0]), k: 10 } }).hits ?? []).map(h => h.id)) }, 'nothing is missing')
+  t.same(handle({ missing: { after: 1e9, examine: 10 } }), { vectors: 2, rows: [] }, 'past the last chunk: no last')
+  // A chunk whose text got a vector since the last load (another thread stored it) joins when it is examined.
+  store.write([entry('/r/copy.ts', ['ha', 'he'])])
+  vectors.put('m', 2, [{ hash: 'he', vector: unit([0, 1]) }], () => {})
+  t.same(handle({ missing: { after: 0, examine: 10 } }).rows, [], 'both texts of the new file have vectors: nothing to embed')
+  t.equal(handle({ search: { vector: unit([1, 0]), k: 10 } }).hits?.length, 4)
   t.same(handle({ configure: { model: 'other', dims: 2 } }), { vectors: 0 }, 'another model has none')
   vectors.put('m', 2, [{ hash: 'h-nowhere', vector: unit([1, 0]) }], () => t.fail('a text no chunk holds joins nothing'))
   t.throws(() => vectors.put('m', 2, [{ hash: null as unknown as string, vector: unit([1, 0]) }], () => t.fail('a failed batch reports nothing')))
@@ -157,8 +176,10 @@ t.test('semantic search: every chunk embedded once per text, nearest by meaning,
   const s = await semanticFixture(t)
   t.match(s.semantic.status(), { state: 'waiting', vectors: 0, model: 'fake' }, 'nothing before the index\'s first scan')
   t.same(await s.semantic.nearest(unit([1]), undefined, 5), [], 'no index open: nothing near')
+  t.same(s.index.chunksById([1]), [], 'and no chunk')
   await settled(s)
   const chunks = s.index.status().chunks
+  t.same(s.index.chunksById([]), [])
   t.match(s.semantic.status(), { state: 'ready', vectors: chunks, dims: 64, capped: false })
   t.equal(inputs(s.fake), chunks, 'the two copies of one function are one text: the probe of the vector length plus one per distinct text')
   t.equal(s.fake.requests[0].inputs[0], 'dimensions', 'the length was asked first')
@@ -230,4 +251,25 @@ t.test('semantic search: a failed run waits a minute before a scan starts anothe
   fs.writeFileSync(path.join(gone.root, 'lib/copy.ts'), 'export function changed () { return 2 }\n')
   for (let i = 0; i < 500 && gone.semantic.status().state === 'embedding'; i++) await new Promise(resolve => setTimeout(resolve, 20))
   t.match(gone.semantic.status(), { state: 'ready', vectors: gone.index.status().chunks - 1 }, 'a file gone before its turn is passed by; a copy changed since is too, and the other copy of its text serves')
+})
+
+t.test('the semantic service: only with a URL and a code index; a provider elsewhere is announced as code leaving the machine', async (t) => {
+  const lines: Array<{ level: number, msg: string, provider?: string }> = []
+  const capture = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) })
+  const root = tempDir(t, 'wmcp-semantic-service-')
+  const workspace = await createWorkspace({ root, log })
+  const index = { onScanned: () => {} } as unknown as CodeIndex
+  const config = (url: string): ReturnType<typeof loadConfig> => loadConfig({ embeddingsUrl: url, embeddingsModel: 'm' }, {}, root)
+  t.equal(semanticService(loadConfig({}, {}, root), index, workspace, capture), undefined, 'no URL: not offered')
+  t.equal(semanticService(config('http://127.0.0.1:9/v1'), undefined, workspace, capture), undefined, 'no code index: not offered')
+  t.match(lines.at(-1), { level: 40, msg: /search_semantic needs the code index/ })
+  t.ok(semanticService(config('http://127.0.0.1:9/v1'), index, workspace, capture))
+  t.match(lines.at(-1), { level: 30, provider: 'http://127.0.0.1:9/v1/embeddings', msg: 'search_semantic: embeddings from a provider on this machine' })
+  t.ok(semanticService(config('https://api.example.com/v1'), index, workspace, capture))
+  t.match(lines.at(-1), { level: 40, provider: 'https://api.example.com/v1/embeddings', msg: 'search_semantic: chunks of the served code are sent to this embeddings provider' })
+  fs.writeFileSync(path.join(root, 'big.ts'), 'x'.repeat(2 * 1024 * 1024 + 1))
+  fs.writeFileSync(path.join(root, 'blob.ts'), Buffer.from([0, 1, 2, 0]))
+  t.equal(await indexedText(workspace, path.join(root, 'big.ts'), signal()), undefined, 'grown past the size limit')
+  t.equal(await indexedText(workspace, path.join(root, 'blob.ts'), signal()), undefined, 'binary now')
+  t.equal(await indexedText(workspace, path.join(root, 'gone.ts'), signal()), undefined, 'gone')
 })

@@ -5,7 +5,7 @@ import type { Chunk } from './chunker.js'
 import { matchExpression } from './code-tokens.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
-export const SCHEMA_VERSION = '2'
+export const SCHEMA_VERSION = '3'
 
 /** The language of a file the index passed by (binary, too big): remembered so a rescan skips it, never counted. */
 export const NOT_INDEXED = '-'
@@ -93,7 +93,7 @@ export function loadSqlite (require: (id: string) => unknown = createRequire(imp
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL, hash TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file);
 CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(body, content='', contentless_delete=1, tokenize="unicode61 tokenchars '_'");

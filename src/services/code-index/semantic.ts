@@ -55,8 +55,11 @@ export interface SemanticOptions {
   workerUrl?: URL
 }
 
-/** Chunks asked for per round: a few requests' worth, so a round reads each file once. */
-const ROUND_BATCHES = 4
+/**
+ * Chunks the vector thread examines per request for missing vectors: a round of a few thousand keeps each
+ * request short (searches queue behind it) while a file's chunks are mostly read in one round.
+ */
+const EXAMINE = 4096
 
 /**
  * Starts nothing until the code index finishes a scan (or a call asks): then a vector thread holds the model's
@@ -73,6 +76,11 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
   let running: Promise<void> | undefined
   let failedAt = 0
   let reloadWanted = false
+  /**
+   * The last chunk examined for a missing vector. A chunk whose text changed comes back under a new id after its
+   * file's rescan; one the provider refused waits for a restart.
+   */
+  let cursor = 0
 
   /** The model's vector length, fixed by its first answer when not configured. */
   function learn (vector: Float32Array): void {
@@ -141,26 +149,26 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     status.capped = false
     // The vector length is needed before any vector is stored: a model whose length is not configured tells it.
     if (dims === undefined) learn((await provider.embed(['dimensions'], signal))[0])
-    let after = 0
     for (;;) {
       signal.throwIfAborted()
       if (reloadWanted) {
-        // A scan rewrote chunks: the vectors in memory follow, and the walk over missing chunks starts again.
+        // A scan rewrote chunks: the vectors in memory follow (chunks gone dropped, new ones with a known text added).
         reloadWanted = false
-        const { pruned } = await ask({ reload: true })
-        if (pruned !== undefined && pruned > 0) log.debug({ pruned }, 'vectors of code no longer indexed removed')
-        after = 0
+        const { pruned, removed } = await ask({ refresh: true })
+        log.debug({ pruned, removed }, 'vectors brought up to date after a scan')
       }
       if (status.vectors >= maxChunks) {
         status.capped = true
         return
       }
-      const rows = (await ask({ missing: { after, limit: batchSize * ROUND_BATCHES } })).rows as MissingChunk[]
-      if (rows.length === 0) return
-      after = rows[rows.length - 1].id
-      // Copies of one text (the same code in several places) are embedded once; the cursor passes each chunk once.
-      const texts = await textsOf(rows, signal)
+      // The cursor outlives the run: chunk ids only grow, so the next run looks only at chunks written since.
+      const { rows, last } = await ask({ missing: { after: cursor, examine: EXAMINE } })
+      if (last === undefined) return
+      // Copies of one text (the same code in several places) are embedded once.
+      const texts = await textsOf(rows as MissingChunk[], signal)
       for (let i = 0; i < texts.length && status.vectors < maxChunks; i += batchSize) await embedBatch(texts.slice(i, i + batchSize), signal)
+      // Only a round that got through moves the cursor: a run that failed starts again where it stood.
+      cursor = last
     }
   }
 
@@ -189,7 +197,8 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
 
   index.onScanned((changed) => {
     if (changed > 0 && thread !== undefined) reloadWanted = true
-    kick()
+    // A scan that changed nothing leaves nothing to embed once a run has finished.
+    if (changed > 0 || status.state !== 'ready') kick()
   })
 
   return {

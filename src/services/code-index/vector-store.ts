@@ -4,6 +4,7 @@ import type { loadSqlite } from './index-store.js'
 /** A chunk without a vector for the current model, and where its text is. */
 export interface MissingChunk {
   id: number
+  file: number
   hash: string
   /** The file's real path. */
   path: string
@@ -13,12 +14,16 @@ export interface MissingChunk {
 
 /** The vectors table of an index file, on a connection of its own (the vector thread's). */
 export interface VectorStore {
-  /** Up to `limit` chunks after chunk `after` (by id) whose text has no vector for (model, dims). */
-  missing(model: string, dims: number, after: number, limit: number): MissingChunk[]
+  /** The next `limit` chunks after chunk `after`, by id (ids only grow: a chunk written later is further on). */
+  chunksAfter(after: number, limit: number): MissingChunk[]
+  /** The stored vector of a text for (model, dims), if there is one. */
+  vectorOf(model: string, dims: number, hash: string): Float32Array | undefined
   /** Stores vectors by content hash (one transaction); calls `each` for every chunk that has one of those hashes. */
   put(model: string, dims: number, items: ReadonlyArray<{ hash: string, vector: Float32Array }>, each: (chunk: number, file: number, vector: Float32Array) => void): void
-  /** Calls `each` for every chunk with a vector for (model, dims), by chunk id. */
-  load(model: string, dims: number, each: (chunk: number, file: number, vector: Float32Array) => void): void
+  /** Calls `each` for every chunk after chunk `after` with a vector for (model, dims), by chunk id. */
+  load(model: string, dims: number, after: number, each: (chunk: number, file: number, vector: Float32Array) => void): void
+  /** The ids of every chunk indexed now. */
+  chunkIds(): Set<number>
   /** Every file's id and real path. */
   files(): Map<number, string>
   /** Deletes the vectors no chunk has any more (code deleted or changed); returns how many. */
@@ -33,16 +38,21 @@ export function openVectorStore (sqlite: NonNullable<ReturnType<typeof loadSqlit
   const db: DatabaseSyncInstance = new sqlite.DatabaseSync(file)
   db.exec('PRAGMA busy_timeout = 10000')
   const q = {
-    missing: db.prepare('SELECT c.id, c.hash, f.path, c.start, c.end FROM chunks c JOIN files f ON f.id = c.file WHERE c.id > ? ' +
-      'AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ? AND v.dims = ?) ORDER BY c.id LIMIT ?'),
+    after: db.prepare('SELECT c.id, c.file, c.hash, f.path, c.start, c.end FROM chunks c JOIN files f ON f.id = c.file WHERE c.id > ? ORDER BY c.id LIMIT ?'),
+    vector: db.prepare('SELECT vector FROM vectors WHERE hash = ? AND model = ? AND dims = ?'),
     put: db.prepare('INSERT OR REPLACE INTO vectors (hash, model, dims, vector) VALUES (?, ?, ?, ?)'),
     chunksOf: db.prepare('SELECT id, file FROM chunks WHERE hash = ?'),
-    load: db.prepare('SELECT c.id, c.file, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? AND v.dims = ? ORDER BY c.id'),
+    load: db.prepare('SELECT c.id, c.file, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? AND v.dims = ? WHERE c.id > ? ORDER BY c.id'),
+    ids: db.prepare('SELECT id FROM chunks'),
     files: db.prepare('SELECT id, path FROM files'),
     prune: db.prepare('DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)')
   }
   return {
-    missing: (model, dims, after, limit) => q.missing.all(after, model, dims, limit) as unknown as MissingChunk[],
+    chunksAfter: (after, limit) => q.after.all(after, limit) as unknown as MissingChunk[],
+    vectorOf (model, dims, hash) {
+      const row = q.vector.get(hash, model, dims) as { vector: Uint8Array } | undefined
+      return row === undefined ? undefined : vectorOf(row.vector)
+    },
     put (model, dims, items, each) {
       const holders: Array<{ id: number, file: number, vector: Float32Array }> = []
       db.exec('BEGIN')
@@ -59,8 +69,13 @@ export function openVectorStore (sqlite: NonNullable<ReturnType<typeof loadSqlit
       // Only what was committed reaches the caller.
       for (const { id, file, vector } of holders) each(id, file, vector)
     },
-    load (model, dims, each) {
-      for (const row of q.load.iterate(model, dims) as Iterable<{ id: number, file: number, vector: Uint8Array }>) each(row.id, row.file, vectorOf(row.vector))
+    load (model, dims, after, each) {
+      for (const row of q.load.iterate(model, dims, after) as Iterable<{ id: number, file: number, vector: Uint8Array }>) each(row.id, row.file, vectorOf(row.vector))
+    },
+    chunkIds () {
+      const ids = new Set<number>()
+      for (const row of q.ids.iterate() as Iterable<{ id: number }>) ids.add(row.id)
+      return ids
     },
     files: () => new Map((q.files.all() as Array<{ id: number, path: string }>).map(row => [row.id, row.path])),
     prune: () => Number(q.prune.run().changes),

@@ -6,33 +6,36 @@ import { openVectorStore, type MissingChunk, type VectorStore } from './vector-s
 /** A request to the vector thread. */
 export type VectorRequest =
   | { configure: { model: string, dims: number } }
-  | { reload: true }
-  | { missing: { after: number, limit: number } }
+  | { refresh: true }
+  | { missing: { after: number, examine: number } }
   | { put: Array<{ hash: string, vector: Float32Array }> }
   | { search: { vector: Float32Array, k: number, scope?: string } }
 
 /** Its answer: the vectors held after it, and the request's own result. */
 export interface VectorAnswer {
   vectors: number
+  /** refresh: vectors of texts no chunk holds any more, deleted; rows of chunks gone, dropped from memory. */
   pruned?: number
+  removed?: number
+  /** missing: the chunks examined that have no vector, and the last chunk examined (absent: none was left). */
   rows?: MissingChunk[]
+  last?: number
   hits?: Nearest[]
 }
 
 /**
- * What the thread does with each request: one model's vectors in memory (loaded on configure, reloaded after a
- * scan changed chunks), the chunks still without one, new vectors stored and added, exact nearest chunks.
+ * What the thread does with each request: one model's vectors in memory (loaded on configure, brought up to
+ * date after a scan changed chunks: rows of chunks gone dropped, new chunks whose text has a vector added), the
+ * chunks without one, new vectors stored and added, exact nearest chunks.
  */
 export function vectorHandler (store: VectorStore): (request: VectorRequest) => VectorAnswer {
   let model = ''
   let matrix: VectorMatrix | undefined
   let files = new Map<number, string>()
-  const add = (chunk: number, file: number, vector: Float32Array): void => { matrix?.add(chunk, file, vector) }
-  const load = (): void => {
-    const m = matrix as VectorMatrix
-    m.clear()
-    store.load(model, m.dims, add)
-    files = store.files()
+  const add = (chunk: number, file: number, vector: Float32Array): void => {
+    // A chunk of a file written since the paths were read: they are read again, once.
+    if (!files.has(file)) files = store.files()
+    matrix?.add(chunk, file, vector)
   }
   const configured = (): VectorMatrix => {
     if (matrix === undefined) throw new Error('the vector thread was not configured')
@@ -42,22 +45,34 @@ export function vectorHandler (store: VectorStore): (request: VectorRequest) => 
     if ('configure' in request) {
       model = request.configure.model
       matrix = createVectorMatrix(request.configure.dims)
-      load()
+      files = store.files()
+      store.load(model, matrix.dims, 0, add)
       return { vectors: matrix.size }
     }
     const m = configured()
-    if ('reload' in request) {
+    if ('refresh' in request) {
       const pruned = store.prune()
-      load()
-      return { vectors: m.size, pruned }
+      const alive = store.chunkIds()
+      const removed = m.retain(chunk => alive.has(chunk))
+      files = store.files()
+      // Chunk ids only grow: every chunk written since the last load is above the highest one held.
+      store.load(model, m.dims, m.maxChunk, add)
+      return { vectors: m.size, pruned, removed }
     }
-    if ('missing' in request) return { vectors: m.size, rows: store.missing(model, m.dims, request.missing.after, request.missing.limit) }
+    if ('missing' in request) {
+      const examined = store.chunksAfter(request.missing.after, request.missing.examine)
+      const rows: MissingChunk[] = []
+      for (const row of examined) {
+        if (m.has(row.id)) continue
+        // Its text got a vector after the last load (a copy of code embedded since): it joins, nothing to embed.
+        const known = store.vectorOf(model, m.dims, row.hash)
+        if (known === undefined) rows.push(row)
+        else add(row.id, row.file, known)
+      }
+      return { vectors: m.size, rows, ...(examined.length > 0 ? { last: examined[examined.length - 1].id } : {}) }
+    }
     if ('put' in request) {
-      store.put(model, m.dims, request.put, (chunk, file, vector) => {
-        // A chunk of a file written since the last load: its path is looked up once.
-        if (!files.has(file)) files = store.files()
-        add(chunk, file, vector)
-      })
+      store.put(model, m.dims, request.put, add)
       return { vectors: m.size }
     }
     const { vector, k, scope } = request.search
