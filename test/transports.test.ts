@@ -9,6 +9,7 @@ import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 import { commitAll } from './helpers/git-repo.js'
 import { makePdf, makePng } from './helpers/documents.js'
+import { startFakeEmbeddings } from '../src/fixtures/fake-embeddings.js'
 
 // The parity test: the same built bin over stdio and over Streamable HTTP must publish identical
 // bytes for initialize, every tools/list page, resources, prompts and a set of tool calls.
@@ -44,7 +45,9 @@ function stable (value: unknown): unknown {
     .replace(/(generated in |took )[\d.]+ ?ms/g, '$1<n> ms')
     // Both servers share one index file: which of them scanned, and for how long, is theirs to differ on.
     .replace(/"code_index":\{[^}]*\}/g, '"code_index":"<status>"')
-    .replace(/(## Code index \(find_symbol, search_code\)\\n- )[^\\]*/g, '$1<status>'))
+    .replace(/(## Code index \(find_symbol, search_code\)\\n- )[^\\]*/g, '$1<status>')
+    .replace(/"embeddings":\{[^}]*\}/g, '"embeddings":"<status>"')
+    .replace(/(- semantic search \(search_semantic\): )[^\\]*/g, '$1<status>'))
 }
 
 const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
@@ -136,6 +139,36 @@ t.test('unknown tools are the same JSON-RPC error (-32602) on both transports', 
   t.match(a, { status: 'rejected', reason: { code: -32602 } })
   t.match(b, { status: 'rejected', reason: { code: -32602 } })
   t.equal((a as PromiseRejectedResult).reason.message, (b as PromiseRejectedResult).reason.message)
+
+  // A tool this configuration does not offer, that a client may remember from another: a tool error it can act on.
+  const [c, d] = await Promise.all([overHttp, overStdio].map(async client => await client.callTool({ name: 'search_semantic', arguments: { query: 'hello' } })))
+  t.equal(canonical(c), canonical(d))
+  t.match(c, { isError: true, content: [{ type: 'text', text: /^ERROR EMBEDDINGS_NOT_CONFIGURED: search_semantic is not offered by this server: it needs an embeddings provider \(embeddingsUrl and embeddingsModel\) and the code index\. Hint: search_code query=/ }] })
+})
+
+t.test('with an embeddings provider, search_semantic is listed and answers alike over both transports', async (t) => {
+  const fake = await startFakeEmbeddings()
+  t.teardown(() => fake.close())
+  const env = { WORKSPACE_MCP_EMBEDDINGS_URL: `${fake.url}/v1`, WORKSPACE_MCP_EMBEDDINGS_MODEL: 'fake' }
+  const http = await spawnHttp(t, ['--root', root], env)
+  const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
+  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI, env) as Record<string, string> }))
+  const [httpPages, stdioPages] = await Promise.all([allToolPages(overHttp), allToolPages(overStdio)])
+  t.equal(canonical(httpPages), canonical(stdioPages), 'every tools/list page')
+  t.ok((httpPages[0] as { tools: Array<{ name: string }> }).tools.some(tool => tool.name === 'search_semantic'), 'listed')
+  for (const client of [overHttp, overStdio]) {
+    // Each server embeds in the background; the answers are compared once both hold every vector.
+    for (let i = 0; i < 300; i++) {
+      const info = (await client.callTool({ name: 'get_workspace_info', arguments: {} })).structuredContent as { code_index?: { chunks: number }, embeddings?: { state: string, vectors: number } }
+      if (info.embeddings?.state === 'ready' && info.embeddings.vectors === info.code_index?.chunks) break
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+  }
+  const call = { name: 'search_semantic', arguments: { query: 'hello world function' } }
+  const [a, b] = await Promise.all([overHttp.callTool(call), overStdio.callTool(call)])
+  t.equal(canonical(stable(a)), canonical(stable(b)))
+  t.match((a.content as Array<{ text: string }>)[0].text, /^# Code about "hello world function", best first — by meaning \(fake\) and by words, fused\n## src\/app\.ts:1-3 function hello \(similarity 0\.\d\d\)\n/)
+  t.ok(fake.requests.length > 0, 'the provider was asked')
 })
 
 /** Reads one JSON-RPC message from an HTTP response that is JSON or SSE. */

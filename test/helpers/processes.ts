@@ -62,7 +62,7 @@ export async function startReplica (t: Test, args: string[]): Promise<{ child: C
     const guard = setTimeout(() => reject(new Error(`replica did not report a URL within 15 s:\n${output}`)), 15000)
     const onData = (chunk: Buffer): void => {
       output += chunk.toString()
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
       if (m !== null && m[1] !== '0') { clearTimeout(guard); resolve(Number(m[1])) }
     }
     child.stdout!.on('data', onData)

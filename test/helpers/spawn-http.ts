@@ -17,7 +17,7 @@ export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.Proce
     const guard = setTimeout(() => reject(new Error(`server did not report a URL within 15 s:\n${output}`)), 15000)
     const onData = (chunk: Buffer): void => {
       output += chunk.toString()
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
       if (m !== null && m[1] !== '0') {
         clearTimeout(guard)
         resolve(`http://127.0.0.1:${m[1]}/mcp`)

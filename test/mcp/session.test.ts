@@ -1,5 +1,7 @@
 import t from 'tap'
-import { initializedSession, testEngine } from '../helpers/engine.js'
+import { Type } from '@sinclair/typebox'
+import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { defineTool, Inject, textResult } from '../../src/tools/define-tool.js'
 import { CallHandle } from '../../src/mcp/tool-call.js'
 
 const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })
@@ -50,6 +52,28 @@ t.test('protocol errors: unknown method -32601, unknown tool -32602, batch -3260
   t.match(batch, { id: null, error: { code: -32600 } })
   t.match(envelope, { id: null, error: { code: -32600 } })
   t.match(badId, { id: null, error: { code: -32600 } })
+})
+
+t.test('a tool not offered here answers the error its definition declares; one that declares none is an unknown tool', async (t) => {
+  const gated = defineTool({
+    name: 'needs_semantic',
+    title: 'Needs Semantic',
+    category: 'fixture',
+    description: 'Only listed with an embeddings provider.',
+    annotations: {},
+    input: Type.Object({ semantic: Inject('semantic') }),
+    whenUnavailable: { code: 'EMBEDDINGS_NOT_CONFIGURED', message: 'needs_semantic needs a provider', hint: 'use search_code' },
+    run: () => textResult('ok')
+  })
+  const engine = testEngine({ tools: [...testTools, gated] })
+  t.same(engine.registry.unavailable, { needs_search: ['search'], needs_semantic: ['semantic'] })
+  const { call } = await initializedSession(engine)
+  t.same((await call('tools/call', { name: 'needs_semantic', arguments: { anything: 1 } })).result, {
+    content: [{ type: 'text', text: 'ERROR EMBEDDINGS_NOT_CONFIGURED: needs_semantic needs a provider. Hint: use search_code.' }],
+    isError: true
+  }, 'a tool result the model can act on, whatever the arguments')
+  t.equal((await call('tools/call', { name: 'needs_search', arguments: {} })).error.code, -32602)
+  t.notOk((await call('tools/list')).result.tools.some((tool: { name: string }) => tool.name === 'needs_semantic'), 'never listed')
 })
 
 t.test('notifications get no response', async (t) => {

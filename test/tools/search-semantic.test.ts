@@ -1,0 +1,163 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pino from 'pino'
+import t, { type Test } from 'tap'
+import { Value } from '@sinclair/typebox/value'
+import { createCodeIndex, type CodeIndex } from '../../src/services/code-index/code-index.js'
+import { semanticService } from '../../src/services/code-index/index.js'
+import { loadSqlite, openIndexStore } from '../../src/services/code-index/index-store.js'
+import type { SemanticSearch } from '../../src/services/code-index/semantic.js'
+import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
+import { createTokenizer } from '../../src/services/tokenizer.js'
+import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
+import { loadConfig } from '../../src/config.js'
+import { isToolError } from '../../src/errors.js'
+import type { ToolResult } from '../../src/tools/define-tool.js'
+import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
+import { searchSemantic, SearchSemanticOutput } from '../../src/tools/search-semantic.js'
+import { startFakeEmbeddings, type FakeEmbeddings } from '../../src/fixtures/fake-embeddings.js'
+import { textOf, toolContext } from '../helpers/workspace-fixture.js'
+
+const log = pino({ level: 'silent' })
+const tokenizer = createTokenizer({ workers: 0 })
+const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
+const where = locateTreeSitter() as TreeSitterLocation
+
+const FILES: Record<string, string> = {
+  'src/upload.ts': 'export class Uploader {\n  async retryFailedUpload (path: string): Promise<number> {\n    // retry each failed upload with backoff\n    return 3\n  }\n}\n',
+  'src/auth/token.ts': 'export function validateAccessToken (token: string): boolean {\n  return token.startsWith("Bearer ")\n}\n',
+  'src/config.py': 'def parse_config(path):\n    return {}\n',
+  'scripts/deploy.py': 'import os\n\nprint("deploy the rollout")\nos.system("rollout")\n',
+  // Many small functions: enough chunks for several pages.
+  ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`src/handlers/h${i}.go`, `package handlers\n\n// Handler${i} handles request ${i}\nfunc Handler${i}() {\n${'\tpanic("request handler lost its client connection while reading body bytes")\n'.repeat(12)}}\n`]))
+}
+
+interface Fixture { root: string, workspace: WorkspaceService, index: CodeIndex, semantic: SemanticSearch, fake: FakeEmbeddings }
+
+async function fixture (t: Test, env: Record<string, string> = {}, maxChunks = 1000): Promise<Fixture> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-semantic-tool-')))
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-semantic-tool-state-'))
+  t.teardown(() => {
+    fs.rmSync(root, { recursive: true, force: true })
+    fs.rmSync(state, { recursive: true, force: true })
+  })
+  for (const [name, text] of Object.entries(FILES)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
+    fs.writeFileSync(path.join(root, name), text)
+  }
+  const fake = await startFakeEmbeddings()
+  t.teardown(() => fake.close())
+  const workspace = await createWorkspace({ root, log })
+  const file = path.join(state, 'index.sqlite')
+  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, open: () => ({ store: openIndexStore(sqlite, file), file }) })
+  const config = loadConfig({ embeddingsUrl: `${fake.url}/v1`, embeddingsModel: 'fake', embeddingsMaxChunks: String(maxChunks), ...env }, {}, root)
+  const semantic = semanticService(config, index, workspace, log, {}) as SemanticSearch
+  t.teardown(async () => { await semantic.close(); await index.close() })
+  await index.ready(60_000, new AbortController().signal)
+  for (let i = 0; i < 1000 && semantic.status().state !== 'ready' && semantic.status().state !== 'failed'; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  return { root, workspace, index, semantic, fake }
+}
+
+const search = async (f: Pick<Fixture, 'workspace' | 'index' | 'semantic'>, args: Record<string, unknown>): Promise<ToolResult> =>
+  await searchSemantic.run({ workspace: f.workspace, codeIndex: f.index, semantic: f.semantic, tokenizer, ...args } as never, toolContext())
+const data = (r: ToolResult): Record<string, any> => r.structuredContent as Record<string, any>
+const paths = (r: ToolResult): string[] => data(r).results.map((x: { path: string }) => x.path)
+
+t.test('search_semantic: by meaning first, fused with the word ranking, with the lines and the exact next call', async (t) => {
+  const f = await fixture(t)
+  t.match(f.semantic.status(), { state: 'ready', vectors: f.index.status().chunks })
+  const found = await search(f, { query: 'retry the failed uploads', page_size: 3 })
+  t.equal(paths(found)[0], 'src/upload.ts')
+  t.ok(Value.Check(SearchSemanticOutput, data(found)), 'structuredContent matches the published schema')
+  t.match(data(found).results[0], { start_line: 1, end_line: 6, symbol: 'Uploader', kind: 'class', score: Number, similarity: Number })
+  t.match(textOf(found), /^# Code about "retry the failed uploads", best first — by meaning \(fake\) and by words, fused\n## src\/upload\.ts:1-6 class Uploader \(similarity 0\.\d\d\)\n2\t {2}async retryFailedUpload/)
+  t.match(textOf(found), /\nRead one whole: read_files files=\[\{"path":"src\/upload\.ts","start_line":1,"end_line":6\}\]\n/)
+  t.match(textOf(found), /\nChunks 1–3 of \d+ \| next: search_semantic query="retry the failed uploads" page_size=3 offset=3$/)
+  // No word of this query is in the code's words as the index splits them, yet the meaning (the fake's hashed
+  // tokens of "access token") is near.
+  t.equal(paths(await search(f, { query: 'access token validation' }))[0], 'src/auth/token.ts')
+  t.same(paths(await search(f, { query: 'handler', path: 'src/auth' })), ['src/auth/token.ts'], 'path narrows')
+  const err = await search(f, { query: 'x', path: 'nope' }).catch((e: unknown) => e)
+  t.ok(isToolError(err) && /PATH_NOT_FOUND/.test((err as Error).message), 'a path that is not there is the usual error')
+})
+
+t.test('search_semantic: pages are slices of one fused ranking; a small budget cuts a page and says how to go on', async (t) => {
+  const f = await fixture(t)
+  const whole = paths(await search(f, { query: 'request handler panic', page_size: 12 }))
+  const pages: string[] = []
+  for (let offset = 0; offset < 12; offset += 4) pages.push(...paths(await search(f, { query: 'request handler panic', page_size: 4, offset })))
+  t.same(pages, whole, 'deterministic: pages add up to the whole')
+  t.equal(new Set(whole).size, whole.length)
+  const cut = await search(f, { query: 'request handler panic', page_size: 12, max_response_tokens: 1000 })
+  t.ok(await tokenizer.countExact(textOf(cut)) <= 1000)
+  t.match(textOf(cut), /\nNote: page cut to \d+ chunks to fit max_response_tokens=1000; the next call continues\n/)
+  const deep = await search(f, { query: 'request handler panic', offset: 199 })
+  t.same(data(deep).results, [], 'past the end: an empty page')
+})
+
+t.test('search_semantic: coverage notes while vectors are missing; a provider down is EMBEDDINGS_FAILED pointing at search_code', async (t) => {
+  const capped = await fixture(t, { embeddingsBatchSize: '1' }, 2)
+  const partial = await search(capped, { query: 'request handler' })
+  t.match(textOf(partial), /\nNote: \d+ of \d+ chunks have vectors — embeddingsMaxChunks is reached; the others are found by their words only\.\n/)
+  t.match(textOf(partial), /\(by words only\)/, 'a chunk found by its words alone says so')
+  const info = await getWorkspaceInfo.run({ workspace: capped.workspace, search: { limits: { timeoutMs: 1, maxFileSize: '1M', cacheTtlMs: 1 }, engine: async () => ({ version: '1', source: 'x', pcre2Available: false }) }, tokenizer, catalog: { entries: () => [] }, codeIndex: capped.index, semantic: capped.semantic } as never, toolContext())
+  t.match(textOf(info), /\n- semantic search \(search_semantic\): model fake, 64 dimensions; \d+ of \d+ chunks have vectors; stopped at embeddingsMaxChunks\n/)
+  t.match(data(info), { capabilities: { semantic_search: true }, embeddings: { state: 'ready', model: 'fake', dimensions: 64, vectors: Number } })
+
+  const f = await fixture(t)
+  await f.fake.close()
+  const down = await search(f, { query: 'retry upload' }).catch((e: unknown) => e)
+  t.ok(isToolError(down))
+  t.match((down as Error).message, /^ERROR EMBEDDINGS_FAILED: the embeddings provider http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings \(model fake\) could not be reached \(ECONNREFUSED\)\. Hint: search_code ranks code by its words without embeddings/)
+})
+
+t.test('search_semantic: a failed background run is noted; a session narrowed to a folder sees only its chunks', async (t) => {
+  const f = await fixture(t)
+  // Stop the provider for the background run only: the query itself still gets its vector.
+  const failing: SemanticSearch = { ...f.semantic, status: () => ({ ...f.semantic.status(), state: 'failed', error: 'HTTP 401' }) }
+  t.match(textOf(await search({ ...f, semantic: failing }, { query: 'retry upload' })), /\nNote: \d+ of \d+ chunks have vectors — embedding stopped \(HTTP 401; tried again in a minute\); the others are found by their words only\.\n/)
+  const narrowed = await createWorkspace({ root: path.join(f.root, 'src/auth'), log })
+  const seen = await search({ ...f, workspace: narrowed }, { query: 'retry the failed uploads' })
+  t.same(paths(seen), ['token.ts'], 'only what the narrowed session serves, under its own paths')
+  const empty = await search({ ...f, workspace: await createWorkspace({ root: path.join(f.root, 'src/handlers'), log }) }, { query: 'zzz', path: 'h1.go' })
+  t.equal(data(empty).results.length, 1)
+})
+
+t.test('search_semantic: top-level code, a query of no words, a chunk gone since the vectors were loaded, nothing near', async (t) => {
+  const f = await fixture(t)
+  const code = await search(f, { query: 'deploy the rollout', page_size: 1 })
+  t.match(textOf(code), /\n## scripts\/deploy\.py:1-4 code \(similarity 0\.\d\d\)\n/)
+  t.same(data(code).results[0].symbol, undefined, 'top-level code has no symbol')
+  t.ok(data(await search(f, { query: '!! ?' })).results.length > 0, 'no word to rank by: by meaning alone')
+  const stale: SemanticSearch = { ...f.semantic, nearest: async () => [{ id: 987654, similarity: 0.9 }] }
+  const none = await search({ ...f, semantic: stale }, { query: '!! ?' })
+  t.same(data(none).results, [], 'a chunk rewritten since is passed by')
+  t.match(textOf(none), /\nNothing indexed comes close\. search_regex searches every file as text; list_directory shows what is there\.\n/)
+})
+
+t.test('get_workspace_info: the vectors\' state in words and in structuredContent', async (t) => {
+  const f = await fixture(t)
+  const info = async (status: Partial<ReturnType<SemanticSearch['status']>> | undefined): Promise<ToolResult> => await getWorkspaceInfo.run({
+    workspace: f.workspace,
+    search: { limits: { timeoutMs: 1, maxFileSize: '1M', cacheTtlMs: 1 }, engine: async () => ({ version: '1', source: 'x', pcre2Available: false }) },
+    tokenizer,
+    catalog: { entries: () => [] },
+    codeIndex: f.index,
+    semantic: status === undefined ? undefined : { status: () => ({ state: 'ready', model: 'm', vectors: 3, embedded: 3, capped: false, ...status }) }
+  } as never, toolContext())
+  t.match(textOf(await info({ state: 'waiting' })), /\n- semantic search \(search_semantic\): model m; 3 of \d+ chunks have vectors; waiting for the code index\n/)
+  t.match(textOf(await info({ state: 'embedding', dims: 8 })), /model m, 8 dimensions; 3 of \d+ chunks have vectors; embedding in the background\n/)
+  t.match(textOf(await info({ state: 'failed' })), /; embedding failed \(unknown error\), tried again after a minute\n/)
+  t.match(textOf(await info({ state: 'failed', error: 'HTTP 401' })), /; embedding failed \(HTTP 401\)/)
+  t.match(data(await info({ state: 'failed', error: 'HTTP 401' })), { embeddings: { state: 'failed', model: 'm', vectors: 3, error: 'HTTP 401' } })
+  t.match(textOf(await info({})), /; up to date\n/)
+  const off = await info(undefined)
+  t.match(textOf(off), /\n- semantic search: not configured \(search_code ranks code by its words\)\n/)
+  t.match(data(off), { capabilities: { semantic_search: false } })
+  t.equal(data(off).embeddings, undefined)
+  const noted: SemanticSearch = { ...f.semantic, status: () => ({ ...f.semantic.status(), state: 'embedding', vectors: 1 }) }
+  t.match(textOf(await search({ ...f, semantic: noted }, { query: 'retry' })), /\nNote: 1 of \d+ chunks have vectors — the rest are being embedded in the background; the others are found by their words only\.\n/)
+  const unknown: SemanticSearch = { ...f.semantic, status: () => ({ ...f.semantic.status(), state: 'failed' }) }
+  t.match(textOf(await search({ ...f, semantic: unknown }, { query: 'retry' })), /embedding stopped \(unknown error; tried again in a minute\)/)
+})
