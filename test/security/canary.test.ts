@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { childEnv, CLI } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
 import { createHostileWorkspace, type HostileWorkspace } from '../helpers/workspace-fixture.js'
+import { startFakeEmbeddings, type FakeEmbeddings } from '../../src/fixtures/fake-embeddings.js'
 
 // The canary battery: every hostile path through every workspace tool, resource and prompt, over both
 // real transports (the built bin). The rule is "no fact about anything outside the root": the secret
@@ -45,7 +46,8 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     { name: 'search_regex', arguments: { pattern: 'secret|CANARY', output_mode: 'files' } },
     { name: 'get_workspace_info', arguments: {} },
     { name: 'search_code', arguments: { query: 'top secret canary inner evil' } },
-    { name: 'find_symbol', arguments: { name: 'secret', match: 'substring' } }
+    { name: 'find_symbol', arguments: { name: 'secret', match: 'substring' } },
+    { name: 'search_semantic', arguments: { query: 'top secret canary inner evil', page_size: 50 } }
   ]
   for (const group of chunks(paths, 20)) {
     calls.push({ name: 'read_files', arguments: { files: group.map(path => ({ path })) } })
@@ -58,6 +60,7 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     calls.push({ name: 'find_files', arguments: { patterns: ['**/*'], path, include_hidden: true, respect_gitignore: false } })
     calls.push({ name: 'search_regex', arguments: { pattern: 'CANARY', path } })
     calls.push({ name: 'find_symbol', arguments: { name: 'secret', match: 'substring', path } })
+    calls.push({ name: 'search_semantic', arguments: { query: 'secret canary', path } })
   }
   return calls
 }
@@ -73,16 +76,31 @@ function stable (text: string): string {
     // The code index's own state (counts of a rescan, its duration) is no fact about the outside.
     .replace(/"code_index":\{[^}]*\}/g, '"code_index":"<status>"')
     .replace(/(## Code index \(find_symbol, search_code\)\\n- )[^\\]*/g, '$1<status>')
+    .replace(/"embeddings":\{[^}]*\}/g, '"embeddings":"<status>"')
+    .replace(/(- semantic search \(search_semantic\): )[^\\]*/g, '$1<status>')
 }
 
-/** Waits until the server's code index has finished its first scan, so both batteries ask the same index. */
+/** Waits until the code index has finished its first scan and every chunk has a vector, so both batteries ask the same index. */
 async function indexReady (t: Test, client: Client): Promise<void> {
   for (let i = 0; i < 120; i++) {
-    const info = await client.callTool({ name: 'get_workspace_info', arguments: {} })
-    if ((info.structuredContent as { code_index?: { state: string } }).code_index?.state !== 'building') return
+    const info = (await client.callTool({ name: 'get_workspace_info', arguments: {} })).structuredContent as { code_index?: { state: string, chunks: number }, embeddings?: { state: string, vectors: number } }
+    if (info.code_index?.state !== 'building' && info.embeddings?.state === 'ready' && info.embeddings.vectors === info.code_index?.chunks) return
     await new Promise(resolve => setTimeout(resolve, 250))
   }
-  t.fail('the code index was not ready within 30 s')
+  t.fail('the code index and its vectors were not ready within 30 s')
+}
+
+/** A fake embeddings provider for the server: its environment, and the check that nothing from outside the root reached it. */
+async function provider (t: Test, fx: HostileWorkspace): Promise<{ env: Record<string, string>, check: () => void }> {
+  const fake: FakeEmbeddings = await startFakeEmbeddings()
+  t.teardown(() => fake.close())
+  return {
+    env: { WORKSPACE_MCP_EMBEDDINGS_URL: `${fake.url}/v1`, WORKSPACE_MCP_EMBEDDINGS_MODEL: 'fake' },
+    check () {
+      t.ok(fake.requests.length > 0, 'the provider was asked')
+      t.notOk(fake.requests.some(r => r.inputs.some(input => input.includes(fx.canary))), 'no text from outside the root was sent to the embeddings provider')
+    }
+  }
 }
 
 /** Runs every call of the battery plus resources and prompts; returns each answer's text, checked for leaks. */
@@ -145,18 +163,22 @@ async function noFactAboutOutside (t: Test, client: Client, fx: HostileWorkspace
 t.test('no hostile call leaks the canary over stdio', async (t) => {
   const fx = createHostileWorkspace(t, { big: false })
   const client = new Client({ name: 'canary', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', fx.root, '--log-level', 'silent'], stderr: 'ignore', env: childEnv(CLI) as Record<string, string> }))
+  const embeddings = await provider(t, fx)
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', fx.root, '--log-level', 'silent'], stderr: 'ignore', env: childEnv(CLI, embeddings.env) as Record<string, string> }))
   t.teardown(() => client.close())
 
   await noFactAboutOutside(t, client, fx)
+  embeddings.check()
 })
 
 t.test('no hostile call leaks the canary over Streamable HTTP', async (t) => {
   const fx = createHostileWorkspace(t, { big: false })
-  const { url } = await spawnHttp(t, ['--root', fx.root])
+  const embeddings = await provider(t, fx)
+  const { url } = await spawnHttp(t, ['--root', fx.root], embeddings.env)
   const client = new Client({ name: 'canary', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(url)))
   t.teardown(() => client.close())
 
   await noFactAboutOutside(t, client, fx)
+  embeddings.check()
 })

@@ -187,3 +187,13 @@ t.test('answers checked: count, length, numbers, shapes — every vector made un
     return true
   }), runs(500))
 })
+
+t.test('the fake provider: only its two routes, a single string input, a body that is not JSON', async (t) => {
+  const f = await fake(t, { dims: 4 })
+  t.equal((await fetch(`${f.url}/v1/embeddings`)).status, 404, 'GET')
+  t.match(await (await fetch(`${f.url}/v1/chat`, { method: 'POST', body: '{}' })).json(), { error: 'no route POST /v1/chat' })
+  const one = await (await fetch(`${f.url}/api/embed`, { method: 'POST', body: JSON.stringify({ model: 'm', input: 'retry upload' }) })).json() as { embeddings: number[][] }
+  t.same(one.embeddings, [fakeEmbedding('retry upload', 4)])
+  t.equal((await fetch(`${f.url}/api/embed`, { method: 'POST', body: '{' })).status, 500)
+  t.same(fakeEmbedding('', 3), [0, 0, 0], 'no token: the zero vector')
+})
