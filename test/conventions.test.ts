@@ -223,7 +223,8 @@ t.test('first sentences end at . ! ? followed by space, never inside e.g.', asyn
 })
 
 t.test('the shipped tools pass every convention, including the token budget', async (t) => {
-  const runtime = await createRuntime(loadConfig({ root: ROOT }), pino({ level: 'silent' }), { lint: false })
+  // With an embeddings provider configured, so search_semantic is listed and checked too.
+  const runtime = await createRuntime(loadConfig({ root: ROOT, embeddingsUrl: 'http://127.0.0.1:9/v1', embeddingsModel: 'm' }), pino({ level: 'silent' }), { lint: false })
   const catalog = runtime.registry.services.catalog
   if (catalog === undefined) throw new Error('no catalog')
   const tokenizer = runtime.services.tokenizer ?? createTokenizer()

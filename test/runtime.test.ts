@@ -31,11 +31,14 @@ t.test('without a search service the search tools are neither listed nor callabl
 })
 
 t.test('the production runtime lists every shipped tool, in the order src/tools/index.ts gives', async (t) => {
-  const runtime = await createRuntime(loadConfig({ root }, {}), log)
+  // search_semantic needs an embeddings provider configured (nothing is asked of it before the index starts).
+  const runtime = await createRuntime(loadConfig({ root, embeddingsUrl: 'http://127.0.0.1:9/v1', embeddingsModel: 'm' }, {}), log)
 
   // Derived from the tool list, so adding a tool does not break this test.
   t.strictSame(runtime.registry.tools.map(tool => tool.wire.name), productTools.map(tool => tool.name))
   t.strictSame(runtime.registry.unavailable, {})
+  const plain = await createRuntime(loadConfig({ root }, {}), log)
+  t.strictSame(plain.registry.unavailable, { search_semantic: ['semantic'] }, 'without a provider, search_semantic alone is not listed')
 })
 
 t.test('fixtures = conformance adds the suite\'s tools, resources and prompts (loaded on request); none adds none', async (t) => {

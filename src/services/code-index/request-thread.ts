@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads'
 /** A worker thread answering requests, each once, by id: `{ id, ...answer }` or `{ id, error }`. */
 export interface RequestThread {
   /** Sends a request; resolves with the answer (without its id), rejects with the thread's error or its death. */
-  request<T extends object>(message: object, transfer?: readonly ArrayBuffer[]): Promise<T>
+  request<T extends object>(message: object): Promise<T>
   terminate(): Promise<void>
 }
 
@@ -41,12 +41,12 @@ export function startRequestThread (url: URL, workerData: unknown, name: string)
   worker.on('error', fail)
   worker.on('exit', () => fail(new Error(`the ${name} thread stopped`)))
   return {
-    async request<T extends object> (message: object, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+    async request<T extends object> (message: object): Promise<T> {
       if (dead !== undefined) throw dead
       const id = ++nextId
       return await new Promise<T>((resolve, reject) => {
         waiting.set(id, { resolve: resolve as (answer: object) => void, reject })
-        worker.postMessage({ ...message, id }, [...transfer])
+        worker.postMessage({ ...message, id })
       })
     },
     terminate: async () => { await worker.terminate() }

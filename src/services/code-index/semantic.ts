@@ -97,8 +97,8 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     return thread
   }
 
-  async function ask (request: VectorRequest, transfer?: ArrayBuffer[]): Promise<VectorAnswer> {
-    const answer = await (await vectorThread(index.file() as string, dims as number)).request<VectorAnswer>(request, transfer)
+  async function ask (request: VectorRequest): Promise<VectorAnswer> {
+    const answer = await (await vectorThread(index.file() as string, dims as number)).request<VectorAnswer>(request)
     status.vectors = answer.vectors
     return answer
   }
