@@ -87,56 +87,100 @@ const errText = (err: unknown): string => {
   return `not readable (${code ?? 'error'})`
 }
 
+/** Folders read ahead of the walk (their entries listed, ignore rules applied, metadata read) while it is elsewhere. */
+const READ_AHEAD = 8
+
+/** What one folder adds to a walk's counts and examples: merged when the walk reaches it, so they come in pre-order. */
+type Skipped = Pick<WalkResult, 'skippedHidden' | 'skippedIgnored' | 'skippedIgnoredDirs' | 'firstIgnoredFile' | 'firstIgnoredDir'>
+
+/** A folder's children as the walk will show them (and what it left out), or why it could not be listed. */
+type Prepared = { children: WalkEntry[], skipped: Skipped } | { error: unknown }
+
 /**
  * Walks a directory without following links (so link loops cannot trap it), skipping hidden and
  * ignored entries as asked, noting unreadable directories instead of failing, within fixed bounds.
+ * The result is in pre-order whatever the read-ahead: up to READ_AHEAD sibling folders are listed while the
+ * walk is inside an earlier one, so their disk waits overlap.
  */
 export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promise<WalkResult> {
   const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
 
-  async function visit (dir: { relative: string, fsPath: string | Buffer }, depth: number, self?: WalkEntry): Promise<void> {
-    if (opts.signal?.aborted === true) {
-      if (!result.truncated) result.notes.push(`stopped early (${String(opts.signal.reason?.name ?? 'aborted')}); results are partial`)
-      result.truncated = true
-      return
-    }
+  /** Lists a folder, drops hidden and excluded entries, applies the ignore rules, then reads the rest's metadata. */
+  async function prepare (dir: { relative: string, fsPath: string | Buffer }, depth: number): Promise<Prepared> {
     let listed: DirEntry[]
     try {
       listed = await ws.readDirectory(dir)
-    } catch (err) {
-      // The folder the caller named must be listable: that is an error, not an empty listing.
-      if (depth === 1) throw ws.fsError(err, dir.relative)
-      const why = errText(err)
-      result.notes.push(`${dir.relative}/: ${why}; its entries are not listed`)
-      if (self !== undefined) self.unreadable = why
-      return
+    } catch (error) {
+      return { error }
     }
-    const kept: DirEntry[] = []
+    const skipped: Skipped = { skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
+    const kept: Array<DirEntry & { ignored?: boolean }> = []
     for (const entry of listed) {
-      if (!opts.includeHidden && entry.name.startsWith('.')) { result.skippedHidden++; continue }
+      if (!opts.includeHidden && entry.name.startsWith('.')) { skipped.skippedHidden++; continue }
       if (entry.kind === 'dir' && opts.keepDir !== undefined && !opts.keepDir(entry.relative)) continue
       if (entry.kind !== 'dir' && opts.keepEntry !== undefined && !opts.keepEntry(entry)) continue
+      // The rules first: an entry they hide costs no lstat.
+      if (opts.respectGitignore && await ws.isIgnoredEntry(dir.relative, entry.name, entry.kind === 'dir')) {
+        const example = { relative: entry.relative, isDirectory: entry.kind === 'dir' }
+        if (entry.kind === 'dir') skipped.firstIgnoredDir ??= example
+        else skipped.firstIgnoredFile ??= example
+        if (entry.kind !== 'dir' || opts.showIgnoredDirs !== true) {
+          skipped.skippedIgnored++
+          if (entry.kind === 'dir') skipped.skippedIgnoredDirs++
+          continue
+        }
+        kept.push({ ...entry, ignored: true })
+        continue
+      }
       kept.push(entry)
     }
     const stats = await statAll(kept)
     const children: WalkEntry[] = []
     for (let i = 0; i < kept.length; i++) {
       const entry: WalkEntry = { ...kept[i], depth, ...stats[i] }
-      if (opts.respectGitignore && await ws.isIgnoredEntry(dir.relative, entry.name, entry.kind === 'dir')) {
-        const example = { relative: entry.relative, isDirectory: entry.kind === 'dir' }
-        if (entry.kind === 'dir') result.firstIgnoredDir ??= example
-        else result.firstIgnoredFile ??= example
-        if (entry.kind !== 'dir' || opts.showIgnoredDirs !== true) {
-          result.skippedIgnored++
-          if (entry.kind === 'dir') result.skippedIgnoredDirs++
-          continue
-        }
-        entry.ignored = true
-      }
       if (entry.kind === 'symlink' && opts.resolveLinks === true) entry.link = await ws.linkTarget(entry)
       children.push(entry)
     }
     if (opts.order !== undefined) children.sort(opts.order)
+    return { children, skipped }
+  }
+
+  async function visit (dir: { relative: string, fsPath: string | Buffer }, depth: number, self: WalkEntry | undefined, prepared: Promise<Prepared>): Promise<void> {
+    if (opts.signal?.aborted === true) {
+      if (!result.truncated) result.notes.push(`stopped early (${String(opts.signal.reason?.name ?? 'aborted')}); results are partial`)
+      result.truncated = true
+      return
+    }
+    const listing = await prepared
+    if ('error' in listing) {
+      // The folder the caller named must be listable: that is an error, not an empty listing.
+      if (depth === 1) throw ws.fsError(listing.error, dir.relative)
+      const why = errText(listing.error)
+      result.notes.push(`${dir.relative}/: ${why}; its entries are not listed`)
+      if (self !== undefined) self.unreadable = why
+      return
+    }
+    const { children, skipped } = listing
+    result.skippedHidden += skipped.skippedHidden
+    result.skippedIgnored += skipped.skippedIgnored
+    result.skippedIgnoredDirs += skipped.skippedIgnoredDirs
+    result.firstIgnoredFile ??= skipped.firstIgnoredFile
+    result.firstIgnoredDir ??= skipped.firstIgnoredDir
+    const expand = (child: WalkEntry): boolean => child.kind === 'dir' && child.ignored !== true && depth < opts.maxDepth
+    // The next folders to expand, each being read while the walk is in the ones before it.
+    const ahead = new Map<WalkEntry, Promise<Prepared>>()
+    let next = 0
+    const readAhead = (): void => {
+      while (next < children.length && ahead.size < READ_AHEAD) {
+        const child = children[next++]
+        if (!expand(child)) continue
+        const reading = prepare(child, depth + 1)
+        // A folder read ahead that the walk never reaches (it stopped first) must not fail the process: the
+        // walk sees a failure itself when it awaits the reading.
+        reading.catch(() => undefined)
+        ahead.set(child, reading)
+      }
+    }
     for (const child of children) {
       if (result.entries.length >= opts.maxEntries) {
         if (!result.truncated) result.notes.push(`stopped after ${opts.maxEntries} entries; narrow path or patterns for the rest`)
@@ -144,15 +188,18 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
         return
       }
       result.entries.push(child)
-      if (child.kind !== 'dir' || child.ignored === true) continue
-      if (depth < opts.maxDepth) await visit(child, depth + 1, child)
-      else if (opts.countAtLimit === true) {
+      readAhead()
+      if (expand(child)) {
+        const reading = ahead.get(child) as Promise<Prepared>
+        ahead.delete(child)
+        await visit(child, depth + 1, child, reading)
+      } else if (child.kind === 'dir' && child.ignored !== true && opts.countAtLimit === true) {
         child.childCount = await ws.readDirectory(child).then(e => e.length, (err: unknown) => { child.unreadable = errText(err); return undefined })
       }
       if (result.truncated) return
     }
   }
 
-  await visit(opts.start, 1)
+  await visit(opts.start, 1, undefined, prepare(opts.start, 1))
   return result
 }

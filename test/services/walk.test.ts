@@ -114,3 +114,42 @@ t.test('the entry cap reached inside a subfolder ends the whole walk at once', a
   t.equal(result.truncated, true)
   t.match(result.notes, ['stopped after 3 entries; narrow path or patterns for the rest'])
 })
+
+t.test('read-ahead: folders listed out of order still give a pre-order walk, counts and first examples in walk order', async (t) => {
+  const root = fs.realpathSync(t.testdir({
+    '.gitignore': '*.log\n',
+    a: { deep: { deeper: { 'first.log': 'x', 'keep.txt': 'k' } } },
+    b: { 'second.log': 'x', '.hidden': 'h', 'b.txt': 'b' },
+    c: { 'third.log': 'x' }
+  }))
+  const ws = await createWorkspace({ root, log })
+  // The deep folder answers last, so the read-ahead has listed b and c (with their ignored files) by then.
+  const slow: WorkspaceService = {
+    ...ws,
+    async readDirectory (dir) {
+      if (dir.relative === 'a/deep/deeper') await new Promise(resolve => setTimeout(resolve, 100))
+      return await ws.readDirectory(dir)
+    }
+  }
+  const order = (x: { relative: string }, y: { relative: string }): number => x.relative < y.relative ? -1 : 1
+  const result = await walkTree(slow, { ...options, includeHidden: false, respectGitignore: true, start: await ws.resolve('.'), order })
+  t.strictSame(result.entries.map(e => e.relative), ['a', 'a/deep', 'a/deep/deeper', 'a/deep/deeper/keep.txt', 'b', 'b/b.txt', 'c'])
+  t.match(result, { skippedIgnored: 3, skippedHidden: 2, firstIgnoredFile: { relative: 'a/deep/deeper/first.log' } }, 'the first ignored file in walk order, not the first one read')
+})
+
+t.test('read-ahead: a folder read ahead but never reached — cap hit first — fails nothing, even when its reading throws', async (t) => {
+  const { ws } = await tree(t)
+  const throwing: WorkspaceService = {
+    ...ws,
+    async isIgnoredEntry (parent, name, isDirectory) {
+      if (parent === 'odd') throw new Error('rules unreadable')
+      return await ws.isIgnoredEntry(parent, name, isDirectory)
+    }
+  }
+  const order = (x: { relative: string }, y: { relative: string }): number => x.relative < y.relative ? -1 : 1
+  const start = await ws.resolve('.')
+  const capped = await walkTree(throwing, { ...options, respectGitignore: true, maxEntries: 2, start, order })
+  t.strictSame(capped.entries.map(e => e.relative), ['a', 'a/deep'])
+  await new Promise(resolve => setTimeout(resolve, 50))
+  await t.rejects(walkTree(throwing, { ...options, respectGitignore: true, start, order }), /rules unreadable/, 'reached, the failure is the walk\'s')
+})

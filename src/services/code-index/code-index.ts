@@ -115,7 +115,8 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     const { store, send } = opened ??= open()
     const started = Date.now()
     const top = await workspace.resolve('.', { signal })
-    const walked = await workspace.walk({ start: top, maxDepth: 64, includeHidden: false, respectGitignore: true, maxEntries: MAX_INDEXED_FILES, signal })
+    // Only source files are kept (and their metadata read): a Makefile or a README costs the walk no lstat.
+    const walked = await workspace.walk({ start: top, maxDepth: 64, includeHidden: false, respectGitignore: true, maxEntries: MAX_INDEXED_FILES, keepEntry: entry => symbolLanguageOf(entry.name) !== undefined, signal })
     // A walk cut short by the signal returns what it saw: that is not the tree, so nothing may be removed for it.
     signal.throwIfAborted()
     const known = new Map(store.files().map(f => [f.path, f]))
