@@ -37,6 +37,9 @@ const vectorOf = (blob: Uint8Array): Float32Array => new Float32Array(blob.buffe
 export function openVectorStore (sqlite: NonNullable<ReturnType<typeof loadSqlite>>, file: string): VectorStore {
   const db: DatabaseSyncInstance = new sqlite.DatabaseSync(file)
   db.exec('PRAGMA busy_timeout = 10000')
+  // Chunks are looked up by text only for vectors: that index is made here, once, so a code index without
+  // embeddings never pays for keeping it up to date (a random-order key over every chunk).
+  db.exec('CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash)')
   const q = {
     after: db.prepare('SELECT c.id, c.file, c.hash, f.path, c.start, c.end FROM chunks c JOIN files f ON f.id = c.file WHERE c.id > ? ORDER BY c.id LIMIT ?'),
     vector: db.prepare('SELECT vector FROM vectors WHERE hash = ? AND model = ? AND dims = ?'),
