@@ -66,7 +66,10 @@ export async function runIndexBench (log) {
     const names = NAMES.flatMap(name => Array.from({ length: 5 }, () => ({ name: 'find_symbol', arguments: { name } })))
     const symbols = await latencies(full.server, names)
     const kmalloc = (await full.server.call('tools/call', { name: 'find_symbol', arguments: { name: 'kmalloc' } })).result.structuredContent.definitions[0]
-    const code = await latencies(full.server, QUERIES.flatMap(query => Array.from({ length: 5 }, () => ({ name: 'search_code', arguments: { query } }))))
+    const codeCalls = QUERIES.flatMap(query => Array.from({ length: 5 }, () => ({ name: 'search_code', arguments: { query } })))
+    // Twice: right after the build (caches cold, the write-ahead log full), then as a warm server answers.
+    const code = await latencies(full.server, codeCalls)
+    const warm = await latencies(full.server, codeCalls)
     const outline = await latencies(full.server, Array.from({ length: 10 }, () => ({ name: 'get_symbols', arguments: { paths: ['kernel/fork.c'] } })))
     full.server.child.kill()
 
@@ -88,7 +91,8 @@ export async function runIndexBench (log) {
       { name: 'code index, restart after touching 100 files', measured: `${(rescan.ms / 1000).toFixed(1)} s (${rescan.status.pending} files parsed again)`, baseline: '—', ratio: '—', goal: 'info', pass: '—' },
       { name: `find_symbol, ${NAMES.length} names × 5 (stdio, as the client waits)`, measured: `p50 ${symbols.p50.toFixed(1)} ms, p95 ${symbols.p95.toFixed(1)} ms`, baseline: '—', ratio: '—', goal: 'p95 ≤ 50 ms', pass: symbols.p95 <= 50 },
       { name: '`find_symbol kmalloc`, first answer', measured: `${kmalloc.path}:${kmalloc.line} (${kmalloc.kind})`, baseline: '—', ratio: '—', goal: 'include/linux/slab.h first', pass: kmalloc.path === 'include/linux/slab.h' },
-      { name: `search_code, ${QUERIES.length} queries × 5`, measured: `p50 ${code.p50.toFixed(1)} ms, p95 ${code.p95.toFixed(1)} ms`, baseline: '—', ratio: '—', goal: 'p95 ≤ 50 ms', pass: code.p95 <= 50 },
+      { name: `search_code, ${QUERIES.length} queries × 5, right after the build`, measured: `p50 ${code.p50.toFixed(1)} ms, p95 ${code.p95.toFixed(1)} ms`, baseline: '—', ratio: '—', goal: 'p95 ≤ 50 ms', pass: code.p95 <= 50 },
+      { name: `search_code, ${QUERIES.length} queries × 5, again (warm)`, measured: `p50 ${warm.p50.toFixed(1)} ms, p95 ${warm.p95.toFixed(1)} ms`, baseline: '—', ratio: '—', goal: 'p95 ≤ 50 ms', pass: warm.p95 <= 50 },
       { name: 'get_symbols kernel/fork.c (86 KB), 10 calls', measured: `p50 ${outline.p50.toFixed(1)} ms, p95 ${outline.p95.toFixed(1)} ms`, baseline: '—', ratio: '—', goal: 'info', pass: '—' }
     ]
   } finally {

@@ -5,7 +5,7 @@ import type { Chunk } from './chunker.js'
 import { matchExpression } from './code-tokens.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
-export const SCHEMA_VERSION = '3'
+export const SCHEMA_VERSION = '4'
 
 /** The language of a file the index passed by (binary, too big): remembered so a rescan skips it, never counted. */
 export const NOT_INDEXED = '-'
@@ -99,7 +99,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(body, content='', conte
 CREATE TABLE IF NOT EXISTS symbols (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, name TEXT NOT NULL, name_lc TEXT NOT NULL, kind TEXT NOT NULL, container TEXT, line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_lc);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file);
-CREATE TABLE IF NOT EXISTS vectors (hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (hash, model, dims)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vectors (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vector BLOB NOT NULL, UNIQUE (hash, model, dims));
 `
 
 /** Upper bound of a path range: every path that starts with `prefix` sorts below it (the last code unit + 1). */

@@ -20,7 +20,7 @@ export interface VectorStore {
   vectorOf(model: string, dims: number, hash: string): Float32Array | undefined
   /** Stores vectors by content hash (one transaction); calls `each` for every chunk that has one of those hashes. */
   put(model: string, dims: number, items: ReadonlyArray<{ hash: string, vector: Float32Array }>, each: (chunk: number, file: number, vector: Float32Array) => void): void
-  /** Calls `each` for every chunk after chunk `after` with a vector for (model, dims), by chunk id. */
+  /** Calls `each` for every chunk after chunk `after` with a vector for (model, dims), in no particular order. */
   load(model: string, dims: number, after: number, each: (chunk: number, file: number, vector: Float32Array) => void): void
   /** The ids of every chunk indexed now. */
   chunkIds(): Set<number>
@@ -45,7 +45,11 @@ export function openVectorStore (sqlite: NonNullable<ReturnType<typeof loadSqlit
     vector: db.prepare('SELECT vector FROM vectors WHERE hash = ? AND model = ? AND dims = ?'),
     put: db.prepare('INSERT OR REPLACE INTO vectors (hash, model, dims, vector) VALUES (?, ?, ?, ?)'),
     chunksOf: db.prepare('SELECT id, file FROM chunks WHERE hash = ?'),
-    load: db.prepare('SELECT c.id, c.file, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? AND v.dims = ? WHERE c.id > ? ORDER BY c.id'),
+    // Everything: the vectors read in order, each joined to its chunks (the other way round, a lookup of the vector
+    // of every chunk, took 53 s instead of 2.5 s for 250,000 vectors of the Linux tree).
+    loadAll: db.prepare('SELECT c.id, c.file, v.vector FROM vectors v CROSS JOIN chunks c ON c.hash = v.hash WHERE v.model = ? AND v.dims = ?'),
+    // Chunks written since: few, each looking its vector up.
+    loadAfter: db.prepare('SELECT c.id, c.file, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? AND v.dims = ? WHERE c.id > ?'),
     ids: db.prepare('SELECT id FROM chunks'),
     files: db.prepare('SELECT id, path FROM files'),
     prune: db.prepare('DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)')
@@ -73,7 +77,8 @@ export function openVectorStore (sqlite: NonNullable<ReturnType<typeof loadSqlit
       for (const { id, file, vector } of holders) each(id, file, vector)
     },
     load (model, dims, after, each) {
-      for (const row of q.load.iterate(model, dims, after) as Iterable<{ id: number, file: number, vector: Uint8Array }>) each(row.id, row.file, vectorOf(row.vector))
+      const rows = after === 0 ? q.loadAll.iterate(model, dims) : q.loadAfter.iterate(model, dims, after)
+      for (const row of rows as Iterable<{ id: number, file: number, vector: Uint8Array }>) each(row.id, row.file, vectorOf(row.vector))
     },
     chunkIds () {
       const ids = new Set<number>()
