@@ -1,7 +1,8 @@
 import type { CodeIndex } from '../services/code-index/code-index.js'
+import { Type } from '@sinclair/typebox'
 import { codeTokens } from '../services/code-index/code-tokens.js'
 import { indexedLines } from '../services/code-index/indexed-lines.js'
-import type { PathScope } from '../services/code-index/index-store.js'
+import type { ChunkRow, PathScope } from '../services/code-index/index-store.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import type { ToolContext } from './define-tool.js'
 import { counted, cutLine } from './format.js'
@@ -60,4 +61,21 @@ export async function snippetOf (workspace: WorkspaceService, hit: { shown: stri
   const telling = numbered.filter(l => codeTokens(l.text).some(t => terms.has(t)))
   const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
   return shown.map(l => `${l.n}\t${cutLine(l.text, 300)}`)
+}
+
+/** Most query words searched; the rest of a long query is dropped. */
+export const MAX_QUERY_TERMS = 16
+
+/** The fields of a found chunk in a ranked search's structuredContent (each tool adds its own score). */
+export const ChunkResultFields = {
+  path: Type.String(),
+  start_line: Type.Integer({ description: 'First line of the chunk' }),
+  end_line: Type.Integer({ description: 'Last line' }),
+  symbol: Type.Optional(Type.String({ description: 'Definition the chunk is or lies in' })),
+  kind: Type.String({ description: 'Its kind, or "code"' })
+}
+
+/** A found chunk as ChunkResultFields spell it, under the path the session shows. */
+export function chunkResult (hit: ChunkRow & { shown: string }): { path: string, start_line: number, end_line: number, symbol?: string, kind: string } {
+  return { path: hit.shown, start_line: hit.start, end_line: hit.end, ...(hit.symbol !== '' ? { symbol: hit.symbol } : {}), kind: hit.kind }
 }

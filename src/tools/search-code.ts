@@ -3,23 +3,17 @@ import { toolError } from '../errors.js'
 import { queryTerms } from '../services/code-index/code-tokens.js'
 import type { ChunkRow } from '../services/code-index/index-store.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { indexNotes, scopeOf, shownPath, snippetOf } from './code-index-common.js'
+import { ChunkResultFields, chunkResult, indexNotes, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** Deepest a page may reach into the ranking (offset + page_size). */
 const MAX_CANDIDATES = 1000
-/** Most query terms used; the rest of a long query is dropped, with a note. */
-const MAX_TERMS = 16
 
 /** structuredContent of search_code: the ranked chunks on this page. */
 export const SearchCodeOutput = Type.Object({
   results: Type.Array(Type.Object({
-    path: Type.String(),
-    start_line: Type.Integer({ description: 'First line of the chunk' }),
-    end_line: Type.Integer({ description: 'Last line' }),
-    symbol: Type.Optional(Type.String({ description: 'Definition the chunk is or lies in' })),
-    kind: Type.String({ description: 'Its kind, or "code"' }),
+    ...ChunkResultFields,
     score: Type.Number({ description: 'BM25 relevance, higher is better' })
   }), { description: 'Best first' }),
   terms: Type.Array(Type.String(), { description: 'Search terms the query became' }),
@@ -58,10 +52,10 @@ export const searchCode = defineTool({
     const { query, path, page_size: pageSize = 10, offset = 0, max_response_tokens: budget = 8000, workspace, codeIndex, tokenizer } = args
     const all = queryTerms(query)
     if (all.length === 0) throw toolError('INVALID_ARGUMENT', `query: "${query.slice(0, 100)}" holds no word to search for (words are letters, digits and _, at least two characters)`, 'pass words or identifiers, e.g. query="retry upload"')
-    const terms = all.slice(0, MAX_TERMS)
+    const terms = all.slice(0, MAX_QUERY_TERMS)
     const scope = await scopeOf(workspace, path, ctx.signal)
     const notes = await indexNotes(codeIndex, ctx)
-    if (all.length > terms.length) notes.push(`Note: the query has ${all.length} words; the first ${MAX_TERMS} were searched`)
+    if (all.length > terms.length) notes.push(`Note: the query has ${all.length} words; the first ${MAX_QUERY_TERMS} were searched`)
     // Only as many as this page needs, and one more to tell whether a next page exists.
     const want = Math.min(MAX_CANDIDATES, offset + pageSize + 1)
     const rows = codeIndex.searchChunks(terms, scope, want)
@@ -89,9 +83,7 @@ export const searchCode = defineTool({
     const result: ToolResult = {
       content: [{ type: 'text', text }],
       structuredContent: {
-        results: page.items.slice(0, pagination.returned).map(h => ({
-          path: h.shown, start_line: h.start, end_line: h.end, ...(h.symbol !== '' ? { symbol: h.symbol } : {}), kind: h.kind, score: Math.round(-h.score * 1000) / 1000
-        })),
+        results: page.items.slice(0, pagination.returned).map(h => ({ ...chunkResult(h), score: Math.round(-h.score * 1000) / 1000 })),
         terms,
         pagination
       }

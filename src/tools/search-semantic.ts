@@ -5,24 +5,18 @@ import { fuseRankings } from '../services/code-index/rank-fusion.js'
 import type { SemanticSearch } from '../services/code-index/semantic.js'
 import type { CodeIndex } from '../services/code-index/code-index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { indexNotes, scopeOf, shownPath, snippetOf } from './code-index-common.js'
+import { ChunkResultFields, chunkResult, indexNotes, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted } from './format.js'
 import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** How deep each ranking (by meaning, by words) is read before fusing; pages reach this far. */
 const DEPTH = 200
-/** Most query words given to the BM25 side. */
-const MAX_TERMS = 16
 
 /** structuredContent of search_semantic: the fused ranking's chunks on this page. */
 export const SearchSemanticOutput = Type.Object({
   results: Type.Array(Type.Object({
-    path: Type.String(),
-    start_line: Type.Integer({ description: 'First line of the chunk' }),
-    end_line: Type.Integer({ description: 'Last line' }),
-    symbol: Type.Optional(Type.String({ description: 'Definition the chunk is or lies in' })),
-    kind: Type.String({ description: 'Its kind, or "code"' }),
+    ...ChunkResultFields,
     score: Type.Number({ description: 'Reciprocal-rank fusion of both rankings, higher is better' }),
     similarity: Type.Optional(Type.Number({ description: 'Cosine similarity to the query, when the chunk has a vector' }))
   }), { description: 'Best first' }),
@@ -80,7 +74,7 @@ export const searchSemantic = defineTool({
     const scope = await scopeOf(workspace, path, ctx.signal)
     const notes = await indexNotes(codeIndex, ctx)
     const vector = await semantic.embedQuery(query, ctx.signal)
-    const terms = queryTerms(query).slice(0, MAX_TERMS)
+    const terms = queryTerms(query).slice(0, MAX_QUERY_TERMS)
     // The vector thread compares while this thread ranks by words.
     const nearing = semantic.nearest(vector, scope, DEPTH)
     const words = terms.length > 0 ? codeIndex.searchChunks(terms, scope, DEPTH) : []
@@ -118,11 +112,7 @@ export const searchSemantic = defineTool({
       content: [{ type: 'text', text }],
       structuredContent: {
         results: page.items.slice(0, pagination.returned).map(h => ({
-          path: h.shown,
-          start_line: h.start,
-          end_line: h.end,
-          ...(h.symbol !== '' ? { symbol: h.symbol } : {}),
-          kind: h.kind,
+          ...chunkResult(h),
           score: Math.round(h.fused * 1e5) / 1e5,
           ...(h.similarity !== undefined ? { similarity: Math.round(h.similarity * 1000) / 1000 } : {})
         })),
