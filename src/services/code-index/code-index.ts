@@ -125,8 +125,8 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     for (const entry of walked.entries) {
       // A name that is not UTF-8 has no stable text key; such files stay out of the index.
       if (entry.kind !== 'file' || typeof entry.fsPath !== 'string' || entry.size > MAX_SOURCE_BYTES) continue
-      const language = symbolLanguageOf(entry.name)
-      if (language === undefined) continue
+      // The walk kept only names of a language the parser reads.
+      const language = symbolLanguageOf(entry.name) as SymbolLanguage
       seen.add(entry.fsPath)
       const before = known.get(entry.fsPath)
       if (before === undefined || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) changed.push({ relative: entry.relative, fsPath: entry.fsPath, language })
