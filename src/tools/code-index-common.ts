@@ -6,6 +6,7 @@ import type { ChunkRow, PathScope } from '../services/code-index/index-store.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import type { ToolContext } from './define-tool.js'
 import { counted, cutLine } from './format.js'
+import { formatCall } from './paging.js'
 
 /** How long a call waits for the first scan before it answers from what is indexed so far. */
 export const INDEX_WAIT_MS = 3000
@@ -78,4 +79,14 @@ export const ChunkResultFields = {
 /** A found chunk as ChunkResultFields spell it, under the path the session shows. */
 export function chunkResult (hit: ChunkRow & { shown: string }): { path: string, start_line: number, end_line: number, symbol?: string, kind: string } {
   return { path: hit.shown, start_line: hit.start, end_line: hit.end, ...(hit.symbol !== '' ? { symbol: hit.symbol } : {}), kind: hit.kind }
+}
+
+/** A found chunk's heading in a ranked answer: `## path:first-last kind symbol` (top-level code is `code`). */
+export function chunkHeading (hit: ChunkRow & { shown: string }): string {
+  return `## ${hit.shown}:${hit.start}-${hit.end} ${hit.kind === 'code' ? 'code' : `${hit.kind} ${hit.symbol}`}`
+}
+
+/** The line giving the read_files call that reads a found chunk whole. */
+export function readWholeLine (hit: ChunkRow & { shown: string }): string {
+  return `Read one whole: ${formatCall('read_files', { files: [{ path: hit.shown, start_line: hit.start, end_line: hit.end }] })}`
 }

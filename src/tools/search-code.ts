@@ -3,9 +3,9 @@ import { toolError } from '../errors.js'
 import { queryTerms } from '../services/code-index/code-tokens.js'
 import type { ChunkRow } from '../services/code-index/index-store.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { ChunkResultFields, chunkResult, indexNotes, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
+import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** Deepest a page may reach into the ranking (offset + page_size). */
 const MAX_CANDIDATES = 1000
@@ -73,10 +73,10 @@ export const searchCode = defineTool({
       const lines = [`# Code matching ${terms.map(t => `"${t}"`).join(' ')}, best first — chunks with every word, then with any`, ...notes]
       if (hits.length === 0) lines.push(`No indexed code has these words. search_regex pattern="${terms.join('|')}" ignore_case=true searches every file as text.`)
       page.items.slice(0, kept).forEach((hit, i) => {
-        lines.push(`## ${hit.shown}:${hit.start}-${hit.end} ${hit.kind === 'code' ? 'code' : `${hit.kind} ${hit.symbol}`}`, ...snippets[i])
+        lines.push(chunkHeading(hit), ...snippets[i])
       })
       if (cut !== undefined) lines.push(cut)
-      if (kept > 0) lines.push(`Read one whole: ${formatCall('read_files', { files: [{ path: page.items[0].shown, start_line: page.items[0].start, end_line: page.items[0].end }] })}`)
+      if (kept > 0) lines.push(readWholeLine(page.items[0]))
       lines.push(pagingFooter('search_code', pagination, nextArgs, 'Chunks'))
       return lines.join('\n')
     }, 'chunk', budget, tokenizer, ctx.signal)

@@ -5,10 +5,10 @@ import { fuseRankings } from '../services/code-index/rank-fusion.js'
 import type { SemanticSearch } from '../services/code-index/semantic.js'
 import type { CodeIndex } from '../services/code-index/code-index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { ChunkResultFields, chunkResult, indexNotes, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
+import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted } from './format.js'
-import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** How deep each ranking (by meaning, by words) is read before fusing; pages reach this far. */
 const DEPTH = 200
@@ -101,10 +101,10 @@ export const searchSemantic = defineTool({
       if (hits.length === 0) lines.push('Nothing indexed comes close. search_regex searches every file as text; list_directory shows what is there.')
       page.items.slice(0, kept).forEach((hit, i) => {
         const about = hit.similarity === undefined ? 'by words only' : `similarity ${hit.similarity.toFixed(2)}`
-        lines.push(`## ${hit.shown}:${hit.start}-${hit.end} ${hit.kind === 'code' ? 'code' : `${hit.kind} ${hit.symbol}`} (${about})`, ...snippets[i])
+        lines.push(`${chunkHeading(hit)} (${about})`, ...snippets[i])
       })
       if (cut !== undefined) lines.push(cut)
-      if (kept > 0) lines.push(`Read one whole: ${formatCall('read_files', { files: [{ path: page.items[0].shown, start_line: page.items[0].start, end_line: page.items[0].end }] })}`)
+      if (kept > 0) lines.push(readWholeLine(page.items[0]))
       lines.push(pagingFooter('search_semantic', pagination, nextArgs, 'Chunks'))
       return lines.join('\n')
     }, 'chunk', budget, tokenizer, ctx.signal)
