@@ -186,6 +186,8 @@ t.test('several roots show prefixed paths; a session narrowed to one root sees o
   const file = path.join(state, 'index.sqlite')
   const index = createCodeIndex({ workspace: set, parsers: [createSymbolParser(where)], log, open: () => ({ store: openIndexStore(sqlite, file), file }) })
   t.teardown(() => index.close())
+  // The first scan is waited for here, not by the call's 3 s wait: a loaded machine may take longer.
+  await index.ready(60_000, new AbortController().signal)
   t.same(data(await find({ workspace: set, index }, { name: 'shared' })).definitions.map((d: { path: string }) => d.path), ['app:src/a.ts', 'lib:src/b.ts'])
   t.same(data(await find({ workspace: set, index }, { name: 'shared', path: 'lib:' })).definitions.map((d: { path: string }) => d.path), ['lib:src/b.ts'])
   t.same(data(await find({ workspace: set, index }, { name: 'shared', path: '.' })).definitions.length, 2)
