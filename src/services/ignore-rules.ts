@@ -25,18 +25,29 @@ export interface IgnoreRules {
   isIgnoredEntry(parentRelative: string, name: string, isDirectory: boolean): Promise<boolean>
   /** The rule that hides `relative` (itself or through an ignored ancestor folder), as `git check-ignore -v` names it; undefined when not ignored. */
   explain(relative: string, isDirectory: boolean): Promise<IgnoreMatch | undefined>
+  /** A listing of `dir` found no rule file there: its rules are none, with no attempt to open them. */
+  noRuleFilesIn(dir: string): void
 }
 
 /** Reads one rule file of a folder (relative to the root) through the workspace jail; undefined when absent. */
 export type RuleFileReader = (dirRelative: string, name: string) => Promise<string | undefined>
 
+/** Rules that apply below one folder: each rule set with the path from its folder down to that one. */
+interface Chain {
+  levels: Array<{ rules: Ignore, dir: string, below: string }>
+  /** When the first of its rule sets expires. */
+  expires: number
+}
+
 /** Creates the rule reader; every rule file is read through `read` (the workspace's verified open). */
 export function createIgnoreRules (read: RuleFileReader, now: () => number = Date.now): IgnoreRules {
   const cache = new Map<string, CachedRules>()
+  // Walks ask about every entry of a folder: the folder's chain of rule sets is put together once.
+  const chains = new Map<string, Chain>()
 
-  async function rulesFor (dir: string): Promise<Ignore | null> {
+  async function rulesFor (dir: string): Promise<CachedRules> {
     const hit = cache.get(dir)
-    if (hit !== undefined && now() - hit.loadedAt < RULES_TTL_MS) return hit.rules
+    if (hit !== undefined && now() - hit.loadedAt < RULES_TTL_MS) return hit
     let rules: Ignore | null = null
     for (const file of IGNORE_FILES) {
       // A missing or unreadable rule file means "no rules here", exactly as git and ripgrep treat it.
@@ -47,22 +58,39 @@ export function createIgnoreRules (read: RuleFileReader, now: () => number = Dat
       const source = dir === '.' ? file : `${dir}/${file}`
       rules.add(text.split('\n').map((line, i) => ({ pattern: line.replace(/\r$/, ''), mark: `${source}:${i + 1}` })))
     }
+    return remember(dir, rules)
+  }
+
+  function remember (dir: string, rules: Ignore | null): CachedRules {
     if (cache.size > 10_000) cache.clear()
-    cache.set(dir, { rules, loadedAt: now() })
-    return rules
+    if (chains.size > 10_000) chains.clear()
+    const entry = { rules, loadedAt: now() }
+    cache.set(dir, entry)
+    return entry
+  }
+
+  async function chainFor (parent: string): Promise<Chain> {
+    const hit = chains.get(parent)
+    if (hit !== undefined && now() < hit.expires) return hit
+    const parts = parent === '.' || parent === '' ? [] : parent.split('/')
+    const chain: Chain = { levels: [], expires: Infinity }
+    for (let level = 0; level <= parts.length; level++) {
+      const dir = level === 0 ? '.' : parts.slice(0, level).join('/')
+      const { rules, loadedAt } = await rulesFor(dir)
+      chain.expires = Math.min(chain.expires, loadedAt + RULES_TTL_MS)
+      if (rules !== null) chain.levels.push({ rules, dir, below: parts.slice(level).map(p => `${p}/`).join('') })
+    }
+    chains.set(parent, chain)
+    return chain
   }
 
   /** Applies the rules of `dir` and every ancestor, deepest last: the last decisive rule wins (and is returned). */
   async function verdict (parent: string, name: string, isDirectory: boolean): Promise<IgnoreMatch | undefined> {
     if (name === '.git' && isDirectory) return { where: 'built-in', pattern: '.git/' }
-    const parts = parent === '.' || parent === '' ? [] : parent.split('/')
+    const leaf = isDirectory ? `${name}/` : name
     let decided: IgnoreMatch | undefined
-    for (let level = 0; level <= parts.length; level++) {
-      const dir = level === 0 ? '.' : parts.slice(0, level).join('/')
-      const rules = await rulesFor(dir)
-      if (rules === null) continue
-      const rel = [...parts.slice(level), name].join('/') + (isDirectory ? '/' : '')
-      const result = rules.test(rel)
+    for (const { rules, dir, below } of (await chainFor(parent)).levels) {
+      const result = rules.test(below + leaf)
       // `ignore` returns the deciding rule with every ignored verdict; its type leaves it optional.
       /* c8 ignore next */
       if (result.ignored) decided = { where: result.rule?.mark ?? dir, pattern: result.rule?.pattern ?? '' }
@@ -85,6 +113,10 @@ export function createIgnoreRules (read: RuleFileReader, now: () => number = Dat
   return {
     isIgnored: async (relative, isDirectory) => await explain(relative, isDirectory) !== undefined,
     isIgnoredEntry: async (parent, name, isDirectory) => await verdict(parent, name, isDirectory) !== undefined,
-    explain
+    explain,
+    noRuleFilesIn (dir) {
+      const hit = cache.get(dir)
+      if (hit === undefined || now() - hit.loadedAt >= RULES_TTL_MS) remember(dir, null)
+    }
   }
 }

@@ -50,3 +50,36 @@ t.test('the root, an empty path and a .git folder: never ignored, never ignored,
   t.equal(await rules.isIgnoredEntry('', '.git', true), true)
   t.equal(await rules.isIgnoredEntry('sub', 'file', false), true, 'an entry below a folder, by its parent\'s path')
 })
+
+t.test('a folder\'s chain of rule sets is reused for its entries, and rebuilt once one of its rule files is stale', async (t) => {
+  let clock = 0
+  const files: Record<string, string> = { './.gitignore': '*.tmp\n', 'sub/.ignore': '*.log\n' }
+  const rules = createIgnoreRules(reader(files), () => clock)
+
+  t.equal(await rules.isIgnoredEntry('sub', 'a.tmp', false), true, 'the root\'s rule')
+  t.equal(await rules.isIgnoredEntry('sub', 'a.log', false), true, 'the folder\'s own rule')
+  files['./.gitignore'] = ''
+  clock += 1000
+  t.equal(await rules.isIgnoredEntry('sub', 'b.tmp', false), true, 'within the TTL the chain stands')
+  clock += 1000
+  t.equal(await rules.isIgnoredEntry('sub', 'b.tmp', false), false, 'past it, the changed rule file is read again')
+  t.equal(await rules.isIgnoredEntry('sub', 'b.log', false), true)
+})
+
+t.test('a listing without rule files spares their reads; it never overrides rules just read', async (t) => {
+  let clock = 0
+  const asked: string[] = []
+  const files: Record<string, string> = { 'kept/.gitignore': '*.tmp\n' }
+  const rules = createIgnoreRules(async (dir, name) => { asked.push(`${dir}/${name}`); return files[`${dir}/${name}`] }, () => clock)
+
+  rules.noRuleFilesIn('bare')
+  t.equal(await rules.isIgnoredEntry('bare', 'a.tmp', false), false)
+  t.notOk(asked.some(a => a.startsWith('bare/')), 'no rule file of the listed folder was opened')
+
+  t.equal(await rules.isIgnoredEntry('kept', 'a.tmp', false), true)
+  rules.noRuleFilesIn('kept')
+  t.equal(await rules.isIgnoredEntry('kept', 'b.tmp', false), true, 'rules read a moment ago stand')
+  clock += 2000
+  rules.noRuleFilesIn('kept')
+  t.equal(await rules.isIgnoredEntry('kept', 'c.tmp', false), false, 'a later listing without the file is believed')
+})
