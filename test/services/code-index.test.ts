@@ -14,7 +14,7 @@ import { loadSqlite, openIndexStore, SCHEMA_VERSION, type FileEntry } from '../.
 import { entryOf } from '../../src/services/code-index/index-worker.js'
 import type { OutlineSymbol } from '../../src/services/outline.js'
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
-import { createWorkspace } from '../../src/services/workspace.js'
+import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
 
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
@@ -119,9 +119,19 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   const db = new sqlite.DatabaseSync(file)
   db.prepare("UPDATE meta SET value = 'old' WHERE key = 'schema'").run()
   db.close()
+  // A second name for the old file tells whether it was removed (its link count drops) or emptied in place.
+  const kept = `${file}.kept`
+  fs.linkSync(file, kept)
   const reopened = openIndexStore(sqlite, file)
   t.same(reopened.counts(), { files: 0, chunks: 0, symbols: 0 })
+  t.equal(fs.statSync(kept).nlink, 1, 'the old file was removed, not emptied page by page')
   reopened.close()
+  // A file that is no SQLite database at all takes the same way.
+  const garbage = path.join(path.dirname(file), 'garbage.sqlite')
+  fs.writeFileSync(garbage, 'not a database, '.repeat(512))
+  const replaced = openIndexStore(sqlite, garbage)
+  t.same(replaced.counts(), { files: 0, chunks: 0, symbols: 0 })
+  replaced.close()
   const fresh = new sqlite.DatabaseSync(file)
   t.same({ ...fresh.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as object }, { value: SCHEMA_VERSION })
   fresh.close()
@@ -243,10 +253,17 @@ t.test('the index: a wait that times out or is aborted answers false; a thread t
 
 t.test('a file that grew past the limit between the walk and the read is remembered, not parsed', async (t) => {
   const { root } = await built(t, {})
-  fs.writeFileSync(path.join(root, 'grown.ts'), 'export function grown () {}\n'.padEnd(2 * 1024 * 1024 + 10, ' '))
+  const grown = path.join(root, 'grown.ts')
+  fs.writeFileSync(grown, 'export function grown () {}\n')
   const real = await createWorkspace({ root, log })
-  // The walk saw it small (it grew after): the read's own size check is what keeps it out.
-  const workspace = { ...real, walk: async (options: Parameters<typeof real.walk>[0]) => { const walked = await real.walk(options); for (const e of walked.entries) e.size = 10; return walked } }
+  // The walk saw it small; it grows before the read, whose own size check is what keeps it out.
+  const workspace: WorkspaceService = {
+    ...real,
+    openFile: async (...args) => {
+      fs.writeFileSync(grown, 'export function grown () {}\n'.padEnd(2 * 1024 * 1024 + 10, ' '))
+      return await real.openFile(...args)
+    }
+  }
   const file = path.join(tempDir(t, 'wmcp-state-'), 'index.sqlite')
   const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, open: () => ({ store: openIndexStore(sqlite, file), file }) })
   t.teardown(() => index.close())

@@ -1,8 +1,10 @@
+import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
 import type { OutlineSymbol } from '../outline.js'
 import type { Chunk } from './chunker.js'
 import { matchExpression } from './code-tokens.js'
+import { removeIndexFile } from './index-file.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
 export const SCHEMA_VERSION = '4'
@@ -108,25 +110,36 @@ const after = (prefix: string): string => prefix.slice(0, -1) + String.fromCharC
 /** A LIKE pattern for a literal substring (`\` escapes the wildcards). */
 const likeLiteral = (text: string): string => `%${text.replace(/[\\%_]/g, c => `\\${c}`)}%`
 
+/** The schema an index file was written with: undefined while it has none yet, NOT_AN_INDEX for another kind of file. */
+function schemaOf (db: DatabaseSyncInstance): string | undefined {
+  try {
+    return (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined)?.value
+  } catch (err) {
+    return /no such table/.test(String(err)) ? undefined : NOT_AN_INDEX
+  }
+}
+const NOT_AN_INDEX = 'not an index'
+
+const inodeOf = (file: string): number | undefined => fs.statSync(file, { throwIfNoEntry: false })?.ino
+
 /**
- * Opens (creating when needed) the index at `file` (':memory:' for none on disk). An index written by another
- * schema version is emptied first. WAL lets readers on other connections see each committed batch.
+ * Opens (creating when needed) the index at `file` (':memory:' for none on disk). A file written by another
+ * schema version, or that is no index, is removed and made anew: dropping the tables of a 3 GB index rewrote
+ * every page (40 s, on the event loop). Only the file this call opened is removed — not one another server put
+ * there meanwhile. WAL lets readers on other connections see each committed batch.
  */
 export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
-  const db: DatabaseSyncInstance = new sqlite.DatabaseSync(file)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
-  const version = (() => {
-    try {
-      return (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined)?.value
-    } catch {
-      return undefined
-    }
-  })()
-  if (version !== SCHEMA_VERSION) {
-    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS chunks_fts; DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS vectors')
+  const inode = file === ':memory:' ? undefined : inodeOf(file)
+  let db: DatabaseSyncInstance = new sqlite.DatabaseSync(file)
+  const version = schemaOf(db)
+  if (version !== undefined && version !== SCHEMA_VERSION && inode !== undefined && inodeOf(file) === inode) {
+    db.close()
+    removeIndexFile(file)
+    db = new sqlite.DatabaseSync(file)
   }
-  db.exec(SCHEMA)
-  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
+  // Tables and version in one transaction: a server opening the file meanwhile sees all of it or none.
+  db.exec(`BEGIN; ${SCHEMA} INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', '${SCHEMA_VERSION}'); COMMIT`)
 
   const q = {
     files: db.prepare('SELECT path, size, mtime AS mtimeMs FROM files'),
