@@ -1,10 +1,11 @@
 import { constants as fsc, type Stats } from 'node:fs'
-import { lstat, open, readlink, type FileHandle } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
+import type { FsOps, Handle } from './fs-ops.js'
 import { byteString } from './path-names.js'
 
 /** An open descriptor whose real location was checked after opening. */
-export interface Opened {
-  handle: FileHandle
+export interface Opened<H extends Handle = FileHandle> {
+  handle: H
   /** fstat of the descriptor. */
   stats: Stats
   /** `/proc/<pid>/fd/<n>` when the platform has it: how a child process reaches this very inode. */
@@ -12,8 +13,8 @@ export interface Opened {
 }
 
 /** How openVerified ended. */
-export type OpenResult =
-  | { ok: true, opened: Opened }
+export type OpenResult<H extends Handle = FileHandle> =
+  | { ok: true, opened: Opened<H> }
   /** `escaped`: the descriptor is outside the root; `special`: not a file or folder (never opened); `error`: fs error `code`. */
   | { ok: false, reason: 'escaped' | 'special' | 'error', code: string }
 
@@ -38,17 +39,17 @@ const SPECIAL_OPEN_ERRORS = new Set(['ENXIO', 'ENODEV', 'EOPNOTSUPP'])
  * (`/proc/self/fd/N` on Linux) before a single byte is read: a folder swapped for a link between the
  * caller's check and this open is caught here. FIFOs, sockets and devices are refused before opening.
  */
-export async function openVerified (fsPath: string | Buffer, within: Containment): Promise<OpenResult> {
+export async function openVerified<H extends Handle> (fsPath: string | Buffer, within: Containment, fs: FsOps<H>): Promise<OpenResult<H>> {
   let before: Stats
   try {
-    before = await lstat(fsPath)
+    before = await fs.lstat(fsPath)
   } catch (err) {
     return { ok: false, reason: 'error', code: errCode(err) }
   }
   if (!before.isFile() && !before.isDirectory() && !before.isSymbolicLink()) return { ok: false, reason: 'special', code: 'ESPECIAL' }
-  let handle: FileHandle
+  let handle: H
   try {
-    handle = await open(fsPath, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK)
+    handle = await fs.open(fsPath, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK)
   } catch (err) {
     const code = errCode(err)
     if (SPECIAL_OPEN_ERRORS.has(code)) return { ok: false, reason: 'special', code }
@@ -58,7 +59,7 @@ export async function openVerified (fsPath: string | Buffer, within: Containment
     const stats = await handle.stat()
     let real: string | undefined
     if (procFd !== false) {
-      real = await readlink(`/proc/self/fd/${handle.fd}`, { encoding: 'buffer' }).then(byteString, () => undefined)
+      real = await fs.readlinkBytes(`/proc/self/fd/${handle.fd}`).then(byteString, () => undefined)
       procFd = real !== undefined
     }
     let escaped: boolean
@@ -85,14 +86,25 @@ export async function openVerified (fsPath: string | Buffer, within: Containment
   /* c8 ignore stop */
 }
 
-/** Reads an open file's text up to `maxBytes`; undefined when it is larger (a partial rule file would be wrong). */
-export async function readVerified (handle: FileHandle, maxBytes: number): Promise<string | undefined> {
-  const buf = Buffer.alloc(maxBytes + 1)
+/**
+ * Reads an open file's text up to `maxBytes`; undefined when it is larger (a partial rule file would be wrong).
+ * The buffer starts at the file's size (a walk reads hundreds of small rule files: a buffer of `maxBytes` each was
+ * most of its garbage) and grows only if the file grew since.
+ */
+export async function readVerified (handle: Handle, maxBytes: number): Promise<string | undefined> {
+  const { size } = await handle.stat()
+  let buf = Buffer.allocUnsafe(Math.min(size, maxBytes) + 1)
   let got = 0
-  while (got < buf.length) {
+  for (;;) {
     const { bytesRead } = await handle.read(buf, got, buf.length - got, got)
     if (bytesRead === 0) break
     got += bytesRead
+    if (got === buf.length) {
+      if (got > maxBytes) return undefined
+      const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, maxBytes + 1))
+      buf.copy(grown, 0, 0, got)
+      buf = grown
+    }
   }
-  return got > maxBytes ? undefined : buf.subarray(0, got).toString('utf8')
+  return buf.subarray(0, got).toString('utf8')
 }

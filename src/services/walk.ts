@@ -1,4 +1,3 @@
-import { lstat } from 'node:fs/promises'
 import type { DirEntry, LinkTarget, WorkspaceService } from './workspace.js'
 
 /** One entry found by a walk. */
@@ -65,20 +64,6 @@ export interface WalkResult {
   firstIgnoredDir?: IgnoredExample
 }
 
-/** Bounded lstat fan-out per directory: unbounded Promise.all over a big folder hits EMFILE. */
-const STAT_CONCURRENCY = 64
-
-async function statAll (entries: DirEntry[]): Promise<Array<{ size: number, mtimeMs: number }>> {
-  const out = new Array<{ size: number, mtimeMs: number }>(entries.length)
-  for (let i = 0; i < entries.length; i += STAT_CONCURRENCY) {
-    await Promise.all(entries.slice(i, i + STAT_CONCURRENCY).map(async (e, j) => {
-      const s = await lstat(e.fsPath).catch(() => undefined)
-      out[i + j] = s === undefined ? { size: -1, mtimeMs: 0 } : { size: s.size, mtimeMs: s.mtimeMs }
-    }))
-  }
-  return out
-}
-
 const errText = (err: unknown): string => {
   const code = (err as NodeJS.ErrnoException)?.code
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied'
@@ -134,7 +119,7 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
       }
       kept.push(entry)
     }
-    const stats = await statAll(kept)
+    const stats = await ws.entryStats(kept)
     const children: WalkEntry[] = []
     for (let i = 0; i < kept.length; i++) {
       const entry: WalkEntry = { ...kept[i], depth, ...stats[i] }

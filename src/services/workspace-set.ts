@@ -78,6 +78,8 @@ export function createWorkspaceSet (members: WorkspaceService[], limiter: Limite
       return roots.map((r): DirEntry => ({ name: `${r.name}:`, relative: `${r.name}:`, fsPath: r.path, kind: 'dir' }))
     },
     linkTarget: async (link) => await ownerOf(link.relative).linkTarget(link),
+    // One folder's entries come from one root (the top's entries are the roots: the first one reads those).
+    entryStats: async (entries) => entries.length === 0 ? [] : await ownerOf(entries[0].relative).entryStats(entries),
     inspect: async (input, field = 'path', signal) => await (isTop(input) ? first : memberOf(input, field)).inspect(input, field, signal),
     walk: async (options) => options.start.relative === '.'
       ? await limiter.run('walk', options.signal, async () => await walkTree(service, options))

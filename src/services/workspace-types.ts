@@ -3,6 +3,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type { ToolError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { FileSniff, LineWindow, WindowRequest } from './file-lines.js'
+import type { EntryStats, FsOps } from './fs-ops.js'
 import type { IgnoreMatch } from './ignore-rules.js'
 import type { Limiter } from './limiter.js'
 import type { PdfReader } from './pdf-text.js'
@@ -130,6 +131,8 @@ export interface WorkspaceService {
   countLines(handle: FileHandle, size: number, signal?: AbortSignal, encoding?: FileSniff['encoding']): Promise<number>
   /** PDF text extraction (a worker thread; unavailable without pdfjs-dist). */
   readonly pdf: PdfReader
+  /** Size and mtime of listed entries (of links themselves); size -1 for one that could not be read. */
+  entryStats(entries: readonly DirEntry[]): Promise<EntryStats[]>
   /** Maps an fs error to the tool error for `shown` (EACCES → PERMISSION_DENIED …); rethrows the unknown. */
   fsError(err: unknown, shown: string, field?: string): ToolError
 }
@@ -148,4 +151,6 @@ export interface WorkspaceOptions {
   name?: string
   /** Several roots are served: every display path of this root starts with `name:`. Default false. */
   prefixed?: boolean
+  /** The calls that list folders and read rule files (default: the promise ones). */
+  listing?: FsOps
 }

@@ -1,12 +1,13 @@
-import { lstat, readdir, realpath } from 'node:fs/promises'
+import { lstat, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { toolError, type ToolError } from '../errors.js'
 import { isOutside, walkBeneath, type Walked } from './beneath.js'
-import { createIgnoreRules } from './ignore-rules.js'
+import { createIgnoreRules, IGNORE_FILES } from './ignore-rules.js'
 import { createLimiter } from './limiter.js'
 import { byteString, displayName, displayText, fsPathOf, parseName } from './path-names.js'
 import { openVerified, readVerified, type Containment, type Opened } from './open-verified.js'
+import { promiseFs, statEntries } from './fs-ops.js'
 import { suggestPaths } from './suggest.js'
 import { walkTree } from './walk.js'
 import type { EntryKind, WorkspaceOptions, WorkspaceService } from './workspace-types.js'
@@ -49,6 +50,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
   const rootBytes = byteString(root)
   const log = opts.log
   const allowHardLinks = opts.allowHardLinks ?? false
+  const listing = opts.listing ?? promiseFs
   const limiter = opts.limiter ?? createLimiter()
   const name = opts.name ?? (path.basename(root) || '/')
   const prefix = opts.prefixed === true ? `${name}:` : ''
@@ -162,7 +164,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
 
   /** openVerified with its failures as the tool errors the caller's argument gets. */
   async function opened (real: string, shown: string, field: string): Promise<Opened> {
-    const result = await openVerified(fsPathOf(real), within(real))
+    const result = await openVerified(fsPathOf(real), within(real), promiseFs)
     if (result.ok) return result.opened
     if (result.reason === 'escaped' || result.code === 'ELOOP') {
       throw toolError('SYMLINK_ESCAPES_ROOT', `${field}: "${shown}" changed into, or now passes through, a symbolic link while being opened`, 'call again; if it persists, the workspace is being changed under the server')
@@ -175,7 +177,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
   async function readRuleFile (dirRelative: string, name: string, maxBytes: number): Promise<string | undefined> {
     const dir = dirRelative === '.' ? rootBytes : path.join(rootBytes, byteString(parseName(dirRelative)))
     const file = path.join(dir, name)
-    const result = await openVerified(fsPathOf(file), within(file))
+    const result = await openVerified(fsPathOf(file), within(file), listing)
     if (!result.ok) {
       // A rule file that is itself a link is read the careful way (it may point anywhere inside).
       return result.code === 'ELOOP' ? service.readText(dirRelative === '.' ? name : `${dirRelative}/${name}`, maxBytes) : undefined
@@ -255,17 +257,18 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
     async readDirectory (dir) {
       const childBase = baseOf(own(dir.relative))
       const real = byteString(dir.fsPath)
-      const result = await openVerified(dir.fsPath, within(real))
+      const result = await openVerified(dir.fsPath, within(real), listing)
       // Walks note raw fs codes per folder; ESCAPED means it was swapped for a link out of the root meanwhile.
       if (!result.ok) throw Object.assign(new Error(`cannot list: ${result.code}`), { code: result.reason === 'special' ? 'ENOTDIR' : result.code === 'ELOOP' ? 'ESCAPED' : result.code })
       const { handle, stats, procPath } = result.opened
       try {
         if (!stats.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' })
-        const listing = procPath ?? dir.fsPath
+        const where = procPath ?? dir.fsPath
         // Fast path: decoded names. Only a folder holding a name that is not UTF-8 (seen as U+FFFD) is re-read as bytes.
         if (typeof dir.fsPath === 'string') {
-          const dirents = await readdir(listing, { withFileTypes: true })
+          const dirents = await listing.readdirNames(where)
           if (!dirents.some(d => d.name.includes('\uFFFD'))) {
+            if (!dirents.some(d => (IGNORE_FILES as readonly string[]).includes(d.name))) ignoreRules.noRuleFilesIn(own(dir.relative))
             const base = dir.fsPath === '/' ? '' : dir.fsPath
             return dirents.map(d => {
               const name = displayText(d.name)
@@ -273,7 +276,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
             })
           }
         }
-        const dirents = await readdir(listing, { withFileTypes: true, encoding: 'buffer' })
+        const dirents = await listing.readdirBytes(where)
         return dirents.map(d => {
           const bytes = d.name as unknown as Buffer
           const name = displayName(bytes)
@@ -322,6 +325,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       }
     },
 
+    entryStats: async (entries) => await statEntries(listing, entries),
     walk: (options) => limiter.run('walk', options.signal, () => walkTree(service, options)),
     sniff: sniffFile,
     readLines: (handle, size, sniff, request) => size <= LARGE_READ_BYTES

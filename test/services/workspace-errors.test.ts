@@ -150,9 +150,9 @@ t.test('without /proc the descriptor check walks the path again and compares the
       return handle
     }
   }
-  const openVerified = await t.mockImport('../../src/services/open-verified.js', { 'node:fs/promises': fsWithoutProc })
+  const fsOps = await t.mockImport('../../src/services/fs-ops.js', { 'node:fs/promises': fsWithoutProc })
   const { createWorkspace: createWithoutProc } = await t.mockImport<typeof import('../../src/services/workspace.js')>('../../src/services/workspace.js', {
-    '../../src/services/open-verified.js': openVerified
+    '../../src/services/fs-ops.js': fsOps
   })
   const fx = createHostileWorkspace(t, { big: false })
   const ws = await createWithoutProc({ root: fx.root, log })

@@ -2,7 +2,8 @@ import type { Logger } from '../../logger.js'
 import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbol-languages.js'
 import type { SymbolParser } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
-import type { IndexRequest, ParsedFile } from './index-worker.js'
+import type { IndexRequest, IndexThreadData, ParsedFile } from './index-worker.js'
+import type { ScanResult } from './index-scan.js'
 import { readSourceText } from './indexed-lines.js'
 import { startRequestThread, threadModule, type RequestThread } from './request-thread.js'
 import { NOT_INDEXED, type ChunkRow, type IndexStore, type NameMatch, type PathScope, type StoreCounts, type SymbolRow } from './index-store.js'
@@ -63,9 +64,6 @@ export interface CodeIndexOptions {
 /** A write batch holds about this much: each file counts its text plus FILE_WEIGHT (so ~100 small files, or fewer big ones). */
 const BATCH_WEIGHT = 8 * 1024 * 1024
 const FILE_WEIGHT = 80 * 1024
-/** Most files one scan looks at (the walk stops there; the index then covers the first ones in walk order). */
-export const MAX_INDEXED_FILES = 500_000
-
 /** A file the scan found new or changed. */
 interface Changed { relative: string, fsPath: string, language: SymbolLanguage }
 
@@ -79,17 +77,21 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   const notify = (): void => { for (const listener of listeners) listener() }
   const stop = new AbortController()
   let scanning: Promise<void> | undefined
-  let opened: { store: IndexStore, file: string, thread: RequestThread, send: (request: IndexRequest) => Promise<void> } | undefined
+  let opened: { store: IndexStore, file: string, thread: RequestThread, ask: <T extends object>(request: IndexRequest) => Promise<T> } | undefined
 
   function open (): NonNullable<typeof opened> {
     const { store, file } = options.open()
-    const thread = startRequestThread(options.workerUrl ?? threadModule('index-worker'), { indexFile: file }, 'index')
-    // Each answer carries the counts after the write: counting a million rows is the thread's work.
-    const send = async (request: IndexRequest): Promise<void> => {
-      Object.assign(status, (await thread.request<{ counts: StoreCounts }>(request)).counts)
+    const data: IndexThreadData = { indexFile: file, roots: workspace.roots.map(r => ({ name: r.name, path: r.path })) }
+    const thread = startRequestThread(options.workerUrl ?? threadModule('index-worker'), data, 'index')
+    // Answers carry the counts after them: counting a million rows is the thread's work.
+    const ask = async <T extends object>(request: IndexRequest): Promise<T> => {
+      const answer = await thread.request<T & { counts?: StoreCounts }>(request)
+      Object.assign(status, answer.counts)
+      return answer
     }
-    Object.assign(status, store.counts())
-    return { store, file, thread, send }
+    // What is indexed already, for get_workspace_info while the first scan runs (not awaited: the scan queues behind).
+    ask({ counts: true }).catch(() => undefined)
+    return { store, file, thread, ask }
   }
 
   async function readParsed (entry: Changed, parser: SymbolParser, signal: AbortSignal): Promise<ParsedFile> {
@@ -112,27 +114,14 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   }
 
   async function scan (signal: AbortSignal): Promise<void> {
-    const { store, send } = opened ??= open()
+    const { ask } = opened ??= open()
     const started = Date.now()
-    const top = await workspace.resolve('.', { signal })
-    // Only source files are kept (and their metadata read): a Makefile or a README costs the walk no lstat.
-    const walked = await workspace.walk({ start: top, maxDepth: 64, includeHidden: false, respectGitignore: true, maxEntries: MAX_INDEXED_FILES, keepEntry: entry => symbolLanguageOf(entry.name) !== undefined, signal })
-    // A walk cut short by the signal returns what it saw: that is not the tree, so nothing may be removed for it.
+    // The thread walks (its own jail over the same roots, synchronous calls) and compares with what it holds.
+    const found = await ask<ScanResult>({ scan: true })
     signal.throwIfAborted()
-    const known = new Map(store.files().map(f => [f.path, f]))
-    const seen = new Set<string>()
-    const changed: Changed[] = []
-    for (const entry of walked.entries) {
-      // A name that is not UTF-8 has no stable text key; such files stay out of the index.
-      if (entry.kind !== 'file' || typeof entry.fsPath !== 'string' || entry.size > MAX_SOURCE_BYTES) continue
-      // The walk kept only names of a language the parser reads.
-      const language = symbolLanguageOf(entry.name) as SymbolLanguage
-      seen.add(entry.fsPath)
-      const before = known.get(entry.fsPath)
-      if (before === undefined || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) changed.push({ relative: entry.relative, fsPath: entry.fsPath, language })
-    }
-    const gone = [...known.keys()].filter(path => !seen.has(path))
-    if (gone.length > 0) await send({ remove: gone })
+    // The walk kept only names of a language the parser reads.
+    const changed: Changed[] = found.changed.map(f => ({ ...f, language: symbolLanguageOf(f.fsPath) as SymbolLanguage }))
+    if (found.gone.length > 0) await ask({ remove: found.gone })
     status.pending = changed.length
     status.done = 0
     let batch: ParsedFile[] = []
@@ -147,7 +136,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       // before this one, so at most two batches wait in memory.
       const previous = written
       written = previous.then(async () => {
-        await send({ write: files })
+        await ask({ write: files })
         status.done += files.length
         notify()
       })
@@ -176,10 +165,10 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     await Promise.all(parsers.map(lane))
     await flush()
     await written
-    Object.assign(status, store.counts(), { state: 'ready', lastScan: Date.now(), lastScanMs: Date.now() - started })
+    Object.assign(status, { state: 'ready', lastScan: Date.now(), lastScanMs: Date.now() - started })
     delete status.error
-    log.info({ files: status.files, chunks: status.chunks, symbols: status.symbols, changed: changed.length, removed: gone.length, ms: status.lastScanMs }, 'code index scan finished')
-    for (const listener of scanned) listener(changed.length + gone.length)
+    log.info({ files: status.files, chunks: status.chunks, symbols: status.symbols, changed: changed.length, removed: found.gone.length, ms: status.lastScanMs }, 'code index scan finished')
+    for (const listener of scanned) listener(changed.length + found.gone.length)
   }
 
   function rescan (): void {

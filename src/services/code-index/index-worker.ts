@@ -5,6 +5,8 @@ import { chunkFile } from './chunker.js'
 import { chunkHash, chunkText } from './chunk-text.js'
 import { codeTokens } from './code-tokens.js'
 import { loadSqlite, openIndexStore, type FileEntry } from './index-store.js'
+import { scanTree, scanWorkspace } from './index-scan.js'
+import type { WorkspaceRoot, WorkspaceService } from '../workspace.js'
 
 /** One file as the scan read and parsed it. */
 export interface ParsedFile {
@@ -18,8 +20,15 @@ export interface ParsedFile {
   definitions: RawDefinition[]
 }
 
-/** A request to the index thread. */
-export type IndexRequest = { write: ParsedFile[] } | { remove: string[] }
+/** A request to the index thread: a scan is answered with what it found, the others with the counts after them. */
+export type IndexRequest = { write: ParsedFile[] } | { remove: string[] } | { scan: true } | { counts: true }
+
+/** What the index thread is started with. */
+export interface IndexThreadData {
+  indexFile: string
+  /** The served roots, walked again by the thread's own scan. */
+  roots: WorkspaceRoot[]
+}
 
 /** Turns a parsed file into what the index stores: its outline, its chunks and each chunk's search tokens. */
 export function entryOf (file: ParsedFile): FileEntry {
@@ -37,20 +46,33 @@ export function entryOf (file: ParsedFile): FileEntry {
 // The thread itself: chunking, tokenizing and SQLite writes happen here, never on the event loop that serves
 // requests. Each request is answered with its id once its transaction committed (or with the error).
 /* c8 ignore start */
-if (parentPort !== null && (workerData as { indexFile?: string } | undefined)?.indexFile !== undefined) {
+if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?.indexFile !== undefined) {
   const port = parentPort
+  const data = workerData as IndexThreadData
   const sqlite = loadSqlite()
-  const store = sqlite === null ? null : openIndexStore(sqlite, (workerData as { indexFile: string }).indexFile)
+  const store = sqlite === null ? null : openIndexStore(sqlite, data.indexFile)
+  let workspace: Promise<WorkspaceService> | undefined
+  // Requests are handled one at a time, in order: a write never lands in the middle of a scan's comparison.
+  let queue: Promise<void> = Promise.resolve()
   port.on('message', (request: IndexRequest & { id: number }) => {
-    try {
-      if (store === null) throw new Error('@photostructure/sqlite is not installed')
-      if ('write' in request) store.write(request.write.map(entryOf))
-      else store.remove(request.remove)
-      // The counts go back with the answer: counting a million rows is this thread's work, not the event loop's.
-      port.postMessage({ id: request.id, counts: store.counts() })
-    } catch (err) {
-      port.postMessage({ id: request.id, error: err instanceof Error ? err.message : String(err) })
-    }
+    queue = queue.then(async () => {
+      try {
+        if (store === null) throw new Error('@photostructure/sqlite is not installed')
+        let found = {}
+        if ('write' in request) store.write(request.write.map(entryOf))
+        else if ('remove' in request) store.remove(request.remove)
+        else if ('scan' in request) {
+          // Made on the first scan; a failure (a root gone) is tried again by the next one.
+          workspace ??= scanWorkspace(data.roots).catch((err: unknown) => { workspace = undefined; throw err })
+          found = await scanTree(await workspace, store.files())
+        }
+        // The counts go back with the answer: counting a million rows is this thread's work, not the event loop's.
+        // A scan changes nothing (the writes that follow it do), so its answer spares the count.
+        port.postMessage({ id: request.id, ...found, counts: 'scan' in request ? undefined : store.counts() })
+      } catch (err) {
+        port.postMessage({ id: request.id, error: err instanceof Error ? err.message : String(err) })
+      }
+    })
   })
 }
 /* c8 ignore stop */

@@ -1,0 +1,99 @@
+import fc from 'fast-check'
+import fs from 'node:fs'
+import path from 'node:path'
+import pino from 'pino'
+import t from 'tap'
+import { scanTree, scanWorkspace } from '../../src/services/code-index/index-scan.js'
+import { syncFs } from '../../src/services/fs-ops.js'
+import { MAX_SOURCE_BYTES } from '../../src/services/symbol-languages.js'
+import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
+import type { WalkResult } from '../../src/services/walk.js'
+
+// The index thread's scan: its own jail over the served roots, listing with the synchronous calls. What it
+// sees must be exactly what the tools' walk sees; what it reports is what changed against the index.
+
+const log = pino({ level: 'silent' })
+
+const indexedFrom = (root: string, names: string[]): Array<{ path: string, size: number, mtimeMs: number }> =>
+  names.map(name => {
+    const file = path.join(root, name)
+    const stats = fs.statSync(file)
+    return { path: file, size: stats.size, mtimeMs: stats.mtimeMs }
+  })
+
+t.test('a scan lists source files the rules let through, then reports only what changed or went', async (t) => {
+  const root = fs.realpathSync(t.testdir({
+    '.gitignore': 'build/\n*.gen.ts\n',
+    src: { 'a.ts': 'export const a = 1\n', 'b.py': 'def b(): pass\n', 'c.gen.ts': 'x\n', 'README.md': '# no\n', '.hidden.ts': 'x\n' },
+    build: { 'out.ts': 'x\n' },
+    'big.c': 'int x;\n'.padEnd(MAX_SOURCE_BYTES + 1, ' ')
+  }))
+  // A name that is not UTF-8 has no stable text key: it stays out.
+  fs.writeFileSync(Buffer.concat([Buffer.from(`${root}/src/bad-`), Buffer.from([0xff]), Buffer.from('.ts')]), 'x\n')
+  const workspace = await scanWorkspace([{ name: 'r', path: root }])
+
+  const first = await scanTree(workspace, [])
+  t.same(first.changed.map(c => c.relative).sort(), ['src/a.ts', 'src/b.py'], 'ignored, hidden, other languages and oversized files are left out')
+  t.same(first.changed.find(c => c.relative === 'src/a.ts')?.fsPath, path.join(root, 'src/a.ts'))
+  t.same(first.gone, [])
+
+  const indexed = indexedFrom(root, ['src/a.ts', 'src/b.py'])
+  t.same(await scanTree(workspace, indexed), { changed: [], gone: [] }, 'an unchanged tree: nothing to do')
+
+  fs.appendFileSync(path.join(root, 'src/a.ts'), 'export const b = 2\n')
+  fs.rmSync(path.join(root, 'src/b.py'))
+  fs.appendFileSync(path.join(root, '.gitignore'), 'src/\n')
+  const later = await scanWorkspace([{ name: 'r', path: root }])
+  t.same(await scanTree(later, indexed), { changed: [], gone: [path.join(root, 'src/a.ts'), path.join(root, 'src/b.py')] }, 'removed, and now ignored, files are gone')
+})
+
+t.test('several roots: each file by its root\'s name; a signal that fires stops the scan before it compares', async (t) => {
+  const a = fs.realpathSync(t.testdir({ one: { 'x.go': 'package x\n' }, two: { 'y.rs': 'fn y() {}\n' } }))
+  const workspace = await scanWorkspace([{ name: 'one', path: path.join(a, 'one') }, { name: 'two', path: path.join(a, 'two') }])
+
+  const found = await scanTree(workspace, [])
+  t.same(found.changed.map(c => c.relative), ['one:x.go', 'two:y.rs'])
+
+  const stop = new AbortController()
+  stop.abort()
+  await t.rejects(scanTree(workspace, [], stop.signal), { name: 'AbortError' })
+})
+
+/** A random tree: folders, source and other files, hidden names, rule files, links in and out of the root. */
+const treeArb = fc.array(fc.record({
+  dir: fc.constantFrom('', 'a', 'a/b', 'c', '.h', 'a/b/d'),
+  name: fc.constantFrom('x.ts', 'y.c', 'z.md', '.hid.ts', 'build', 'gen.ts', 'link', 'out'),
+  kind: fc.constantFrom('file', 'dir', 'link-in', 'link-out', 'rules')
+}), { maxLength: 30 })
+
+function makeTree (root: string, outside: string, spec: Array<{ dir: string, name: string, kind: string }>): void {
+  for (const { dir, name, kind } of spec) {
+    const folder = path.join(root, dir)
+    fs.mkdirSync(folder, { recursive: true })
+    const at = path.join(folder, name)
+    if (fs.existsSync(at)) continue
+    if (kind === 'file') fs.writeFileSync(at, `${name}\n`)
+    else if (kind === 'dir') fs.mkdirSync(at)
+    else if (kind === 'link-in') fs.symlinkSync(root, at)
+    else if (kind === 'link-out') fs.symlinkSync(outside, at)
+    else fs.writeFileSync(path.join(folder, name.startsWith('.') ? '.ignore' : '.gitignore'), `${name}\n!gen.ts\nbuild/\n`)
+  }
+}
+
+const shape = (w: WalkResult): unknown => ({ ...w, entries: w.entries.map(e => ({ ...e, fsPath: String(e.fsPath) })) })
+
+t.test('property: the synchronous listing walks exactly as the promise one (entries, metadata, counts, notes)', async (t) => {
+  const outside = fs.realpathSync(t.testdir({ 'secret.ts': 'x\n' }))
+  let run = 0
+  await fc.assert(fc.asyncProperty(treeArb, fc.boolean(), fc.boolean(), async (spec, respectGitignore, includeHidden) => {
+    const root = path.join(outside, `tree-${run++}`)
+    fs.mkdirSync(root)
+    makeTree(root, outside, spec)
+    const walk = async (ws: WorkspaceService): Promise<unknown> =>
+      shape(await ws.walk({ start: await ws.resolve('.'), maxDepth: 64, includeHidden, respectGitignore, showIgnoredDirs: true, resolveLinks: true, countAtLimit: true, maxEntries: 1000 }))
+    const promised = await walk(await createWorkspace({ root, log }))
+    const synced = await walk(await createWorkspace({ root, log, listing: syncFs }))
+    t.same(synced, promised)
+    return JSON.stringify(synced) === JSON.stringify(promised)
+  }), { numRuns: 60 })
+})
