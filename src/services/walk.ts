@@ -32,10 +32,10 @@ export interface WalkOptions {
   resolveLinks?: boolean
   /** Stop after this many entries (the result is then marked truncated). */
   maxEntries: number
-  /** Return false to neither list nor descend into a directory (exclude globs). */
-  keepDir?: (relative: string) => boolean
+  /** Return false to neither list nor descend into a directory (exclude globs); `depth` is the folder's own. */
+  keepDir?: (relative: string, depth: number) => boolean
   /** Return false to leave out a non-directory entry (only matching files are kept and counted). */
-  keepEntry?: (entry: DirEntry) => boolean
+  keepEntry?: (entry: DirEntry, depth: number) => boolean
   signal?: AbortSignal
   /** Sorts siblings; the result is in pre-order, so this fixes the listing order. */
   order?: (a: WalkEntry, b: WalkEntry) => number
@@ -102,8 +102,8 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
     const kept: Array<DirEntry & { ignored?: boolean }> = []
     for (const entry of listed) {
       if (!opts.includeHidden && entry.name.startsWith('.')) { skipped.skippedHidden++; continue }
-      if (entry.kind === 'dir' && opts.keepDir !== undefined && !opts.keepDir(entry.relative)) continue
-      if (entry.kind !== 'dir' && opts.keepEntry !== undefined && !opts.keepEntry(entry)) continue
+      if (entry.kind === 'dir' && opts.keepDir !== undefined && !opts.keepDir(entry.relative, depth)) continue
+      if (entry.kind !== 'dir' && opts.keepEntry !== undefined && !opts.keepEntry(entry, depth)) continue
       // The rules first: an entry they hide costs no lstat.
       if (opts.respectGitignore && await ws.isIgnoredEntry(dir.relative, entry.name, entry.kind === 'dir')) {
         const example = { relative: entry.relative, isDirectory: entry.kind === 'dir' }

@@ -3,7 +3,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import pino from 'pino'
 import t from 'tap'
-import { scanTree, scanWorkspace } from '../../src/services/code-index/index-scan.js'
+import { laneThread, LANES_FROM, scanTree, scanWorkspace, walkSources, type LaneWalker, type SourceEntry } from '../../src/services/code-index/index-scan.js'
+import { threadModule } from '../../src/services/code-index/request-thread.js'
 import { syncFs } from '../../src/services/fs-ops.js'
 import { MAX_SOURCE_BYTES } from '../../src/services/symbol-languages.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
@@ -56,7 +57,7 @@ t.test('several roots: each file by its root\'s name; a signal that fires stops 
 
   const stop = new AbortController()
   stop.abort()
-  await t.rejects(scanTree(workspace, [], stop.signal), { name: 'AbortError' })
+  await t.rejects(scanTree(workspace, [], undefined, stop.signal), { name: 'AbortError' })
 })
 
 /** A random tree: folders, source and other files, hidden names, rule files, links in and out of the root. */
@@ -96,4 +97,61 @@ t.test('property: the synchronous listing walks exactly as the promise one (entr
     t.same(synced, promised)
     return JSON.stringify(synced) === JSON.stringify(promised)
   }), { numRuns: 60 })
+})
+
+const byPath = (entries: SourceEntry[]): SourceEntry[] => [...entries].sort((a, b) => a.relative < b.relative ? -1 : 1)
+
+t.test('property: two lanes share the tree out — disjoint, and together exactly the one walk (one root or several)', async (t) => {
+  const outside = fs.realpathSync(t.testdir({}))
+  let run = 0
+  const deep = fc.array(fc.record({
+    dir: fc.constantFrom('', 'a', 'b', 'a/x', 'a/y', 'b/z', 'a/x/q', 'c/w', 'c/w/v', 'd/u'),
+    name: fc.constantFrom('f.ts', 'g.c', 'h.py', 'n.md', 'sub'),
+    kind: fc.constantFrom('file', 'file', 'dir', 'rules', 'link-in')
+  }), { maxLength: 40 })
+  await fc.assert(fc.asyncProperty(deep, deep, fc.boolean(), async (first, second, several) => {
+    const base = path.join(outside, `t-${run++}`)
+    for (const name of ['one', 'two']) fs.mkdirSync(path.join(base, name), { recursive: true })
+    makeTree(path.join(base, 'one'), outside, first)
+    makeTree(path.join(base, 'two'), outside, second)
+    const roots = several ? [{ name: 'one', path: path.join(base, 'one') }, { name: 'two', path: path.join(base, 'two') }] : [{ name: 'one', path: path.join(base, 'one') }]
+    const workspace = await scanWorkspace(roots)
+    const whole = await walkSources(workspace, { lane: 0, lanes: 1 })
+    const lanes = await Promise.all([0, 1].map(async lane => await walkSources(workspace, { lane, lanes: 2 })))
+    const seen = new Set(lanes[0].map(e => e.relative))
+    t.notOk(lanes[1].some(e => seen.has(e.relative)), 'no file in both lanes')
+    t.same(byPath([...lanes[0], ...lanes[1]]), byPath(whole))
+  }), { numRuns: 40 })
+})
+
+t.test('a big index is scanned in two lanes: the other one by the walker given, or here when it fails', async (t) => {
+  const root = fs.realpathSync(t.testdir({ a: { x: { 'one.ts': '1\n' }, y: { 'two.ts': '2\n' } }, b: { z: { 'three.py': '3\n' } }, 'top.c': 'int t;\n' }))
+  const workspace = await scanWorkspace([{ name: 'r', path: root }])
+  // Enough indexed files (all gone now) to split the walk.
+  const indexed = Array.from({ length: LANES_FROM }, (_, i) => ({ path: path.join(root, `old-${i}.ts`), size: 1, mtimeMs: 1 }))
+  const single = await scanTree(workspace, indexed)
+  const asked: number[] = []
+  const walker: LaneWalker = async (lane) => { asked.push(lane.lane); return await walkSources(workspace, lane) }
+  const split = await scanTree(workspace, indexed, walker)
+  const failing = await scanTree(workspace, indexed, async () => { throw new Error('no thread') })
+
+  t.same(asked, [1], 'the other walker took lane 1')
+  t.same(single.changed.map(c => c.relative).sort(), ['a/x/one.ts', 'a/y/two.ts', 'b/z/three.py', 'top.c'])
+  t.same(split.changed.map(c => c.relative).sort(), single.changed.map(c => c.relative).sort())
+  t.same(failing.changed.map(c => c.relative).sort(), single.changed.map(c => c.relative).sort(), 'a lane that could not start is walked here')
+  t.equal(split.gone.length, LANES_FROM)
+  t.same(await scanTree(workspace, indexed.slice(1), walker).then(() => asked), [1], 'below LANES_FROM files, one walk')
+})
+
+t.test('a lane thread walks its share in a thread of its own; a thread that fails or refuses rejects', async (t) => {
+  const root = fs.realpathSync(t.testdir({ a: { x: { 'one.ts': '1\n' }, y: { 'two.ts': '2\n' } }, b: { z: { 'three.py': '3\n' }, w: { 'four.go': 'package w\n' } } }))
+  const roots = [{ name: 'r', path: root }]
+  const here = await walkSources(await scanWorkspace(roots), { lane: 1, lanes: 2 })
+  const threaded = await laneThread(threadModule('index-worker', new URL('../../src/services/code-index/request-thread.ts', import.meta.url).href), roots)({ lane: 1, lanes: 2 })
+  t.same(byPath(threaded), byPath(here))
+
+  const dir = fs.realpathSync(t.testdir({ 'throws.mjs': 'throw new Error("cannot start")\n', 'refuses.mjs': "import { parentPort } from 'node:worker_threads'\nparentPort.postMessage({ error: 'walk failed' })\n" }))
+  await t.rejects(laneThread(new URL(`file://${dir}/throws.mjs`), roots)({ lane: 1, lanes: 2 }), /cannot start/)
+  await t.rejects(laneThread(new URL(`file://${dir}/refuses.mjs`), roots)({ lane: 1, lanes: 2 }), /walk failed/)
+  await t.rejects(laneThread(threadModule('index-worker', new URL('../../src/services/code-index/request-thread.ts', import.meta.url).href), [{ name: 'r', path: path.join(root, 'gone') }])({ lane: 1, lanes: 2 }), /ENOENT|no such/)
 })

@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads'
 import pino from 'pino'
 import { syncFs } from '../fs-ops.js'
 import { createLimiter } from '../limiter.js'
@@ -6,7 +7,7 @@ import { createWorkspace, type WorkspaceRoot, type WorkspaceService } from '../w
 import { createWorkspaceSet } from '../workspace-set.js'
 import type { IndexedFile } from './index-store.js'
 
-/** Most files one scan looks at (the walk stops there; the index then covers the first ones in walk order). */
+/** Most files one scan looks at, shared by its lanes (each walk stops at its share: the first ones in walk order). */
 export const MAX_INDEXED_FILES = 500_000
 
 /** A source file the scan found new or changed. */
@@ -22,6 +23,24 @@ export interface ScanResult {
   gone: string[]
 }
 
+/** A source file as a walk found it. */
+export interface SourceEntry extends ChangedFile {
+  size: number
+  mtimeMs: number
+}
+
+/** One of the walks a scan is split into: number `lane` of `lanes`. */
+export interface ScanLane {
+  lane: number
+  lanes: number
+}
+
+/** Walks the rest of the tree in another thread (see laneThread); rejects when that thread cannot. */
+export type LaneWalker = (lane: ScanLane) => Promise<SourceEntry[]>
+
+/** Below this many indexed files one walk does it all: a second thread costs more than it saves. */
+export const LANES_FROM = 5_000
+
 /**
  * The served roots again, for the index thread's walk: the same jail, rule files and walk as every tool's, over
  * the synchronous calls (the thread serves no requests, and each call costs a third of a promise one).
@@ -33,24 +52,76 @@ export async function scanWorkspace (roots: readonly WorkspaceRoot[]): Promise<W
   return createWorkspaceSet(members, limiter)
 }
 
+/** FNV-1a of a path: deals folders out to lanes the same way on every scan. */
+function hashOf (text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return hash >>> 0
+}
+
 /**
- * Walks the roots as list_directory shows them (hidden files and ignored ones left out), keeping source files
- * only — a Makefile or a README costs no lstat — and compares each with what is indexed by size and mtime.
+ * The source files of one lane: hidden and ignored entries left out as list_directory leaves them out, names of
+ * other languages never lstat'd. Folders two levels below a root are dealt out to the lanes by a hash of their
+ * path; every lane lists the few folders above them, and the files up there are lane 0's.
  */
-export async function scanTree (workspace: WorkspaceService, indexed: readonly IndexedFile[], signal?: AbortSignal): Promise<ScanResult> {
+export async function walkSources (workspace: WorkspaceService, lane: ScanLane, signal?: AbortSignal): Promise<SourceEntry[]> {
   const top = await workspace.resolve('.', { signal })
-  const walked = await workspace.walk({ start: top, maxDepth: 64, includeHidden: false, respectGitignore: true, maxEntries: MAX_INDEXED_FILES, keepEntry: entry => symbolLanguageOf(entry.name) !== undefined, signal })
+  // With several roots the top lists the roots themselves: the split is one level deeper.
+  const split = workspace.roots.length > 1 ? 3 : 2
+  const walked = await workspace.walk({
+    start: top,
+    maxDepth: 64,
+    includeHidden: false,
+    respectGitignore: true,
+    maxEntries: Math.floor(MAX_INDEXED_FILES / lane.lanes),
+    keepDir: (relative, depth) => depth !== split || hashOf(relative) % lane.lanes === lane.lane,
+    keepEntry: (entry, depth) => symbolLanguageOf(entry.name) !== undefined && (depth > split || lane.lane === 0),
+    signal
+  })
   // A walk cut short by the signal returns what it saw: that is not the tree, so nothing may be removed for it.
   signal?.throwIfAborted()
+  const found: SourceEntry[] = []
+  for (const e of walked.entries) {
+    // A name that is not UTF-8 has no stable text key; such files stay out of the index.
+    if (e.kind === 'file' && typeof e.fsPath === 'string' && e.size <= MAX_SOURCE_BYTES) found.push({ relative: e.relative, fsPath: e.fsPath, size: e.size, mtimeMs: e.mtimeMs })
+  }
+  return found
+}
+
+/**
+ * Walks the roots (in two lanes at once when the index is big and `other` can take the second) and compares
+ * each source file with what is indexed by size and mtime.
+ */
+export async function scanTree (workspace: WorkspaceService, indexed: readonly IndexedFile[], other?: LaneWalker, signal?: AbortSignal): Promise<ScanResult> {
+  const lanes = other !== undefined && indexed.length >= LANES_FROM ? 2 : 1
+  // The other lane starts first: this thread's own walk keeps it busy until done.
+  const second = lanes === 2 ? (other as LaneWalker)({ lane: 1, lanes }).catch(async () => await walkSources(workspace, { lane: 1, lanes }, signal)) : undefined
+  const found = await walkSources(workspace, { lane: 0, lanes }, signal)
+  if (second !== undefined) found.push(...await second)
   const known = new Map(indexed.map(f => [f.path, f]))
   const seen = new Set<string>()
   const changed: ChangedFile[] = []
-  for (const entry of walked.entries) {
-    // A name that is not UTF-8 has no stable text key; such files stay out of the index.
-    if (entry.kind !== 'file' || typeof entry.fsPath !== 'string' || entry.size > MAX_SOURCE_BYTES) continue
+  for (const entry of found) {
     seen.add(entry.fsPath)
     const before = known.get(entry.fsPath)
     if (before === undefined || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) changed.push({ relative: entry.relative, fsPath: entry.fsPath })
   }
   return { changed, gone: [...known.keys()].filter(path => !seen.has(path)) }
+}
+
+/**
+ * A lane walked by a thread of its own (`url`: the index thread's module), started for the one walk and ended
+ * after it.
+ */
+export function laneThread (url: URL, roots: readonly WorkspaceRoot[]): LaneWalker {
+  return async (lane) => await new Promise<SourceEntry[]>((resolve, reject) => {
+    const worker = new Worker(url, { workerData: { roots, scanLane: lane } })
+    worker.once('message', (answer: { entries?: SourceEntry[], error?: string }) => {
+      if (answer.entries !== undefined) resolve(answer.entries)
+      else reject(new Error(answer.error))
+      worker.terminate().catch(() => undefined)
+    })
+    worker.once('error', reject)
+    worker.once('exit', () => reject(new Error('the scan lane thread ended')))
+  })
 }

@@ -5,7 +5,7 @@ import { chunkFile } from './chunker.js'
 import { chunkHash, chunkText } from './chunk-text.js'
 import { codeTokens } from './code-tokens.js'
 import { loadSqlite, openIndexStore, type FileEntry } from './index-store.js'
-import { scanTree, scanWorkspace } from './index-scan.js'
+import { laneThread, scanTree, scanWorkspace, walkSources, type ScanLane } from './index-scan.js'
 import type { WorkspaceRoot, WorkspaceService } from '../workspace.js'
 
 /** One file as the scan read and parsed it. */
@@ -64,7 +64,7 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
         else if ('scan' in request) {
           // Made on the first scan; a failure (a root gone) is tried again by the next one.
           workspace ??= scanWorkspace(data.roots).catch((err: unknown) => { workspace = undefined; throw err })
-          found = await scanTree(await workspace, store.files())
+          found = await scanTree(await workspace, store.files(), laneThread(new URL(import.meta.url), data.roots))
         }
         // The counts go back with the answer: counting a million rows is this thread's work, not the event loop's.
         // A scan changes nothing (the writes that follow it do), so its answer spares the count.
@@ -74,5 +74,14 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
       }
     })
   })
+}
+
+// A lane of a scan (started by the thread above for one walk): walks its share and answers once.
+if (parentPort !== null && (workerData as { scanLane?: ScanLane } | undefined)?.scanLane !== undefined) {
+  const port = parentPort
+  const { roots, scanLane } = workerData as { roots: WorkspaceRoot[], scanLane: ScanLane }
+  scanWorkspace(roots).then(async workspace => await walkSources(workspace, scanLane)).then(
+    entries => port.postMessage({ entries }),
+    (err: unknown) => port.postMessage({ error: err instanceof Error ? err.message : String(err) }))
 }
 /* c8 ignore stop */
