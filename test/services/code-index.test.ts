@@ -10,7 +10,7 @@ import { threadModule } from '../../src/services/code-index/request-thread.js'
 import { configuredRoots } from '../../src/config.js'
 import { codeIndexService } from '../../src/services/code-index/index.js'
 import { defaultStateDir, indexLocation, removeIndexFile } from '../../src/services/code-index/index-file.js'
-import { loadSqlite, openIndexStore, SCHEMA_VERSION, type FileEntry } from '../../src/services/code-index/index-store.js'
+import { loadSqlite, NOT_INDEXED, openIndexStore, SCHEMA_VERSION, type FileEntry } from '../../src/services/code-index/index-store.js'
 import { entryOf } from '../../src/services/code-index/index-worker.js'
 import type { OutlineSymbol } from '../../src/services/outline.js'
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
@@ -113,6 +113,15 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 })
   t.throws(() => store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', tokens: null as unknown as string, hash: 'h' }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'a failed batch leaves nothing half written')
+  store.write([{ ...entry('/r/blob.ts', [], 'blob'), language: NOT_INDEXED, chunks: [], symbols: [] }])
+  t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'a file kept with nothing in it is not counted')
+  // The counts live in meta, changed with each write; an index without them (an older one) is counted once.
+  const other = new sqlite.DatabaseSync(file)
+  other.prepare("DELETE FROM meta WHERE key = 'counts'").run()
+  other.close()
+  t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'counted again from the rows')
+  store.remove(['/r/blob.ts'])
+  t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 })
   store.close()
 
   // Another schema version: the index is emptied and rebuilt, never misread.

@@ -146,7 +146,7 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
 
   const q = {
     files: db.prepare('SELECT path, size, mtime AS mtimeMs FROM files'),
-    fileId: db.prepare('SELECT id FROM files WHERE path = ?'),
+    fileId: db.prepare('SELECT id, language FROM files WHERE path = ?'),
     chunkIds: db.prepare('SELECT id FROM chunks WHERE file = ?'),
     deleteFts: db.prepare('DELETE FROM chunks_fts WHERE rowid = ?'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE file = ?'),
@@ -156,23 +156,41 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
     insertChunk: db.prepare('INSERT INTO chunks (file, start, end, symbol, kind, hash) VALUES (?, ?, ?, ?, ?, ?)'),
     insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)'),
     insertSymbol: db.prepare('INSERT INTO symbols (file, name, name_lc, kind, container, line, end_line, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-    counts: db.prepare('SELECT (SELECT count(*) FROM files WHERE language != ?) AS files, (SELECT count(*) FROM chunks) AS chunks, (SELECT count(*) FROM symbols) AS symbols')
+    countRows: db.prepare('SELECT (SELECT count(*) FROM files WHERE language != ?) AS files, (SELECT count(*) FROM chunks) AS chunks, (SELECT count(*) FROM symbols) AS symbols'),
+    counts: db.prepare("SELECT value FROM meta WHERE key = 'counts'"),
+    setCounts: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('counts', ?)")
   }
+
+  // The counts are kept in meta, changed by each write in its own transaction: counting 3 million symbols after
+  // every batch of a build took longer than the batch. An index without them is counted once.
+  const counted = (): StoreCounts => {
+    const row = q.counts.get() as { value: string } | undefined
+    if (row !== undefined) return JSON.parse(row.value) as StoreCounts
+    const rows = { ...q.countRows.get(NOT_INDEXED) as unknown as StoreCounts }
+    q.setCounts.run(JSON.stringify(rows))
+    return rows
+  }
+  let delta: StoreCounts = { files: 0, chunks: 0, symbols: 0 }
   const symbolQueries = new Map<string, StatementSyncInstance>()
 
   function forget (path: string): void {
-    const row = q.fileId.get(path) as { id: number } | undefined
+    const row = q.fileId.get(path) as { id: number, language: string } | undefined
     if (row === undefined) return
     for (const chunk of q.chunkIds.all(row.id) as Array<{ id: number }>) q.deleteFts.run(chunk.id)
-    q.deleteChunks.run(row.id)
-    q.deleteSymbols.run(row.id)
+    delta.chunks -= Number(q.deleteChunks.run(row.id).changes)
+    delta.symbols -= Number(q.deleteSymbols.run(row.id).changes)
     q.deleteFile.run(row.id)
+    if (row.language !== NOT_INDEXED) delta.files--
   }
 
+  /** Runs `work` in one transaction, the counts changed by what it did in the same one. */
   function transaction (work: () => void): void {
     db.exec('BEGIN')
     try {
+      const before = counted()
+      delta = { files: 0, chunks: 0, symbols: 0 }
       work()
+      q.setCounts.run(JSON.stringify({ files: before.files + delta.files, chunks: before.chunks + delta.chunks, symbols: before.symbols + delta.symbols }))
       db.exec('COMMIT')
     } catch (err) {
       db.exec('ROLLBACK')
@@ -208,6 +226,9 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
         for (const entry of entries) {
           forget(entry.path)
           const file = Number(q.insertFile.run(entry.path, entry.size, entry.mtimeMs, entry.language).lastInsertRowid)
+          if (entry.language !== NOT_INDEXED) delta.files++
+          delta.chunks += entry.chunks.length
+          delta.symbols += entry.symbols.length
           for (const c of entry.chunks) {
             const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind, c.hash).lastInsertRowid
             q.insertFts.run(id, c.tokens)
@@ -219,7 +240,7 @@ export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
     remove (paths) {
       transaction(() => { for (const path of paths) forget(path) })
     },
-    counts: () => q.counts.get(NOT_INDEXED) as unknown as StoreCounts,
+    counts: counted,
     findSymbols (nameLower, match, kind, scope, limit) {
       const where = match === 'exact' ? 's.name_lc = ?' : match === 'prefix' ? 's.name_lc >= ? AND s.name_lc < ?' : "s.name_lc LIKE ? ESCAPE '\\'"
       const key = `${match}:${kind !== undefined}:${scope !== undefined}`
