@@ -158,7 +158,7 @@ t.test('what the index thread stores of a file: outline, chunks, and words of th
 
 interface Built { root: string, index: CodeIndex }
 
-async function built (t: Test, files: Record<string, string | Buffer>, options: { staleMs?: number, workerUrl?: URL, parsers?: SymbolParser[] } = {}): Promise<Built> {
+async function built (t: Test, files: Record<string, string | Buffer>, options: { staleMs?: number, workerUrl?: URL, parsers?: SymbolParser[], watch?: boolean, log?: typeof log } = {}): Promise<Built> {
   const root = tempDir(t, 'wmcp-index-')
   for (const [name, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
@@ -315,4 +315,34 @@ t.test('the index service: off, not installed, a state folder it cannot write', 
   t.equal(defaultStateDir({ XDG_STATE_HOME: '/x/state' }), '/x/state/workspace-mcp')
   t.equal(defaultStateDir({ XDG_STATE_HOME: 'relative' }), path.join(os.homedir(), '.local', 'state', 'workspace-mcp'), 'a relative XDG_STATE_HOME is ignored, as the spec says')
   t.equal(indexLocation('', [{ name: 'r', path: root }], log).temporary, false, 'the default state folder')
+})
+
+t.test('codeIndex watch: a change in an indexed folder is scanned in by itself; the thread\'s notices are heeded', async (t) => {
+  const { root, index } = await built(t, { 'src/a.ts': 'export function first () {}\n' }, { watch: true })
+  t.equal(await index.ready(60_000, new AbortController().signal), true)
+  t.equal(index.findSymbols('second', 'exact', undefined, undefined, 1).length, 0)
+  fs.writeFileSync(path.join(root, 'src', 'b.ts'), 'export function second () {}\n')
+  // No call asks (the last scan is not stale): only the watcher can bring the new file in.
+  for (let i = 0; i < 400 && index.findSymbols('second', 'exact', undefined, undefined, 1).length === 0; i++) await new Promise(resolve => setTimeout(resolve, 50))
+  t.match(index.findSymbols('second', 'exact', undefined, undefined, 1), [{ name: 'second' }])
+
+  // A thread that reports changes during a scan, then gives watching up.
+  const dir = tempDir(t, 'wmcp-notices-')
+  fs.writeFileSync(path.join(dir, 'noisy.mjs'), [
+    "import { parentPort } from 'node:worker_threads'",
+    'let scans = 0',
+    "parentPort.on('message', (m) => {",
+    "  if (m.scan === true && ++scans === 1) parentPort.postMessage({ notice: 'changed' })",
+    "  if (m.scan === true && scans === 2) parentPort.postMessage({ notice: 'watch-failed', why: 'ENOSPC' })",
+    '  parentPort.postMessage({ id: m.id, changed: [], gone: [], counts: { files: scans, chunks: 0, symbols: 0 } })',
+    '})'
+  ].join('\n'))
+  const warned: unknown[] = []
+  const spy = pino({ level: 'warn' }, { write: (line: string) => { warned.push(JSON.parse(line)) } })
+  const noisy = await built(t, {}, { workerUrl: new URL(`file://${dir}/noisy.mjs`), log: spy })
+  t.equal(await noisy.index.ready(60_000, new AbortController().signal), true)
+  for (let i = 0; i < 200 && noisy.index.status().files < 2; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  t.equal(noisy.index.status().files, 2, 'a change seen during the first scan was scanned again after it')
+  for (let i = 0; i < 200 && warned.length === 0; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  t.match(warned, [{ reason: 'ENOSPC', msg: /no longer watched/ }])
 })

@@ -39,13 +39,16 @@ t.test('a scan lists source files the rules let through, then reports only what 
   t.same(first.gone, [])
 
   const indexed = indexedFrom(root, ['src/a.ts', 'src/b.py'])
-  t.same(await scanTree(workspace, indexed), { changed: [], gone: [] }, 'an unchanged tree: nothing to do')
+  const unchanged = await scanTree(workspace, indexed)
+  t.same([unchanged.changed, unchanged.gone], [[], []], 'an unchanged tree: nothing to do')
+  t.same(unchanged.folders.sort(), [root, path.join(root, 'src')], 'the folders walked: not the ignored one, not hidden ones')
 
   fs.appendFileSync(path.join(root, 'src/a.ts'), 'export const b = 2\n')
   fs.rmSync(path.join(root, 'src/b.py'))
   fs.appendFileSync(path.join(root, '.gitignore'), 'src/\n')
   const later = await scanWorkspace([{ name: 'r', path: root }])
-  t.same(await scanTree(later, indexed), { changed: [], gone: [path.join(root, 'src/a.ts'), path.join(root, 'src/b.py')] }, 'removed, and now ignored, files are gone')
+  const after = await scanTree(later, indexed)
+  t.same([after.changed, after.gone], [[], [path.join(root, 'src/a.ts'), path.join(root, 'src/b.py')]], 'removed, and now ignored, files are gone')
 })
 
 t.test('several roots: each file by its root\'s name; a signal that fires stops the scan before it compares', async (t) => {
@@ -118,9 +121,10 @@ t.test('property: two lanes share the tree out — disjoint, and together exactl
     const workspace = await scanWorkspace(roots)
     const whole = await walkSources(workspace, { lane: 0, lanes: 1 })
     const lanes = await Promise.all([0, 1].map(async lane => await walkSources(workspace, { lane, lanes: 2 })))
-    const seen = new Set(lanes[0].map(e => e.relative))
-    t.notOk(lanes[1].some(e => seen.has(e.relative)), 'no file in both lanes')
-    t.same(byPath([...lanes[0], ...lanes[1]]), byPath(whole))
+    const seen = new Set(lanes[0].files.map(e => e.relative))
+    t.notOk(lanes[1].files.some(e => seen.has(e.relative)), 'no file in both lanes')
+    t.same(byPath([...lanes[0].files, ...lanes[1].files]), byPath(whole.files))
+    t.same(new Set([...lanes[0].folders, ...lanes[1].folders]), new Set(whole.folders), 'every folder walked by some lane')
   }), { numRuns: 40 })
 })
 
@@ -140,6 +144,7 @@ t.test('a big index is scanned in two lanes: the other one by the walker given, 
   t.same(split.changed.map(c => c.relative).sort(), single.changed.map(c => c.relative).sort())
   t.same(failing.changed.map(c => c.relative).sort(), single.changed.map(c => c.relative).sort(), 'a lane that could not start is walked here')
   t.equal(split.gone.length, LANES_FROM)
+  t.same(split.folders.sort(), [root, ...['a', 'a/x', 'a/y', 'b', 'b/z'].map(f => path.join(root, f))].sort(), 'each folder once, though both lanes list the top ones')
   t.same(await scanTree(workspace, indexed.slice(1), walker).then(() => asked), [1], 'below LANES_FROM files, one walk')
 })
 
@@ -148,7 +153,8 @@ t.test('a lane thread walks its share in a thread of its own; a thread that fail
   const roots = [{ name: 'r', path: root }]
   const here = await walkSources(await scanWorkspace(roots), { lane: 1, lanes: 2 })
   const threaded = await laneThread(threadModule('index-worker', new URL('../../src/services/code-index/request-thread.ts', import.meta.url).href), roots)({ lane: 1, lanes: 2 })
-  t.same(byPath(threaded), byPath(here))
+  t.same(byPath(threaded.files), byPath(here.files))
+  t.same(threaded.folders.sort(), here.folders.sort())
 
   const dir = fs.realpathSync(t.testdir({ 'throws.mjs': 'throw new Error("cannot start")\n', 'refuses.mjs': "import { parentPort } from 'node:worker_threads'\nparentPort.postMessage({ error: 'walk failed' })\n" }))
   await t.rejects(laneThread(new URL(`file://${dir}/throws.mjs`), roots)({ lane: 1, lanes: 2 }), /cannot start/)

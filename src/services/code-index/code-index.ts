@@ -57,6 +57,8 @@ export interface CodeIndexOptions {
   log: Logger
   /** A scan older than this is redone when a call asks (default 30 s). */
   staleMs?: number
+  /** Watch the folders each scan walked and scan again shortly after a change (codeIndex `watch`). */
+  watch?: boolean
   /** The index thread's module (default: index-worker.js beside this module). */
   workerUrl?: URL
 }
@@ -77,12 +79,17 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   const notify = (): void => { for (const listener of listeners) listener() }
   const stop = new AbortController()
   let scanning: Promise<void> | undefined
+  /** A change was seen while a scan ran: scan again after it. */
+  let again = false
   let opened: { store: IndexStore, file: string, thread: RequestThread, ask: <T extends object>(request: IndexRequest) => Promise<T> } | undefined
 
   function open (): NonNullable<typeof opened> {
     const { store, file } = options.open()
-    const data: IndexThreadData = { indexFile: file, roots: workspace.roots.map(r => ({ name: r.name, path: r.path })) }
-    const thread = startRequestThread(options.workerUrl ?? threadModule('index-worker'), data, 'index')
+    const data: IndexThreadData = { indexFile: file, roots: workspace.roots.map(r => ({ name: r.name, path: r.path })), watch: options.watch === true }
+    const thread = startRequestThread(options.workerUrl ?? threadModule('index-worker'), data, 'index', (notice) => {
+      if (notice.notice === 'changed') rescanSoon()
+      else log.warn({ reason: (notice as { why?: string }).why }, 'code index: folders no longer watched; the index is refreshed when a call finds it older than 30 s')
+    })
     // Answers carry the counts after them: counting a million rows is the thread's work.
     const ask = async <T extends object>(request: IndexRequest): Promise<T> => {
       const answer = await thread.request<T & { counts?: StoreCounts }>(request)
@@ -171,8 +178,15 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     for (const listener of scanned) listener(changed.length + found.gone.length)
   }
 
+  /** A watched folder changed: scan now, or again once the running scan is done (it may have passed the change). */
+  function rescanSoon (): void {
+    if (scanning === undefined) rescan()
+    else again = true
+  }
+
   function rescan (): void {
     if (scanning !== undefined || stop.signal.aborted) return
+    again = false
     scanning = scan(stop.signal).catch((err: unknown) => {
       if (stop.signal.aborted) return
       // Scans fail with Errors only: the walk's tool errors, a write the thread refused, the thread's own error.
@@ -182,6 +196,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     }).finally(() => {
       scanning = undefined
       notify()
+      if (again) rescan()
     })
   }
   return {

@@ -21,6 +21,14 @@ export interface ScanResult {
   changed: ChangedFile[]
   /** Indexed paths no longer in the tree (or now hidden by the rules). */
   gone: string[]
+  /** Every folder the walk went through (roots included): what a watcher watches. */
+  folders: string[]
+}
+
+/** What one lane's walk found. */
+export interface LaneFound {
+  files: SourceEntry[]
+  folders: string[]
 }
 
 /** A source file as a walk found it. */
@@ -36,7 +44,7 @@ export interface ScanLane {
 }
 
 /** Walks the rest of the tree in another thread (see laneThread); rejects when that thread cannot. */
-export type LaneWalker = (lane: ScanLane) => Promise<SourceEntry[]>
+export type LaneWalker = (lane: ScanLane) => Promise<LaneFound>
 
 /** Below this many indexed files one walk does it all: a second thread costs more than it saves. */
 export const LANES_FROM = 5_000
@@ -64,7 +72,7 @@ function hashOf (text: string): number {
  * other languages never lstat'd. Folders two levels below a root are dealt out to the lanes by a hash of their
  * path; every lane lists the few folders above them, and the files up there are lane 0's.
  */
-export async function walkSources (workspace: WorkspaceService, lane: ScanLane, signal?: AbortSignal): Promise<SourceEntry[]> {
+export async function walkSources (workspace: WorkspaceService, lane: ScanLane, signal?: AbortSignal): Promise<LaneFound> {
   const top = await workspace.resolve('.', { signal })
   // With several roots the top lists the roots themselves: the split is one level deeper.
   const split = workspace.roots.length > 1 ? 3 : 2
@@ -80,10 +88,12 @@ export async function walkSources (workspace: WorkspaceService, lane: ScanLane, 
   })
   // A walk cut short by the signal returns what it saw: that is not the tree, so nothing may be removed for it.
   signal?.throwIfAborted()
-  const found: SourceEntry[] = []
+  const found: LaneFound = { files: [], folders: workspace.roots.map(r => r.path) }
   for (const e of walked.entries) {
-    // A name that is not UTF-8 has no stable text key; such files stay out of the index.
-    if (e.kind === 'file' && typeof e.fsPath === 'string' && e.size <= MAX_SOURCE_BYTES) found.push({ relative: e.relative, fsPath: e.fsPath, size: e.size, mtimeMs: e.mtimeMs })
+    // A name that is not UTF-8 has no stable text key; such files (and folders) stay out of the index.
+    if (typeof e.fsPath !== 'string') continue
+    if (e.kind === 'dir') found.folders.push(e.fsPath)
+    else if (e.kind === 'file' && e.size <= MAX_SOURCE_BYTES) found.files.push({ relative: e.relative, fsPath: e.fsPath, size: e.size, mtimeMs: e.mtimeMs })
   }
   return found
 }
@@ -97,16 +107,21 @@ export async function scanTree (workspace: WorkspaceService, indexed: readonly I
   // The other lane starts first: this thread's own walk keeps it busy until done.
   const second = lanes === 2 ? (other as LaneWalker)({ lane: 1, lanes }).catch(async () => await walkSources(workspace, { lane: 1, lanes }, signal)) : undefined
   const found = await walkSources(workspace, { lane: 0, lanes }, signal)
-  if (second !== undefined) found.push(...await second)
+  if (second !== undefined) {
+    const other = await second
+    found.files.push(...other.files)
+    found.folders.push(...other.folders)
+  }
   const known = new Map(indexed.map(f => [f.path, f]))
   const seen = new Set<string>()
   const changed: ChangedFile[] = []
-  for (const entry of found) {
+  for (const entry of found.files) {
     seen.add(entry.fsPath)
     const before = known.get(entry.fsPath)
     if (before === undefined || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) changed.push({ relative: entry.relative, fsPath: entry.fsPath })
   }
-  return { changed, gone: [...known.keys()].filter(path => !seen.has(path)) }
+  // The folders above the split were walked by every lane.
+  return { changed, gone: [...known.keys()].filter(path => !seen.has(path)), folders: [...new Set(found.folders)] }
 }
 
 /**
@@ -114,10 +129,10 @@ export async function scanTree (workspace: WorkspaceService, indexed: readonly I
  * after it.
  */
 export function laneThread (url: URL, roots: readonly WorkspaceRoot[]): LaneWalker {
-  return async (lane) => await new Promise<SourceEntry[]>((resolve, reject) => {
+  return async (lane) => await new Promise<LaneFound>((resolve, reject) => {
     const worker = new Worker(url, { workerData: { roots, scanLane: lane } })
-    worker.once('message', (answer: { entries?: SourceEntry[], error?: string }) => {
-      if (answer.entries !== undefined) resolve(answer.entries)
+    worker.once('message', (answer: { found?: LaneFound, error?: string }) => {
+      if (answer.found !== undefined) resolve(answer.found)
       else reject(new Error(answer.error))
       worker.terminate().catch(() => undefined)
     })

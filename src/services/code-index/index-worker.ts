@@ -5,6 +5,7 @@ import { chunkFile } from './chunker.js'
 import { chunkHash, chunkText } from './chunk-text.js'
 import { codeTokens } from './code-tokens.js'
 import { loadSqlite, openIndexStore, type FileEntry } from './index-store.js'
+import { createFolderWatch } from './folder-watch.js'
 import { laneThread, scanTree, scanWorkspace, walkSources, type ScanLane } from './index-scan.js'
 import type { WorkspaceRoot, WorkspaceService } from '../workspace.js'
 
@@ -20,7 +21,11 @@ export interface ParsedFile {
   definitions: RawDefinition[]
 }
 
-/** A request to the index thread: a scan is answered with what it found, the others with the counts after them. */
+/**
+ * A request to the index thread, answered with the counts after it (a scan also with what changed). With
+ * `watch`, the thread also sends `{ notice: 'changed' }` when a watched folder changed, and
+ * `{ notice: 'watch-failed', why }` when it gives watching up.
+ */
 export type IndexRequest = { write: ParsedFile[] } | { remove: string[] } | { scan: true } | { counts: true }
 
 /** What the index thread is started with. */
@@ -28,6 +33,8 @@ export interface IndexThreadData {
   indexFile: string
   /** The served roots, walked again by the thread's own scan. */
   roots: WorkspaceRoot[]
+  /** Watch the folders each scan walked, and say when one changed. */
+  watch: boolean
 }
 
 /** Turns a parsed file into what the index stores: its outline, its chunks and each chunk's search tokens. */
@@ -52,23 +59,28 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
   const sqlite = loadSqlite()
   const store = sqlite === null ? null : openIndexStore(sqlite, data.indexFile)
   let workspace: Promise<WorkspaceService> | undefined
+  // With codeIndex `watch`: the folders each scan walked, watched until the next one.
+  const watch = data.watch
+    ? createFolderWatch({ onChange: () => port.postMessage({ notice: 'changed' }), onFail: why => port.postMessage({ notice: 'watch-failed', why }) })
+    : undefined
   // Requests are handled one at a time, in order: a write never lands in the middle of a scan's comparison.
   let queue: Promise<void> = Promise.resolve()
   port.on('message', (request: IndexRequest & { id: number }) => {
     queue = queue.then(async () => {
       try {
         if (store === null) throw new Error('@photostructure/sqlite is not installed')
-        let found = {}
+        let answer = {}
         if ('write' in request) store.write(request.write.map(entryOf))
         else if ('remove' in request) store.remove(request.remove)
         else if ('scan' in request) {
           // Made on the first scan; a failure (a root gone) is tried again by the next one.
           workspace ??= scanWorkspace(data.roots).catch((err: unknown) => { workspace = undefined; throw err })
-          found = await scanTree(await workspace, store.files(), laneThread(new URL(import.meta.url), data.roots))
+          const { changed, gone, folders } = await scanTree(await workspace, store.files(), laneThread(new URL(import.meta.url), data.roots))
+          watch?.update(folders)
+          answer = { changed, gone }
         }
-        // The counts go back with the answer: counting a million rows is this thread's work, not the event loop's.
-        // A scan changes nothing (the writes that follow it do), so its answer spares the count.
-        port.postMessage({ id: request.id, ...found, counts: 'scan' in request ? undefined : store.counts() })
+        // The counts go back with every answer (kept in meta: reading them costs nothing).
+        port.postMessage({ id: request.id, ...answer, counts: store.counts() })
       } catch (err) {
         port.postMessage({ id: request.id, error: err instanceof Error ? err.message : String(err) })
       }
@@ -81,7 +93,7 @@ if (parentPort !== null && (workerData as { scanLane?: ScanLane } | undefined)?.
   const port = parentPort
   const { roots, scanLane } = workerData as { roots: WorkspaceRoot[], scanLane: ScanLane }
   scanWorkspace(roots).then(async workspace => await walkSources(workspace, scanLane)).then(
-    entries => port.postMessage({ entries }),
+    found => port.postMessage({ found }),
     (err: unknown) => port.postMessage({ error: err instanceof Error ? err.message : String(err) }))
 }
 /* c8 ignore stop */

@@ -32,6 +32,7 @@ export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' 
     // Threads of its own, one per core (at most 4): a whole-tree scan never queues in front of a get_symbols call.
     parsers: Array.from({ length: Math.min(4, availableParallelism()) }, () => createSymbolParser(treeSitter)),
     log,
+    watch: config.codeIndex === 'watch',
     open: () => {
       const location = indexLocation(config.stateDir, configuredRoots(config), log)
       // A temporary index goes with the process, however it ends.

@@ -17,16 +17,22 @@ export function threadModule (name: string, here = import.meta.url): URL {
 }
 
 /**
- * Starts a thread that never keeps the process alive. Requests may overlap (the thread answers them in order).
+ * Starts a thread that never keeps the process alive. Requests may overlap (the thread answers them in order);
+ * messages the thread sends on its own go to `onNotice`.
  * When the thread fails to start, crashes or ends, every request waiting fails, and so does every later one,
  * at once: a message to a dead thread would never be answered.
  */
-export function startRequestThread (url: URL, workerData: unknown, name: string): RequestThread {
+export function startRequestThread (url: URL, workerData: unknown, name: string, onNotice?: (notice: { notice: string }) => void): RequestThread {
   const worker = new Worker(url, { workerData })
   worker.unref()
   let nextId = 0
   const waiting = new Map<number, { resolve: (answer: object) => void, reject: (err: Error) => void }>()
-  worker.on('message', ({ id, error, ...answer }: { id: number, error?: string }) => {
+  worker.on('message', ({ id, error, ...answer }: { id?: number, error?: string }) => {
+    // A message without an id is the thread's own news (a watched folder changed), not an answer.
+    if (id === undefined) {
+      onNotice?.(answer as { notice: string })
+      return
+    }
     const job = waiting.get(id) as { resolve: (answer: object) => void, reject: (err: Error) => void }
     waiting.delete(id)
     if (error === undefined) job.resolve(answer)
