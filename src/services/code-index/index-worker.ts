@@ -7,7 +7,7 @@ import { codeTokens } from './code-tokens.js'
 import { loadSqlite, openIndexStore, type FileEntry } from './index-store.js'
 import { createFolderWatch } from './folder-watch.js'
 import { laneThread, scanTree, scanWorkspace, walkSources, type ScanLane } from './index-scan.js'
-import type { WorkspaceRoot, WorkspaceService } from '../workspace.js'
+import type { WorkspaceRoot } from '../workspace.js'
 
 /** One file as the scan read and parsed it. */
 export interface ParsedFile {
@@ -58,7 +58,6 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
   const data = workerData as IndexThreadData
   const sqlite = loadSqlite()
   const store = sqlite === null ? null : openIndexStore(sqlite, data.indexFile)
-  let workspace: Promise<WorkspaceService> | undefined
   // With codeIndex `watch`: the folders each scan walked, watched until the next one.
   const watch = data.watch
     ? createFolderWatch({ onChange: () => port.postMessage({ notice: 'changed' }), onFail: why => port.postMessage({ notice: 'watch-failed', why }) })
@@ -73,9 +72,9 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
         if ('write' in request) store.write(request.write.map(entryOf))
         else if ('remove' in request) store.remove(request.remove)
         else if ('scan' in request) {
-          // Made on the first scan; a failure (a root gone) is tried again by the next one.
-          workspace ??= scanWorkspace(data.roots).catch((err: unknown) => { workspace = undefined; throw err })
-          const { changed, gone, folders } = await scanTree(await workspace, store.files(), laneThread(new URL(import.meta.url), data.roots))
+          // A jail of its own for each scan: its rule caches (every path tested) go with it, not kept for the process.
+          const workspace = await scanWorkspace(data.roots)
+          const { changed, gone, folders } = await scanTree(workspace, store.files(), laneThread(new URL(import.meta.url), data.roots))
           watch?.update(folders)
           answer = { changed, gone }
         }
