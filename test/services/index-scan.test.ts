@@ -3,8 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import pino from 'pino'
 import t from 'tap'
-import { laneThread, LANES_FROM, scanTree, scanWorkspace, walkSources, type LaneWalker, type SourceEntry } from '../../src/services/code-index/index-scan.js'
+import { laneThread, LANES_FROM, scanTree, type IndexedSet, scanWorkspace, walkSources, type LaneWalker, type SourceEntry } from '../../src/services/code-index/index-scan.js'
 import { threadModule } from '../../src/services/code-index/request-thread.js'
+import type { IndexedFile } from '../../src/services/code-index/index-store.js'
 import { syncFs } from '../../src/services/fs-ops.js'
 import { MAX_SOURCE_BYTES } from '../../src/services/symbol-languages.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
@@ -14,6 +15,9 @@ import type { WalkResult } from '../../src/services/walk.js'
 // sees must be exactly what the tools' walk sees; what it reports is what changed against the index.
 
 const log = pino({ level: 'silent' })
+
+/** An index holding `files`, as scanTree reads it. */
+const held = (files: IndexedFile[]): IndexedSet => ({ size: files.length, files: () => files })
 
 const indexedFrom = (root: string, names: string[]): Array<{ path: string, size: number, mtimeMs: number }> =>
   names.map(name => {
@@ -33,13 +37,13 @@ t.test('a scan lists source files the rules let through, then reports only what 
   fs.writeFileSync(Buffer.concat([Buffer.from(`${root}/src/bad-`), Buffer.from([0xff]), Buffer.from('.ts')]), 'x\n')
   const workspace = await scanWorkspace([{ name: 'r', path: root }])
 
-  const first = await scanTree(workspace, [])
+  const first = await scanTree(workspace, held([]))
   t.same(first.changed.map(c => c.relative).sort(), ['src/a.ts', 'src/b.py'], 'ignored, hidden, other languages and oversized files are left out')
   t.same(first.changed.find(c => c.relative === 'src/a.ts')?.fsPath, path.join(root, 'src/a.ts'))
   t.same(first.gone, [])
 
   const indexed = indexedFrom(root, ['src/a.ts', 'src/b.py'])
-  const unchanged = await scanTree(workspace, indexed)
+  const unchanged = await scanTree(workspace, held(indexed))
   t.same([unchanged.changed, unchanged.gone], [[], []], 'an unchanged tree: nothing to do')
   t.same(unchanged.folders.sort(), [root, path.join(root, 'src')], 'the folders walked: not the ignored one, not hidden ones')
 
@@ -47,7 +51,7 @@ t.test('a scan lists source files the rules let through, then reports only what 
   fs.rmSync(path.join(root, 'src/b.py'))
   fs.appendFileSync(path.join(root, '.gitignore'), 'src/\n')
   const later = await scanWorkspace([{ name: 'r', path: root }])
-  const after = await scanTree(later, indexed)
+  const after = await scanTree(later, held(indexed))
   t.same([after.changed, after.gone], [[], [path.join(root, 'src/a.ts'), path.join(root, 'src/b.py')]], 'removed, and now ignored, files are gone')
 })
 
@@ -55,12 +59,12 @@ t.test('several roots: each file by its root\'s name; a signal that fires stops 
   const a = fs.realpathSync(t.testdir({ one: { 'x.go': 'package x\n' }, two: { 'y.rs': 'fn y() {}\n' } }))
   const workspace = await scanWorkspace([{ name: 'one', path: path.join(a, 'one') }, { name: 'two', path: path.join(a, 'two') }])
 
-  const found = await scanTree(workspace, [])
+  const found = await scanTree(workspace, held([]))
   t.same(found.changed.map(c => c.relative), ['one:x.go', 'two:y.rs'])
 
   const stop = new AbortController()
   stop.abort()
-  await t.rejects(scanTree(workspace, [], undefined, stop.signal), { name: 'AbortError' })
+  await t.rejects(scanTree(workspace, held([]), undefined, stop.signal), { name: 'AbortError' })
 })
 
 /** A random tree: folders, source and other files, hidden names, rule files, links in and out of the root. */
@@ -133,11 +137,11 @@ t.test('a big index is scanned in two lanes: the other one by the walker given, 
   const workspace = await scanWorkspace([{ name: 'r', path: root }])
   // Enough indexed files (all gone now) to split the walk.
   const indexed = Array.from({ length: LANES_FROM }, (_, i) => ({ path: path.join(root, `old-${i}.ts`), size: 1, mtimeMs: 1 }))
-  const single = await scanTree(workspace, indexed)
+  const single = await scanTree(workspace, held(indexed))
   const asked: number[] = []
   const walker: LaneWalker = async (lane) => { asked.push(lane.lane); return await walkSources(workspace, lane) }
-  const split = await scanTree(workspace, indexed, walker)
-  const failing = await scanTree(workspace, indexed, async () => { throw new Error('no thread') })
+  const split = await scanTree(workspace, held(indexed), walker)
+  const failing = await scanTree(workspace, held(indexed), async () => { throw new Error('no thread') })
 
   t.same(asked, [1], 'the other walker took lane 1')
   t.same(single.changed.map(c => c.relative).sort(), ['a/x/one.ts', 'a/y/two.ts', 'b/z/three.py', 'top.c'])
@@ -145,7 +149,7 @@ t.test('a big index is scanned in two lanes: the other one by the walker given, 
   t.same(failing.changed.map(c => c.relative).sort(), single.changed.map(c => c.relative).sort(), 'a lane that could not start is walked here')
   t.equal(split.gone.length, LANES_FROM)
   t.same(split.folders.sort(), [root, ...['a', 'a/x', 'a/y', 'b', 'b/z'].map(f => path.join(root, f))].sort(), 'each folder once, though both lanes list the top ones')
-  t.same(await scanTree(workspace, indexed.slice(1), walker).then(() => asked), [1], 'below LANES_FROM files, one walk')
+  t.same(await scanTree(workspace, held(indexed.slice(1)), walker).then(() => asked), [1], 'below LANES_FROM files, one walk')
 })
 
 t.test('a lane thread walks its share in a thread of its own; a thread that fails or refuses rejects', async (t) => {

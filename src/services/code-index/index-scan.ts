@@ -37,6 +37,12 @@ export interface SourceEntry extends ChangedFile {
   mtimeMs: number
 }
 
+/** What the index holds, as a scan compares with it: how many files (cheap), and the files (read when needed). */
+export interface IndexedSet {
+  size: number
+  files: () => readonly IndexedFile[]
+}
+
 /** One of the walks a scan is split into: number `lane` of `lanes`. */
 export interface ScanLane {
   lane: number
@@ -102,26 +108,26 @@ export async function walkSources (workspace: WorkspaceService, lane: ScanLane, 
  * Walks the roots (in two lanes at once when the index is big and `other` can take the second) and compares
  * each source file with what is indexed by size and mtime.
  */
-export async function scanTree (workspace: WorkspaceService, indexed: readonly IndexedFile[], other?: LaneWalker, signal?: AbortSignal): Promise<ScanResult> {
-  const lanes = other !== undefined && indexed.length >= LANES_FROM ? 2 : 1
-  // The other lane starts first: this thread's own walk keeps it busy until done.
+export async function scanTree (workspace: WorkspaceService, index: IndexedSet, other?: LaneWalker, signal?: AbortSignal): Promise<ScanResult> {
+  const lanes = other !== undefined && index.size >= LANES_FROM ? 2 : 1
+  // The other lane starts first (a thread takes a while to start): this thread's own work keeps it busy until done.
   const second = lanes === 2 ? (other as LaneWalker)({ lane: 1, lanes }).catch(async () => await walkSources(workspace, { lane: 1, lanes }, signal)) : undefined
+  const known = new Map(index.files().map(f => [f.path, f]))
   const found = await walkSources(workspace, { lane: 0, lanes }, signal)
   if (second !== undefined) {
     const other = await second
     found.files.push(...other.files)
     found.folders.push(...other.folders)
   }
-  const known = new Map(indexed.map(f => [f.path, f]))
-  const seen = new Set<string>()
   const changed: ChangedFile[] = []
   for (const entry of found.files) {
-    seen.add(entry.fsPath)
     const before = known.get(entry.fsPath)
+    // What is left in `known` at the end was not seen: gone.
+    known.delete(entry.fsPath)
     if (before === undefined || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) changed.push({ relative: entry.relative, fsPath: entry.fsPath })
   }
   // The folders above the split were walked by every lane.
-  return { changed, gone: [...known.keys()].filter(path => !seen.has(path)), folders: [...new Set(found.folders)] }
+  return { changed, gone: [...known.keys()], folders: [...new Set(found.folders)] }
 }
 
 /**

@@ -74,7 +74,7 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
         else if ('scan' in request) {
           // A jail of its own for each scan: its rule caches (every path tested) go with it, not kept for the process.
           const workspace = await scanWorkspace(data.roots)
-          const { changed, gone, folders } = await scanTree(workspace, store.files(), laneThread(new URL(import.meta.url), data.roots))
+          const { changed, gone, folders } = await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(new URL(import.meta.url), data.roots))
           watch?.update(folders)
           answer = { changed, gone }
         }
