@@ -132,7 +132,8 @@ const inodeOf = (file: string): number | undefined => fs.statSync(file, { throwI
  * there meanwhile. WAL lets readers on other connections see each committed batch.
  */
 export function openIndexStore (sqlite: Sqlite, file: string): IndexStore {
-  const inode = file === ':memory:' ? undefined : inodeOf(file)
+  // Undefined for a file not made yet (and for ':memory:'): nothing to remove.
+  const inode = inodeOf(file)
   let db: DatabaseSyncInstance = new sqlite.DatabaseSync(file)
   const version = schemaOf(db)
   if (version !== undefined && version !== SCHEMA_VERSION && inode !== undefined && inodeOf(file) === inode) {
