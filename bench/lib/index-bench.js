@@ -74,10 +74,22 @@ export async function runIndexBench (log) {
     const warm = await latencies(full.server, codeCalls)
     const outline = await latencies(full.server, Array.from({ length: 10 }, () => ({ name: 'get_symbols', arguments: { paths: ['kernel/fork.c'] } })))
     full.server.child.kill()
+    // The next server starts once this one is gone (its threads closed the index).
+    await new Promise(resolve => full.server.child.once('exit', resolve))
 
-    log('index: restart over the unchanged tree')
-    const unchanged = await untilIndexed(state, log)
-    unchanged.server.child.kill()
+    // Three restarts, the median reported: the first comes right after minutes of full load, when this machine's
+    // cores run slower for a while (a restart measured after a 90 s busy loop: 3.2 s, then 2.6 s, 2.6 s).
+    log('index: three restarts over the unchanged tree')
+    const restarts = []
+    for (let i = 0; i < 3; i++) {
+      const again = await untilIndexed(state, log)
+      again.server.child.kill()
+      await new Promise(resolve => again.server.child.once('exit', resolve))
+      restarts.push(again)
+    }
+    const median = (values) => [...values].sort((a, b) => a - b)[1]
+    const unchanged = { scanMs: median(restarts.map(r => r.scanMs)), ms: median(restarts.map(r => r.ms)) }
+    const runs = restarts.map(r => `${(r.scanMs / 1000).toFixed(1)}/${(r.ms / 1000).toFixed(1)}`).join(', ')
 
     log('index: restart after touching 100 files')
     const touched = (await import('node:child_process')).execFileSync('find', [path.join(TREE, 'kernel'), '-name', '*.c'], { encoding: 'utf8' }).trim().split('\n').slice(0, 100)
@@ -110,7 +122,7 @@ export async function runIndexBench (log) {
     const s = full.status
     return [
       { name: `code index, full build of the Linux 6.1 tree (${s.files} files, ${s.chunks} chunks, ${s.symbols} symbols)`, measured: `${(full.ms / 1000).toFixed(0)} s wall, ${full.cpu.toFixed(0)} s CPU, peak RSS ${rss.toFixed(0)} MB, index file ${indexMb.toFixed(0)} MB`, baseline: '—', ratio: '—', goal: '≤ 5 min on 2 cores, RSS ≤ 1 GB', pass: full.ms <= 300_000 && rss <= 1024 },
-      { name: 'code index, rescan of the unchanged tree at a restart (size+mtime scan)', measured: `the scan ${(unchanged.scanMs / 1000).toFixed(1)} s; spawn → ready ${(unchanged.ms / 1000).toFixed(1)} s`, baseline: '—', ratio: '—', goal: '≤ 3 s (the scan)', pass: unchanged.scanMs <= 3000 },
+      { name: 'code index, rescan of the unchanged tree at a restart (size+mtime scan), median of 3', measured: `the scan ${(unchanged.scanMs / 1000).toFixed(1)} s; spawn → ready ${(unchanged.ms / 1000).toFixed(1)} s (scan/ready per run: ${runs} s)`, baseline: '—', ratio: '—', goal: '≤ 3 s (the scan)', pass: unchanged.scanMs <= 3000 },
       { name: 'code index, restart after touching 100 files', measured: `${(rescan.ms / 1000).toFixed(1)} s (${rescan.status.pending} files parsed again)`, baseline: '—', ratio: '—', goal: 'info', pass: '—' },
       { name: 'code index `--code-index watch`: a file written into the tree, until find_symbol finds it', measured: seenMs === undefined ? 'not found within 60 s' : `${(seenMs / 1000).toFixed(1)} s (0.5 s of quiet, then a rescan of the whole tree and one file parsed)`, baseline: '—', ratio: '—', goal: 'info', pass: seenMs !== undefined },
       { name: `find_symbol, ${NAMES.length} names × 5 (stdio, as the client waits)`, measured: `p50 ${symbols.p50.toFixed(1)} ms, p95 ${symbols.p95.toFixed(1)} ms`, baseline: '—', ratio: '—', goal: 'p95 ≤ 50 ms', pass: symbols.p95 <= 50 },
