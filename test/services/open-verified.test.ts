@@ -29,6 +29,8 @@ for (const [driver, fs_] of [['promises', promiseFs], ['sync', syncFs]] as const
     t.same(pipe, { ok: false, reason: 'special', code: 'ESPECIAL' })
     t.same(missing, { ok: false, reason: 'error', code: 'ENOENT' })
     for (const r of [file, folder]) if (r.ok) await r.opened.handle.close()
+    const stats = await fs_.lstatEach([path.join(dir, 'a.txt'), path.join(dir, 'none'), path.join(dir, 'sub')])
+    t.same(stats.map(s => s?.isDirectory()), [false, undefined, true], 'lstat of several paths: one that fails is undefined, in place')
   })
 
   t.test(`${driver}: a descriptor whose real path is outside is closed and refused`, async (t) => {
