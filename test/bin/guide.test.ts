@@ -3,10 +3,13 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, COVERED_CLI } from '../helpers/spawn-stdio.js'
 
-// tsc's output, for coverage: these are the only runs of src/bin/guide.ts.
-const run = (args: string[]) => spawnSync(process.execPath, [COVERED_CLI, ...args], { encoding: 'utf8', timeout: 30000 })
+// The shipped bundle, as users run it; `covered` (tsc's output) makes the only runs of src/bin/guide.ts,
+// once down each of its paths, since a covered spawn costs ~3 s of CPU under tap.
+const spawnCli = (cli: string) => (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 30000, env: childEnv(cli) })
+const run = spawnCli(CLI)
+const covered = spawnCli(COVERED_CLI)
 
 t.test('`guide` prints the whole guide as Markdown on stdout', async (t) => {
   const out = run(['guide'])
@@ -17,8 +20,8 @@ t.test('`guide` prints the whole guide as Markdown on stdout', async (t) => {
 })
 
 t.test('`guide --tool NAME` prints only that tool; unknown names warn on stderr and exit 1', async (t) => {
-  const one = run(['guide', '--tool', 'get_tool_usage_guide', '--no-examples'])
-  const typo = run(['guide', '--tool=get_tool_usage_guide', '--tool', 'nonexistent'])
+  const one = covered(['guide', '--tool', 'get_tool_usage_guide', '--no-examples'])
+  const typo = covered(['guide', '--tool=get_tool_usage_guide', '--tool', 'nonexistent'])
 
   t.equal(one.status, 0)
   t.match(one.stdout, /filter: tool_names=get_tool_usage_guide include_examples=false/)
@@ -29,7 +32,7 @@ t.test('`guide --tool NAME` prints only that tool; unknown names warn on stderr 
 })
 
 t.test('`guide --category C` prints that category only; the last --category wins', async (t) => {
-  const out = run(['guide', '--category', 'navigation', '--category', 'search', '--no-examples'])
+  const out = covered(['guide', '--category', 'navigation', '--category', 'search', '--no-examples'])
 
   t.equal(out.status, 0, out.stderr)
   t.match(out.stdout, /filter: category=search include_examples=false/)

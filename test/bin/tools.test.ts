@@ -1,10 +1,30 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, COVERED_CLI } from '../helpers/spawn-stdio.js'
 
-// tsc's output, for coverage: these are the only runs of src/cli.ts's top level and of src/bin/tools.ts.
-const run = (args: string[], input?: string) => spawnSync(process.execPath, [COVERED_CLI, ...args], { encoding: 'utf8', timeout: 30000, input })
+// The shipped bundle, as users run it; the first test runs tsc's output once down each path of src/cli.ts
+// and src/bin/tools.ts (the only runs that reach them), since a covered spawn costs ~3 s of CPU under tap.
+const spawnCli = (cli: string) => (args: string[], input?: string) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 30000, input, env: childEnv(cli) })
+const run = spawnCli(CLI)
+
+t.test('tsc\'s output, once down each path of the dispatch: exit codes and streams as the bundle gives them', async (t) => {
+  const covered = spawnCli(COVERED_CLI)
+  const cases: Array<{ args: string[], status: number, stdout: RegExp }> = [
+    { args: [], status: 2, stdout: /^$/ },
+    { args: ['--help'], status: 0, stdout: /^Usage: workspace-mcp <command>/ },
+    { args: ['--version'], status: 0, stdout: /^workspace-mcp \d+\.\d+\.\d+/ },
+    { args: ['toString'], status: 2, stdout: /^$/ },
+    { args: ['tools', '--help'], status: 0, stdout: /^Usage: workspace-mcp tools/ },
+    { args: ['tools'], status: 0, stdout: /^get_tool_usage_guide\s+guide/m },
+    { args: ['tools', '--json'], status: 0, stdout: /^\[\{"name":/ }
+  ]
+  for (const c of cases) {
+    const out = covered(c.args)
+    t.equal(out.status, c.status, `${c.args.join(' ')}: ${out.stderr}`)
+    t.match(out.stdout, c.stdout, c.args.join(' '))
+  }
+})
 
 t.test('`tools --json` prints the manifest byte for byte as tools/list serves it over stdio', async (t) => {
   const printed = run(['tools', '--json'])
