@@ -1,7 +1,10 @@
 import t, { type Test } from 'tap'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DOCS_RULE, formatReport, runChecks } from '../../src/guide/check.js'
 import { commandRuntime } from '../../src/bin/command-runtime.js'
+import { parseOverlay } from '../../src/guide/overlay.js'
 
 // `workspace-mcp check` in-process: what it counts with the conformance fixtures served beside the
 // product, and how its verdict reads.
@@ -38,4 +41,28 @@ t.test('the verdict counts violations in words: one violation, two violations', 
   t.match(one, /\n\nread_files: rule 7 \(docs-complete\): is Documented\n\ncheck failed: 1 violation$/)
   t.match(two, /check failed: 2 violations$/)
   t.match(one, new RegExp(`^ {2}read_files\\s+Complete\\s+${report.toolTokens.read_files} tokens$`, 'm'))
+})
+
+/** The report for an overlay holding `text` (in a test dir tap removes), as text; and the overlay's path. */
+async function reportWithOverlay (t: Test, text: string): Promise<{ docs: string, text: string, violations: number }> {
+  const docs = join(t.testdir({ 'tools.yaml': text }), 'tools.yaml')
+  const report = await reportFor(t, ['--docs-file', docs])
+  return { docs, text: formatReport(report), violations: report.violations.length }
+}
+
+t.test('a tool without a docs/tools.yaml entry passes and is named', async (t) => {
+  const shipped = parseOverlay(readFileSync(join(ROOT, 'docs', 'tools.yaml'), 'utf8')).tools
+  const report = await reportWithOverlay(t, JSON.stringify({ tools: { ...shipped, read_files: undefined } }))
+
+  t.equal(report.violations, 0, report.text)
+  t.match(report.text, /^ {2}read_files\s+SchemaOnly/m)
+  t.match(report.text, /check passed: \d+ tools, 6 conventions, no docs\/tools\.yaml entry for [\w, ]*\bread_files\b[\w, ]* \(optional/)
+})
+
+t.test('an overlay that cannot be parsed is a violation naming the file, why, and the flag to fix it', async (t) => {
+  const report = await reportWithOverlay(t, 'tools: [unclosed\n')
+
+  t.match(report.text, new RegExp(`^\\(overlay\\): rule 7 \\(docs-complete\\): ${report.docs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is \\w+; fix it or point --docs-file at the overlay$`, 'm'))
+  t.match(report.text, /^\(overlay\): rule 7 \(docs-complete\): .*tools\.yaml: Flow sequence in block collection .* at line 2, column 1:$/m, 'and why')
+  t.match(report.text, /check failed: 2 violations$/m)
 })
