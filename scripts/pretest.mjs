@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm test`'s first step: one type-checking compile of everything (src, plugins, tests, bench) that
 // also emits dist/ for the bundle, then the bundle — while eslint runs beside it on the other core.
-// One tsc pass instead of two (build + typecheck checked src twice). Output of a failed step is
-// printed whole; the exit code is the first failure's.
+// One tsc pass instead of two (build + typecheck checked src twice). Both keep what they learnt for the
+// next run — tsc's build info inside dist/ (so a deleted dist/ is rebuilt whole, never assumed fresh),
+// ESLint's cache under node_modules/.cache — which takes this step from ~25 s to ~6 s when little
+// changed. Output of a failed step is printed whole; the exit code is the first failure's.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
@@ -31,8 +33,8 @@ async function sequence (...steps) {
 }
 
 const results = await Promise.all([
-  sequence(['tsc', [bin('typescript/bin/tsc'), '-p', 'tsconfig.json']], ['bundle', ['scripts/bundle.mjs']]),
-  run('eslint', [bin('eslint/bin/eslint.js'), '.'])
+  sequence(['tsc', [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo']], ['bundle', ['scripts/bundle.mjs']]),
+  run('eslint', [bin('eslint/bin/eslint.js'), '--cache', '--cache-location', 'node_modules/.cache/eslint/', '.'])
 ])
 let exitCode = 0
 for (const { label, code, signal, output } of results) {
