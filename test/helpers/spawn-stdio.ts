@@ -25,17 +25,8 @@ export const COVERED_CLI = path.join(TSC_OUT, 'cli.js')
  * composed source maps place V8's blocks differently, and merging them counts phantom branches.
  */
 export function childEnv (cli: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return cli.startsWith(TSC_OUT) ? { ...process.env, ...env } : { ...uncoveredEnv(), ...env }
-}
-
-/**
- * The environment for a node child whose coverage is not wanted: without tap's processinfo hook, which
- * tap puts in NODE_OPTIONS for every descendant. Even with its coverage off the hook runs a module-loader
- * thread that sees every import: ~0.3 s of CPU per spawned server, and the tests spawn ~150.
- */
-export function uncoveredEnv (): NodeJS.ProcessEnv {
-  const options = (process.env.NODE_OPTIONS ?? '').replace(/"?--(?:import|require|loader)[= ]\S*@tapjs[/\\]processinfo\S*/g, '').trim()
-  return { ...process.env, NODE_OPTIONS: options, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
+  // tap's processinfo hook (in NODE_OPTIONS) records coverage in every child unless told not to.
+  return cli.startsWith(TSC_OUT) ? { ...process.env, ...env } : { ...process.env, ...env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
 }
 
 /** Spawns `workspace-mcp stdio` (from `cli`), collecting stdout lines and stderr; killed on teardown. */
