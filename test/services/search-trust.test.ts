@@ -5,7 +5,6 @@ import t from 'tap'
 import pino from 'pino'
 import { createSearch, type SearchMode } from '../../src/services/search.js'
 import { createWorkspace } from '../../src/services/workspace.js'
-import { uncoveredEnv } from '../helpers/spawn-stdio.js'
 import { hostileServices, toolCodeOf } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
@@ -19,7 +18,7 @@ while (Date.now() < until && !fs.existsSync(dir + '.stop')) {
 }
 try { fs.renameSync(real, dir) } catch {}
 process.stdout.write(String(n))`
-  const child = spawn(process.execPath, ['-e', script, dir, lnk, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'], env: uncoveredEnv() })
+  const child = spawn(process.execPath, ['-e', script, dir, lnk, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
   child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
   const done = new Promise<number>(resolve => child.once('close', () => resolve(Number(out))))
