@@ -13,7 +13,7 @@ import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
 import { tools as productTools } from '../src/tools/index.js'
-import { BUNDLE, childEnv, COVERED_CLI } from './helpers/spawn-stdio.js'
+import { BUNDLE, childEnv, cliCommand, COVERED_CLI } from './helpers/spawn-stdio.js'
 // tsc's output, for coverage: the only runs of src/bin/check.ts, once passing and once failing (a covered
 // spawn costs ~3 s of CPU under tap; test/guide/check.test.ts checks more reports in-process).
 const CLI = COVERED_CLI
@@ -277,7 +277,8 @@ t.test('`workspace-mcp check` fails with one line per violation when an example 
 })
 
 t.test('`workspace-mcp check` with a bad flag is a usage error (exit 2)', async (t) => {
-  const run = spawnSync(process.execPath, [BUNDLE, 'check', '--no-such-flag'], { encoding: 'utf8', timeout: 30000, env: childEnv(BUNDLE) })
+  const { command, args } = cliCommand(BUNDLE, ['check', '--no-such-flag'])
+  const run = spawnSync(command, args, { encoding: 'utf8', timeout: 30000, env: childEnv(BUNDLE) })
 
   t.equal(run.status, 2)
   t.equal(run.stdout, '')

@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { buildTestApp } from './helpers/build-app.js'
 import { byRegionTool, parkedTool, testTools } from './helpers/engine.js'
-import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 
 // 2026-07-28 over the real transports: the same bytes on stdio and HTTP, both eras on one HTTP
@@ -111,7 +111,7 @@ t.test('the SDK v2 client, negotiating and pinned to 2026-07-28, calls every pro
     for (const transport of ['stdio', 'http'] as const) {
       const client = new Client({ name: 'v2', version: '1.0.0' }, { versionNegotiation: { mode } })
       await client.connect(transport === 'stdio'
-        ? new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], env: childEnv(CLI) as Record<string, string>, stderr: 'ignore' })
+        ? new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), env: childEnv(CLI) as Record<string, string>, stderr: 'ignore' })
         : new StreamableHTTPClientTransport(new URL(http.url)))
       const label = `${typeof mode === 'string' ? mode : 'pinned'} over ${transport}`
       t.equal(client.getNegotiatedProtocolVersion?.(), '2026-07-28', `${label}: 2026-07-28`)

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { childEnv, CLI } from './helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 import { CANARY, threeRoots } from './helpers/roots.js'
 
@@ -18,7 +18,7 @@ async function clients (t: Test, args: string[], roots?: () => Array<{ uri: stri
   const http = await spawnHttp(t, args)
   const made: Client[] = []
   for (const transport of [
-    new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', ...args], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }),
+    new StdioClientTransport({ ...cliCommand(CLI, ['stdio', ...args]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }),
     new StreamableHTTPClientTransport(new URL(http.url))
   ]) {
     const client = new Client({ name: 'roots', version: '1.0.0' }, roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } })

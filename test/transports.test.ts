@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { childEnv, CLI, spawnStdio } from './helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 import { commitAll } from './helpers/git-repo.js'
 import { makePdf, makePng } from './helpers/documents.js'
@@ -95,7 +95,7 @@ async function allToolPages (client: Client): Promise<unknown[]> {
 t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompts and tool results', async (t) => {
   const http = await spawnHttp(t, ['--root', root])
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
+  const overStdio = await connect(t, new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
 
   t.equal(canonical(overHttp.getServerVersion()), canonical(overStdio.getServerVersion()), 'serverInfo')
   t.equal(canonical(overHttp.getServerCapabilities()), canonical(overStdio.getServerCapabilities()), 'capabilities')
@@ -129,7 +129,7 @@ t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompt
 t.test('unknown tools are the same JSON-RPC error (-32602) on both transports', async (t) => {
   const http = await spawnHttp(t, ['--root', root])
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
+  const overStdio = await connect(t, new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
 
   const [a, b] = await Promise.allSettled([
     overHttp.callTool({ name: 'no_such_tool', arguments: {} }),
@@ -152,7 +152,7 @@ t.test('with an embeddings provider, search_semantic is listed and answers alike
   const env = { WORKSPACE_MCP_EMBEDDINGS_URL: `${fake.url}/v1`, WORKSPACE_MCP_EMBEDDINGS_MODEL: 'fake' }
   const http = await spawnHttp(t, ['--root', root], env)
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI, env) as Record<string, string> }))
+  const overStdio = await connect(t, new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI, env) as Record<string, string> }))
   const [httpPages, stdioPages] = await Promise.all([allToolPages(overHttp), allToolPages(overStdio)])
   t.equal(canonical(httpPages), canonical(stdioPages), 'every tools/list page')
   t.ok((httpPages[0] as { tools: Array<{ name: string }> }).tools.some(tool => tool.name === 'search_semantic'), 'listed')

@@ -3,11 +3,14 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { childEnv, CLI, COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand, COVERED_CLI } from '../helpers/spawn-stdio.js'
 
 // The shipped bundle, as users run it; `covered` (tsc's output) makes the only runs of src/bin/guide.ts,
 // once down each of its paths, since a covered spawn costs ~3 s of CPU under tap.
-const spawnCli = (cli: string) => (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 30000, env: childEnv(cli) })
+const spawnCli = (cli: string) => (args: string[]) => {
+  const { command, args: argv } = cliCommand(cli, args)
+  return spawnSync(command, argv, { encoding: 'utf8', timeout: 30000, env: childEnv(cli) })
+}
 const run = spawnCli(CLI)
 const covered = spawnCli(COVERED_CLI)
 

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { childEnv, CLI, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
 
 // The root is checked at boot by both serving commands: a root that is missing, not a folder or not
@@ -31,7 +31,8 @@ interface Run { code: number | null, signal: NodeJS.Signals | null, stderr: stri
 
 /** Runs the built bin to its exit (SIGKILL after 20 s, so a server that starts anyway fails the test). */
 function runBin (args: string[], opts: { env?: NodeJS.ProcessEnv, cwd?: string, uid?: number } = {}): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const { command, args: argv } = cliCommand(CLI, args)
+  const child = spawn(command, argv, {
     env: childEnv(CLI, opts.env),
     cwd: opts.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],

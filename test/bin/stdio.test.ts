@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { BUNDLE, childEnv, CLI, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+import { BUNDLE, childEnv, CLI, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
 writeFileSync(join(root, 'hello.txt'), 'hello world\n')
 const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
 
 t.test('the SDK Client connects over the spawned stdio bin and lists tools', async (t) => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', root], stderr: 'pipe', env: childEnv(CLI) as Record<string, string> })
+  const transport = new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> })
   const client = new Client({ name: 'test', version: '1.0.0' })
   t.teardown(() => client.close())
 

@@ -1,11 +1,14 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { childEnv, CLI, COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand, COVERED_CLI } from '../helpers/spawn-stdio.js'
 
 // The shipped bundle, as users run it; the first test runs tsc's output once down each path of src/cli.ts
 // and src/bin/tools.ts (the only runs that reach them), since a covered spawn costs ~3 s of CPU under tap.
-const spawnCli = (cli: string) => (args: string[], input?: string) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 30000, input, env: childEnv(cli) })
+const spawnCli = (cli: string) => (args: string[], input?: string) => {
+  const { command, args: argv } = cliCommand(cli, args)
+  return spawnSync(command, argv, { encoding: 'utf8', timeout: 30000, input, env: childEnv(cli) })
+}
 const run = spawnCli(CLI)
 
 t.test('tsc\'s output, once down each path of the dispatch: exit codes and streams as the bundle gives them', async (t) => {

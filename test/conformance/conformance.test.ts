@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { spawnHttp } from '../helpers/spawn-http.js'
-import { COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { COVERED_CLI, untracked } from '../helpers/spawn-stdio.js'
 
 // Runs the official suite (@modelcontextprotocol/conformance) against one built HTTP bin started with
 // `--fixtures conformance`: 0.1.16 (the `latest` tag, `--suite all`) and the prerelease 0.2.0-alpha.12
@@ -28,9 +28,10 @@ const work = mkdtempSync(join(tmpdir(), 'wmcp-conformance-'))
 
 /** Runs a suite's CLI with the hook; killed by PID if it outlives the timeout. */
 function runSuite (bundle: string, args: string[]): Promise<{ code: number | null, output: string }> {
-  // Coverage of the suite's own bundle is of no use and slows it down.
+  // Coverage of the suite's own bundle is of no use and slows it down: outside tap's process tracking.
   const { NODE_V8_COVERAGE: _coverage, ...env } = process.env
-  const child = spawn(process.execPath, ['--import', HOOK, bundle, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const { command, args: argv } = untracked(process.execPath, ['--import', HOOK, bundle, ...args])
+  const child = spawn(command, argv, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })

@@ -5,12 +5,18 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
+import { untracked } from '../helpers/spawn-stdio.js'
 
 // The package as users get it: `npm pack` holds the bin, the docs and nothing else, and a global
 // install of that tarball into a fresh prefix runs `workspace-mcp stdio` and `serve` with only the
 // runtime dependencies it declares (everything else is bundled: a missing one fails here, not for users).
 
-const run = promisify(execFile)
+const execFileP = promisify(execFile)
+// npm and the installed bin are not this project's covered code: outside tap's process tracking.
+const run = async (command: string, args: string[], options: { cwd: string }) => {
+  const untrackedCommand = untracked(command, args)
+  return await execFileP(untrackedCommand.command, untrackedCommand.args, options)
+}
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const INIT = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pack-test', version: '1' } }
@@ -48,7 +54,8 @@ t.test('npm install -g of the tarball gives a workspace-mcp that serves stdio an
     { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_files', arguments: { files: [{ path: 'notes.md' }] } } },
     { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_symbols', arguments: { paths: ['tool.py'] } } }
   ]
-  const stdio = spawn(bin, ['stdio', '--root', ws, '--log-level', 'silent'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const stdioCommand = untracked(bin, ['stdio', '--root', ws, '--log-level', 'silent'])
+  const stdio = spawn(stdioCommand.command, stdioCommand.args, { stdio: ['pipe', 'pipe', 'inherit'] })
   t.teardown(() => { stdio.kill('SIGKILL') })
   let out = ''
   stdio.stdout.setEncoding('utf8')
@@ -62,7 +69,8 @@ t.test('npm install -g of the tarball gives a workspace-mcp that serves stdio an
   t.match(answers.get(4), /hello from the tarball/)
   t.match(answers.get(5), /1-2 function from_the_tarball: def from_the_tarball\(\):/, 'the parser and its grammars came with the install')
 
-  const http = spawn(bin, ['serve', '--root', ws, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const httpCommand = untracked(bin, ['serve', '--root', ws, '--port', '0'])
+  const http = spawn(httpCommand.command, httpCommand.args, { stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => { http.kill('SIGKILL') })
   const url = await new Promise<string>((resolve, reject) => {
     let log = ''

@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, wri
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { untracked } from '../helpers/spawn-stdio.js'
 
 // README's "Add a tool" section is the single source of its example: this test applies its steps,
 // as written, to a copy of the project and runs the checks `npm test` would fail on — the build's
@@ -13,7 +14,8 @@ import { fileURLToPath } from 'node:url'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const COPIED = ['src', 'plugins', 'scripts', 'docs', 'test/golden', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'eslint.config.js']
 const GOLDEN = 'test/golden/tools-list.json'
-// The copy's processes are not this project's code under test: tap's hooks would only slow them down.
+// The copy's processes are not this project's code under test: tap's variables and hooks would only slow
+// them down (its spawn hook adds them back to any env, hence `untracked` too).
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(TAP|_TAPJS|NODE_OPTIONS$|NODE_V8_COVERAGE$)/.test(key)))
 
 interface Block { lang: string, file?: string, code: string }
@@ -56,8 +58,10 @@ function declaredInput (code: string): { published: string[], required: string[]
   }
 }
 
-const run = (cwd: string, command: string, args: string[]): SpawnSyncReturns<string> =>
-  spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 120_000 })
+const run = (cwd: string, command: string, args: string[]): SpawnSyncReturns<string> => {
+  const untrackedCommand = untracked(command, args)
+  return spawnSync(untrackedCommand.command, untrackedCommand.args, { cwd, env, encoding: 'utf8', timeout: 120_000 })
+}
 const output = (r: SpawnSyncReturns<string>): string => `${r.stdout}\n${r.stderr}${r.error === undefined ? '' : `\n${r.error.message}`}`
 
 /** Calls one tool through the built bin over stdio; the text of its result. */
@@ -68,7 +72,8 @@ function callTool (cli: string, root: string, name: string, args: Record<string,
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }
   ].map(m => JSON.stringify(m)).join('\n') + '\n'
-  const r = spawnSync(process.execPath, [cli, 'stdio', '--root', root], { env, input, encoding: 'utf8', timeout: 30_000 })
+  const stdio = untracked(process.execPath, [cli, 'stdio', '--root', root])
+  const r = spawnSync(stdio.command, stdio.args, { env, input, encoding: 'utf8', timeout: 30_000 })
   const answer = r.stdout.split('\n').filter(Boolean).map(line => JSON.parse(line)).find(m => m.id === 2)
   if (answer?.result === undefined) throw new Error(`no tools/call result: ${output(r)}`)
   return { text: answer.result.content[0].text, isError: answer.result.isError === true }

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process'
 import type { Test } from 'tap'
-import { CLI, childEnv } from './spawn-stdio.js'
+import { CLI, childEnv, cliCommand } from './spawn-stdio.js'
 import { stop } from './processes.js'
 
 /** Starts the built bin's HTTP server on 127.0.0.1 port 0 and resolves its /mcp URL; killed on teardown. */
 export async function spawnHttp (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, cli = CLI): Promise<{ url: string, pid: number, output: () => string }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
+  const { command, args: argv } = cliCommand(cli, ['serve', '--host', '127.0.0.1', '--port', '0', ...args])
+  const child = spawn(command, argv, {
     env: childEnv(cli, env),
     stdio: ['ignore', 'pipe', 'pipe']
   })

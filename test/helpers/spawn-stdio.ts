@@ -29,9 +29,27 @@ export function childEnv (cli: string, env: NodeJS.ProcessEnv = {}): NodeJS.Proc
   return cli.startsWith(TSC_OUT) ? { ...process.env, ...env } : { ...process.env, ...env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
 }
 
+/**
+ * `command args` run outside tap's process tracking. tap hooks every spawn (process-on-spawn) and puts
+ * its processinfo `--import` back into the child's NODE_OPTIONS, with its own variables, whatever env
+ * the test passes; in a child whose coverage is not counted it only costs (~0.5 s of CPU per server
+ * start). `env -u` drops them between the spawn and the command; pid, signals and exit code are the
+ * command's own (env execs it).
+ */
+export function untracked (command: string, args: string[]): { command: string, args: string[] } {
+  const tapVars = Object.keys(process.env).filter(key => key.startsWith('_TAPJS_PROCESSINFO_'))
+  return { command: '/usr/bin/env', args: ['-u', 'NODE_OPTIONS', ...tapVars.flatMap(key => ['-u', key]), command, ...args] }
+}
+
+/** The command that runs `cli` with `args` in node: tracked by tap only for tsc's output, whose coverage counts. */
+export function cliCommand (cli: string, args: string[]): { command: string, args: string[] } {
+  return cli.startsWith(TSC_OUT) ? { command: process.execPath, args: [cli, ...args] } : untracked(process.execPath, [cli, ...args])
+}
+
 /** Spawns `workspace-mcp stdio` (from `cli`), collecting stdout lines and stderr; killed on teardown. */
 export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, cli = CLI) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [cli, 'stdio', ...args], {
+  const { command, args: argv } = cliCommand(cli, ['stdio', ...args])
+  const child: ChildProcessWithoutNullStreams = spawn(command, argv, {
     env: childEnv(cli, env),
     stdio: 'pipe'
   })

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { childEnv, CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
 
 // Issue 11's defects, each replayed through the public surface a client has: the built bin over stdio.
 // Only the protocol is used, so the same file runs against any build — point it at an older one with
@@ -31,7 +31,8 @@ function fixture (t: Test): Fixture {
 
 /** A stdio client on the bin: `call` sends one request and resolves with its response. */
 async function serve (t: Test, args: string[]) {
-  const child = spawn(process.execPath, [CLI, 'stdio', '--log-level', 'silent', ...args], { stdio: 'pipe', env: childEnv(CLI) })
+  const { command, args: argv } = cliCommand(CLI, ['stdio', '--log-level', 'silent', ...args])
+  const child = spawn(command, argv, { stdio: 'pipe', env: childEnv(CLI) })
   t.teardown(() => { child.kill('SIGKILL') })
   const waiting = new Map<number, (message: Record<string, unknown>) => void>()
   const stray: Array<Record<string, unknown>> = []
@@ -146,7 +147,10 @@ t.test('defect 9: a hard link to a file outside the root is not served', async (
 
 t.test('defect 10: a missing root, a file as root and a broad root are exit 2 naming the flag', async (t) => {
   const fx = fixture(t)
-  const run = (args: string[]) => spawnSync(process.execPath, [CLI, 'stdio', ...args], { input: '', encoding: 'utf8', timeout: 15_000, env: childEnv(CLI) })
+  const run = (args: string[]) => {
+    const { command, args: argv } = cliCommand(CLI, ['stdio', ...args])
+    return spawnSync(command, argv, { input: '', encoding: 'utf8', timeout: 15_000, env: childEnv(CLI) })
+  }
 
   const missing = run(['--root', path.join(fx.base, 'nope')])
   const file = run(['--root', path.join(fx.root, 'src', 'index.ts')])

@@ -3,7 +3,7 @@ import { renameSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { childEnv, CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
 import { createHostileWorkspace, type HostileWorkspace } from '../helpers/workspace-fixture.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../../src/fixtures/fake-embeddings.js'
@@ -164,7 +164,7 @@ t.test('no hostile call leaks the canary over stdio', async (t) => {
   const fx = createHostileWorkspace(t, { big: false })
   const client = new Client({ name: 'canary', version: '1.0.0' })
   const embeddings = await provider(t, fx)
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--root', fx.root, '--log-level', 'silent'], stderr: 'ignore', env: childEnv(CLI, embeddings.env) as Record<string, string> }))
+  await client.connect(new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', fx.root, '--log-level', 'silent']), stderr: 'ignore', env: childEnv(CLI, embeddings.env) as Record<string, string> }))
   t.teardown(() => client.close())
 
   await noFactAboutOutside(t, client, fx)

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
-import { childEnv, CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
 import { createHostileWorkspace } from '../helpers/workspace-fixture.js'
 
 // chmod 000 proves nothing as root (CI runs as root), so the server runs as `nobody` here: the
@@ -12,7 +12,8 @@ const asRoot = process.getuid?.() === 0
 
 /** Spawns the stdio bin as a non-root user and returns a call(name, args) helper. */
 async function serverAsNobody (t: Test, root: string) {
-  const child = spawn(process.execPath, [CLI, 'stdio', '--root', root, '--log-level', 'silent'], {
+  const { command, args } = cliCommand(CLI, ['stdio', '--root', root, '--log-level', 'silent'])
+  const child = spawn(command, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: childEnv(CLI),
     ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {})
