@@ -45,13 +45,11 @@ export interface AuthOptions {
   jwt?: JwtOptions
   /** The scope every request needs. Default `workspace:read`. */
   scope?: string
-  /** Paths that require a token. Default `['/mcp']`. */
-  protectedPaths?: readonly string[]
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the auth plugin on protected paths (or the client address without auth). */
+    /** Set by the auth plugin on the routes it protects (or the client address without auth). */
     principal?: Principal
   }
 }
@@ -97,14 +95,21 @@ async function keyResolver (jwt: JwtOptions): Promise<JWTVerifyGetKey | KeyObjec
   throw new APP_ERR_CONFIG_INVALID('jwt: set a JWKS URL, a JWKS or a PEM public key to verify tokens with')
 }
 
+/** The RFC 9728 metadata for a JWT setup; undefined for static tokens, which have no authorization server (RFC 9728 §2). */
+function metadataOf (options: AuthOptions): string | undefined {
+  return options.jwt === undefined ? undefined : metadataUrl(options.resource)
+}
+
 /**
- * OAuth 2.1 resource-server checks on the MCP endpoint (spec 2025-11-25 basic/authorization): a bearer
- * token from the Authorization header only, verified on every request — a static token by its hash, or
- * a JWT by signature, issuer, audience (this server's canonical URL) and expiry — and carrying the
- * scope. 401 and 403 carry the `WWW-Authenticate` challenge pointing at the RFC 9728 metadata.
+ * OAuth 2.1 resource-server checks on every route of the context it is registered in (spec 2025-11-25
+ * basic/authorization): a bearer token from the Authorization header only, verified on every request —
+ * a static token by its hash, or a JWT by signature, issuer, audience (this server's canonical URL) and
+ * expiry — and carrying the scope. 401 and 403 carry the `WWW-Authenticate` challenge pointing at the
+ * RFC 9728 metadata. The context decides what is protected, never a path string: register it where the
+ * protected routes live (mcp-http's `guard`), and whatever spelling the router accepts for them, it runs.
  */
 const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
-  const { resource, tokens = [], jwt, scope = DEFAULT_SCOPE, protectedPaths = ['/mcp'] } = options
+  const { resource, tokens = [], jwt, scope = DEFAULT_SCOPE } = options
   if (tokens.length === 0 && jwt === undefined) throw new APP_ERR_CONFIG_INVALID('auth: configure static tokens or a JWT issuer')
   for (const token of tokens) {
     if (!/^[0-9a-f]{64}$/.test(token.sha256)) throw new APP_ERR_CONFIG_INVALID(`auth token '${token.name}': sha256 must be 64 lower-case hex digits (printf %s "$TOKEN" | sha256sum)`)
@@ -112,9 +117,7 @@ const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
   const digests = tokens.map(t => ({ name: t.name, digest: Buffer.from(t.sha256, 'hex') }))
   const key = jwt === undefined ? undefined : await keyResolver(jwt)
   const algorithms = jwt?.algorithms ?? DEFAULT_ALGORITHMS
-  const guarded = new Set(protectedPaths)
-  // The metadata names an authorization server, which a static-token-only server does not have (RFC 9728 §2).
-  const metadata = jwt === undefined ? undefined : metadataUrl(resource)
+  const metadata = metadataOf(options)
   const challenge = (extra: string): string =>
     ['Bearer realm="workspace-mcp"', extra, `scope="${scope}"`, metadata === undefined ? '' : `resource_metadata="${metadata}"`].filter(s => s !== '').join(', ')
   const unauthorized = (why: string, error?: string): Error =>
@@ -155,23 +158,31 @@ const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
   }
 
   app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?', 1)[0]
-    if (!guarded.has(path)) return
     request.principal = await authenticate(request)
   })
-
-  if (metadata !== undefined) {
-    const document = JSON.stringify({
-      resource,
-      authorization_servers: [jwt?.issuer],
-      scopes_supported: [scope],
-      bearer_methods_supported: ['header'],
-      resource_name: 'workspace-mcp'
-    })
-    const serve = (_request: FastifyRequest, reply: FastifyReply): FastifyReply => reply.type('application/json').send(document)
-    app.get(METADATA_PATH, serve)
-    app.get(new URL(metadata).pathname, serve)
-  }
 }
+
+/**
+ * The RFC 9728 protected-resource metadata, at the well-known path and its path-inserted form, for a
+ * JWT setup (a static-token server has no authorization server to name, so it serves none). Public:
+ * register it outside the context `auth` protects.
+ */
+const resourceMetadataPlugin: FastifyPluginAsync<AuthOptions> = async (app, options) => {
+  const metadata = metadataOf(options)
+  if (metadata === undefined) return
+  const document = JSON.stringify({
+    resource: options.resource,
+    authorization_servers: [options.jwt?.issuer],
+    scopes_supported: [options.scope ?? DEFAULT_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: 'workspace-mcp'
+  })
+  const serve = (_request: FastifyRequest, reply: FastifyReply): FastifyReply => reply.type('application/json').send(document)
+  app.get(METADATA_PATH, serve)
+  app.get(new URL(metadata).pathname, serve)
+}
+
+/** The protected-resource metadata routes (see resourceMetadataPlugin). */
+export const resourceMetadata = fp(resourceMetadataPlugin, { name: 'auth-metadata', fastify: '5.x' })
 
 export default fp(auth, { name: 'auth', fastify: '5.x', dependencies: ['rpc-errors'] })

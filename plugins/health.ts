@@ -21,10 +21,12 @@ const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
   const { livePath = '/healthz', readyPath = '/readyz', isDraining = () => false, unusable = () => undefined } = options
   let closing = false
 
-  app.get(livePath, (_request, reply) => {
+  // Probes come by the pod's address, whatever Host the orchestrator sends.
+  const route = { config: { anyHost: true } }
+  app.get(livePath, route, (_request, reply) => {
     reply.type('application/json').send(OK)
   })
-  app.get(readyPath, (_request, reply) => {
+  app.get(readyPath, route, (_request, reply) => {
     if (closing || isDraining()) return reply.code(503).header('retry-after', '1').type('application/json').send(CLOSING)
     const problem = unusable()
     if (problem !== undefined) return reply.code(503).type('application/json').send(JSON.stringify({ status: 'unusable', reason: problem }))

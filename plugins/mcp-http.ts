@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import {
   APP_ERR_INVALID_REQUEST, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_NOT_ACCEPTABLE, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION,
   APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
@@ -12,11 +12,12 @@ import type { RequestChannel, Send } from '../src/mcp/channel.js'
 import type { Session } from '../src/mcp/session.js'
 import { routeMessage, type Envelope, type RoutingHeaders } from '../src/mcp/era.js'
 import { rejected } from '../src/mcp/modern.js'
-import { classify, invalidMessage, parseMessage, type Classified } from '../src/mcp/wire.js'
+import { classify, invalidMessage, type Classified } from '../src/mcp/wire.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
 import { createSessionTable, principalOf, type HttpSession } from './http-sessions.js'
 import type { SessionStore } from './session-store.js'
+import { useMessageParser } from './json-body.js'
 import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeEvent } from './sse.js'
 
 export { principalOf } from './http-sessions.js'
@@ -29,6 +30,11 @@ export interface McpHttpOptions {
   mode: 'stateful' | 'stateless'
   /** Endpoint path. Default `'/mcp'`. */
   path?: string
+  /**
+   * Registers what protects the endpoint (auth, rate limit, load shedding) in the context that holds its
+   * routes and nothing else, before they are added: its hooks run for every request routed here.
+   */
+  guard?: (endpoint: FastifyInstance) => Promise<void>
   /** Stateful only: most concurrent sessions; beyond it initialize gets 503 + Retry-After. Default 1000. */
   maxSessions?: number
   /** Stateful only: a session without requests for this long expires (later use → 404). Default 30 min. */
@@ -138,28 +144,13 @@ class PostChannel implements RequestChannel {
 
 /** Streamable HTTP on one path: POST for messages, GET for the session stream, DELETE to end a session. */
 const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
-  const { server, mode, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, maxSessionsPerClient = 100 } = options
+  const { server, mode, guard, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, maxSessionsPerClient = 100 } = options
   const stateless = mode === 'stateless'
   const log = app.log as Logger
   const events = options.events ?? createMemoryEventStore()
   const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs })
   let closing = false
   let inflight = 0
-
-  // The engine's parser, not Fastify's: the same bytes get the same answer as over stdio
-  // (prototype-poisoning keys included). bodyLimit still applies; the body arrives decoded as UTF-8
-  // (as Buffer.toString would decode it, split characters included), one copy fewer than a Buffer.
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // Only a POST carries a message; a DELETE sent with the common headers has no body to parse.
-    if (request.method !== 'POST') {
-      done(null, undefined)
-      return
-    }
-    const parsed = parseMessage(body as string)
-    if (parsed.ok) done(null, parsed.message)
-    else done(parsed.error as Error & { statusCode: number }, undefined)
-  })
 
   const sendJson = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.code(status).type('application/json').send(body)
@@ -205,62 +196,12 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
 
   const overloaded = (): Error => Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '1' } })
 
-  app.post(path, {
-    // Before the body is read: a POST that cannot even be queued costs no parsing.
-    onRequest: (request, reply, done) => {
-      if (inflight >= maxInflightRequests) return done(overloaded())
-      inflight++
-      reply.raw.once('close', () => { inflight-- })
-      done()
-    }
-  }, async (request, reply) => {
-    // spec basic/transports: a POST's Accept lists application/json and text/event-stream; a client
-    // that cannot take JSON cannot read most answers. (One that cannot take SSE is still served JSON.)
-    if (!acceptsJson(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('a POST must accept application/json (and text/event-stream)')
-    const message = classify(request.body)
-    // While draining, notifications and responses still reach their session (a cancellation, an elicitation answer).
-    if (closing && message.kind === 'request') throw closingError()
-    if (message.kind === 'invalid') return sendJson(reply, 400, invalidMessage(message.id, message.error))
-    const headers = routingHeaders(request)
-    const route = routeMessage(message, headers)
-    if (route.era === 'reject') {
-      const out = rejected(route.id, route.error)
-      return sendJson(reply, out.status, out.message as string)
-    }
-    if (route.era === 'modern') return answerModern(message, route.envelope, headers, reply)
-    checkProtocolVersion(request)
-    if (stateless) {
-      const session = server.openSession({ stateless: true, log })
-      // No session to come back to: a client that hangs up cancels its call (its ripgrep is killed).
-      // (Stateful calls outlive the connection, bounded by their deadline: the client may resume.)
-      reply.raw.once('close', () => { if (!reply.raw.writableFinished) session.close() })
-      return answer(session, message, reply)
-    }
-    if (request.headers['mcp-session-id'] === undefined && message.kind === 'request' && message.method === 'initialize') {
-      // Only a tools/call can end without an answer (cancelled): initialize always gets one.
-      const { entry, out } = await table.open(request, async session => await session.dispatch(message) as string)
-      // spec basic/transports Session Management: the id goes on the response carrying InitializeResult.
-      if (entry !== undefined) reply.header('mcp-session-id', entry.id)
-      return sendJson(reply, 200, out)
-    }
-    const entry = await table.lookup(request)
-    entry.lastSeen = Date.now()
-    if (message.kind === 'request' && message.method === 'initialize') {
-      // spec lifecycle: initialize is the first request of a session, once.
-      return sendJson(reply, 400, invalidMessage(message.id, new APP_ERR_INVALID_REQUEST('this session is already initialized; send initialize without Mcp-Session-Id to open a new one')))
-    }
-    try {
-      return await answer(entry.session, message, reply, entry)
-    } finally {
-      entry.lastSeen = Date.now()
-      table.persist(entry)
-    }
-  })
-
   const notAllowed = (allow: string) => (request: FastifyRequest, reply: FastifyReply): never => {
     reply.header('allow', allow)
     throw new APP_ERR_METHOD_NOT_ALLOWED(request.method)
   }
+  // RFC 9110 §9.3.7: OPTIONS says which methods the endpoint takes (no CORS: browsers on other origins stay refused).
+  const allowed = (allow: string) => (_request: FastifyRequest, reply: FastifyReply): FastifyReply => reply.code(204).header('allow', allow).send()
 
   /** Serves the GET stream on `raw` from now on; it ends when the client goes. */
   function holdStandalone (entry: HttpSession, raw: ServerResponse): void {
@@ -316,39 +257,100 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     return true
   }
 
-  if (stateless) {
-    app.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'], url: path, exposeHeadRoute: false, handler: notAllowed('POST') })
-  } else {
-    app.get(path, { exposeHeadRoute: false }, async (request, reply) => {
-      if (closing) throw closingError()
+  // The endpoint's routes live in a context of their own, holding what guards them (auth, limits, load
+  // shedding) and nothing else: its hooks run for every spelling the router accepts for these routes.
+  await app.register(async (endpoint) => {
+    if (guard !== undefined) await guard(endpoint)
+    useMessageParser(endpoint)
+
+    endpoint.post(path, {
+      // Before the body is read: a POST that cannot even be queued costs no parsing.
+      onRequest: (request, reply, done) => {
+        if (inflight >= maxInflightRequests) return done(overloaded())
+        inflight++
+        reply.raw.once('close', () => { inflight-- })
+        done()
+      }
+    }, async (request, reply) => {
+      // spec basic/transports: a POST's Accept lists application/json and text/event-stream; a client
+      // that cannot take JSON cannot read most answers. (One that cannot take SSE is still served JSON.)
+      if (!acceptsJson(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('a POST must accept application/json (and text/event-stream)')
+      const message = classify(request.body)
+      // While draining, notifications and responses still reach their session (a cancellation, an elicitation answer).
+      if (closing && message.kind === 'request') throw closingError()
+      if (message.kind === 'invalid') return sendJson(reply, 400, invalidMessage(message.id, message.error))
+      const headers = routingHeaders(request)
+      const route = routeMessage(message, headers)
+      if (route.era === 'reject') {
+        const out = rejected(route.id, route.error)
+        return sendJson(reply, out.status, out.message as string)
+      }
+      if (route.era === 'modern') return answerModern(message, route.envelope, headers, reply)
       checkProtocolVersion(request)
-      if (!acceptsEventStream(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('the GET stream is text/event-stream; send Accept: text/event-stream')
+      if (stateless) {
+        const session = server.openSession({ stateless: true, log })
+        // No session to come back to: a client that hangs up cancels its call (its ripgrep is killed).
+        // (Stateful calls outlive the connection, bounded by their deadline: the client may resume.)
+        reply.raw.once('close', () => { if (!reply.raw.writableFinished) session.close() })
+        return answer(session, message, reply)
+      }
+      if (request.headers['mcp-session-id'] === undefined && message.kind === 'request' && message.method === 'initialize') {
+        // Only a tools/call can end without an answer (cancelled): initialize always gets one.
+        const { entry, out } = await table.open(request, async session => await session.dispatch(message) as string)
+        // spec basic/transports Session Management: the id goes on the response carrying InitializeResult.
+        if (entry !== undefined) reply.header('mcp-session-id', entry.id)
+        return sendJson(reply, 200, out)
+      }
       const entry = await table.lookup(request)
       entry.lastSeen = Date.now()
-      const lastEventId = request.headers['last-event-id']
-      const resuming = typeof lastEventId === 'string' && lastEventId !== ''
-      // spec basic/transports Multiple Connections: each message goes to one stream, so one GET stream per session.
-      if (!resuming && entry.connection !== undefined && !entry.connection.destroyed) throw new APP_ERR_STREAM_CONFLICT()
-      reply.hijack()
-      const raw = reply.raw
-      if (resuming && await resume(entry, lastEventId, raw)) return
-      // A new GET stream (or one the store no longer knows): fresh ids from a new priming event.
-      if (entry.connection !== undefined && !entry.connection.destroyed) endStream(entry.connection)
-      entry.standalone = new EventStream(entry.id, newStreamId(), events)
-      entry.standalone.open(raw, true)
-      holdStandalone(entry, raw)
+      if (message.kind === 'request' && message.method === 'initialize') {
+        // spec lifecycle: initialize is the first request of a session, once.
+        return sendJson(reply, 400, invalidMessage(message.id, new APP_ERR_INVALID_REQUEST('this session is already initialized; send initialize without Mcp-Session-Id to open a new one')))
+      }
+      try {
+        return await answer(entry.session, message, reply, entry)
+      } finally {
+        entry.lastSeen = Date.now()
+        table.persist(entry)
+      }
     })
-    app.delete(path, async (request, reply) => {
-      checkProtocolVersion(request)
-      table.terminate(await table.lookup(request), 'deleted')
-      return reply.code(200).send()
-    })
-    app.route({ method: ['PUT', 'PATCH', 'HEAD', 'OPTIONS'], url: path, handler: notAllowed('GET, POST, DELETE') })
 
-    const sweeper = setInterval(() => table.sweep(), Math.max(50, Math.min(15_000, Math.floor(sessionIdleMs / 2))))
-    sweeper.unref()
-    app.addHook('onClose', async () => { clearInterval(sweeper) })
-  }
+    if (stateless) {
+      endpoint.options(path, allowed('POST, OPTIONS'))
+      endpoint.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD'], url: path, exposeHeadRoute: false, handler: notAllowed('POST, OPTIONS') })
+    } else {
+      endpoint.get(path, { exposeHeadRoute: false }, async (request, reply) => {
+        if (closing) throw closingError()
+        checkProtocolVersion(request)
+        if (!acceptsEventStream(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('the GET stream is text/event-stream; send Accept: text/event-stream')
+        const entry = await table.lookup(request)
+        entry.lastSeen = Date.now()
+        const lastEventId = request.headers['last-event-id']
+        const resuming = typeof lastEventId === 'string' && lastEventId !== ''
+        // spec basic/transports Multiple Connections: each message goes to one stream, so one GET stream per session.
+        if (!resuming && entry.connection !== undefined && !entry.connection.destroyed) throw new APP_ERR_STREAM_CONFLICT()
+        reply.hijack()
+        const raw = reply.raw
+        if (resuming && await resume(entry, lastEventId, raw)) return
+        // A new GET stream (or one the store no longer knows): fresh ids from a new priming event.
+        if (entry.connection !== undefined && !entry.connection.destroyed) endStream(entry.connection)
+        entry.standalone = new EventStream(entry.id, newStreamId(), events)
+        entry.standalone.open(raw, true)
+        holdStandalone(entry, raw)
+      })
+      endpoint.delete(path, async (request, reply) => {
+        checkProtocolVersion(request)
+        table.terminate(await table.lookup(request), 'deleted')
+        return reply.code(200).send()
+      })
+      endpoint.options(path, allowed('GET, POST, DELETE, OPTIONS'))
+      endpoint.route({ method: ['PUT', 'PATCH', 'HEAD'], url: path, handler: notAllowed('GET, POST, DELETE, OPTIONS') })
+
+      const sweeper = setInterval(() => table.sweep(), Math.max(50, Math.min(15_000, Math.floor(sessionIdleMs / 2))))
+      sweeper.unref()
+      endpoint.addHook('onClose', async () => { clearInterval(sweeper) })
+    }
+  })
 
   /** Stops taking new requests and ends GET streams; POSTs in flight are left to finish. */
   function startDraining (): void {

@@ -64,7 +64,8 @@ const metrics: FastifyPluginAsync<MetricsOptions> = async (app, options) => {
     latency.observe({ tool }, seconds)
   })
   app.decorate('countRateLimited', () => { rateLimited.inc() })
-  app.get(path, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()))
+  // Scrapers come by the pod's address, whatever Host they send.
+  app.get(path, { config: { anyHost: true } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()))
   app.addHook('onClose', async () => {
     stop()
     registry.clear()

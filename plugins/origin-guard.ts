@@ -10,8 +10,17 @@ export interface OriginGuardOptions {
   allowedOrigins?: readonly string[]
   /** Extra allowed `Host` names, with or without port; `*` allows any. Required for a non-loopback bind. */
   allowedHosts?: readonly string[]
-  /** Paths exempt from both checks (health probes send the pod IP as Host). Default `['/healthz', '/readyz']`. */
-  publicPaths?: readonly string[]
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route answers whatever Host and Origin it is asked with: orchestrators probe and scrape by the
+     * pod's address, not a name clients use. Set on the route itself, so every spelling the router
+     * accepts for it is exempt, and nothing else is.
+     */
+    anyHost?: boolean
+  }
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
@@ -45,15 +54,14 @@ function originHostName (origin: string): string | undefined {
 
 const clip = (s: string): string => s.length > 100 ? `${s.slice(0, 100)}…` : s
 
-/** Builds the onRequest hook: a foreign Origin → 403, a Host outside the allow-list → 403 (spec basic/transports, Security Warning). */
+/** Builds the onRequest hook: a foreign Origin → 403, a Host outside the allow-list → 403 (spec basic/transports, Security Warning), except on routes marked `anyHost`. */
 export function originGuard (options: OriginGuardOptions): onRequestHookHandler {
-  const { host, allowedOrigins = [], allowedHosts = [], publicPaths = ['/healthz', '/readyz'] } = options
+  const { host, allowedOrigins = [], allowedHosts = [] } = options
   const loopbackBind = isLoopbackHost(host)
   const anyHost = allowedHosts.includes('*')
   const anyOrigin = allowedOrigins.includes('*')
   const hosts = new Set([...LOOPBACK_NAMES, ...allowedHosts.map(h => h.toLowerCase())])
   const origins = new Set(allowedOrigins.map(o => o.toLowerCase().replace(/\/+$/, '')))
-  const publicSet = new Set(publicPaths)
   // Last accepted values: clients repeat the same headers, so the common case is one string compare.
   let lastHost: string | undefined
   let lastOrigin: string | undefined
@@ -78,7 +86,7 @@ export function originGuard (options: OriginGuardOptions): onRequestHookHandler 
     const hostHeader = headers.host
     if (hostHeader !== lastHost || hostHeader === undefined) {
       if (!hostAllowed(hostHeader)) {
-        if (publicSet.has(request.url)) return done()
+        if (request.routeOptions.config.anyHost === true) return done()
         return done(new APP_ERR_HOST_FORBIDDEN(clip(hostHeader ?? '')))
       }
       lastHost = hostHeader
@@ -86,7 +94,7 @@ export function originGuard (options: OriginGuardOptions): onRequestHookHandler 
     const origin = headers.origin
     if (origin !== undefined && origin !== lastOrigin) {
       if (!originAllowed(origin)) {
-        if (publicSet.has(request.url)) return done()
+        if (request.routeOptions.config.anyHost === true) return done()
         return done(new APP_ERR_ORIGIN_FORBIDDEN(clip(origin)))
       }
       lastOrigin = origin
@@ -95,7 +103,7 @@ export function originGuard (options: OriginGuardOptions): onRequestHookHandler 
   }
 }
 
-/** Registers originGuard() for every route; refuses a non-loopback bind without allowedHosts (boot error). */
+/** Registers originGuard() for every route of the context; refuses a non-loopback bind without allowedHosts (boot error). */
 const originGuardPlugin: FastifyPluginAsync<OriginGuardOptions> = async (app, options) => {
   if (!isLoopbackHost(options.host) && (options.allowedHosts ?? []).length === 0) {
     throw new APP_ERR_CONFIG_INVALID(`host (--host / WORKSPACE_MCP_HOST): '${options.host}' is not a loopback address, so allowedHosts (--allowed-hosts / WORKSPACE_MCP_ALLOWED_HOSTS) must list the host names clients use ('*' only behind a proxy that checks Host)`)

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyPluginAsync } from 'fastify'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { errorMessage, RPC_ERROR, toRpcError } from '../src/mcp/rpc.js'
 import { tooLargeError } from '../src/mcp/wire.js'
 
@@ -18,6 +18,7 @@ export function rpcErrorBody (code: number, message: string): string {
 const FASTIFY_CODES: Record<string, number> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: RPC_ERROR.InvalidRequest,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: RPC_ERROR.InvalidRequest,
+  APP_ERR_UNSUPPORTED_MEDIA_TYPE: RPC_ERROR.InvalidRequest,
   APP_ERR_SESSION_NOT_FOUND: RPC_SESSION_NOT_FOUND
 }
 
@@ -32,6 +33,16 @@ export function toHttpError (err: FastifyError): { status: number, code: number,
   if (rpc.code !== RPC_ERROR.InternalError) return { status, ...rpc }
   if (status >= 500 && status !== 503) return { status, code: RPC_ERROR.InternalError, message: 'Internal error' }
   return { status, code: RPC_TRANSPORT_ERROR, message: err.message }
+}
+
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any route or hook (a path whose %XX escapes
+ * do not decode) gets the same JSON-RPC-shaped body as every other HTTP error.
+ */
+export function frameworkErrors (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, code, message } = toHttpError(err)
+  request.log.debug({ code: err.code, status, reqId: request.id }, 'request rejected')
+  reply.code(status).type('application/json').send(rpcErrorBody(code, message))
 }
 
 /** Error and 404 handlers that give every HTTP error a JSON-RPC-shaped body, Fastify's own included. */

@@ -1,17 +1,18 @@
 import { statSync } from 'node:fs'
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { Config } from './config.js'
 import { APP_ERR_OVERLOADED, APP_ERR_RATE_LIMITED } from './errors.js'
 import { authOptionsOf, checkExposure, trustProxyOf } from './http-options.js'
 import type { Runtime } from './runtime.js'
-import rpcErrors from '../plugins/rpc-errors.js'
+import rpcErrors, { frameworkErrors } from '../plugins/rpc-errors.js'
 import originGuard, { isLoopbackHost } from '../plugins/origin-guard.js'
-import auth from '../plugins/auth.js'
+import auth, { resourceMetadata } from '../plugins/auth.js'
 import health from '../plugins/health.js'
 import mcpHttp, { principalOf } from '../plugins/mcp-http.js'
 import metrics from '../plugins/metrics.js'
+import requestTarget, { toOriginForm } from '../plugins/request-target.js'
 
 /** What buildApp composes. */
 export interface AppDeps {
@@ -25,7 +26,6 @@ export interface AppDeps {
 export type App = FastifyInstance
 
 const MCP_PATH = '/mcp'
-const PROBES = ['/healthz', '/readyz']
 
 /** Why the server cannot do its work now: the root is gone or no longer a folder, or there is no ripgrep. */
 function unusable (runtime: Runtime): string | undefined {
@@ -48,7 +48,7 @@ export async function buildApp (deps: AppDeps): Promise<App> {
   checkExposure(config, authOptions, isLoopbackHost(config.host))
   const app = Fastify({
     loggerInstance: runtime.log,
-    // JSON bodies are parsed by the engine's parser (plugins/mcp-http), which refuses prototype-poisoning keys.
+    // JSON bodies are parsed by the engine's parser (plugins/json-body), which refuses prototype-poisoning keys.
     bodyLimit: config.bodyLimit,
     // A hop count is accepted at run time (proxy-addr), though Fastify's types list only the other forms.
     trustProxy: trustProxyOf(config) as boolean | string | string[],
@@ -60,41 +60,20 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request pino child (about 1 µs each): the few request-scoped lines carry reqId themselves.
     childLoggerFactory: (logger) => logger,
+    // Absolute-form targets (RFC 9112 §3.2.2) are routed as origin-form, judged by the authority they name.
+    rewriteUrl: toOriginForm,
+    frameworkErrors,
     // Draining is answered by mcp-http with a JSON-RPC-shaped 503, not Fastify's own body.
     return503OnClosing: false
   }) as unknown as App
   // JSON only: a text/plain body would reach the route as a string.
   app.removeContentTypeParser('text/plain')
   await app.register(rpcErrors)
+  await app.register(requestTarget)
   const metricsPath = config.metricsPath === '' ? undefined : config.metricsPath
-  await app.register(originGuard, {
-    host: config.host,
-    allowedOrigins: config.allowedOrigins,
-    allowedHosts: config.allowedHosts,
-    // Orchestrators probe and scrape by the pod's address, not a name clients use.
-    publicPaths: metricsPath === undefined ? PROBES : [...PROBES, metricsPath]
-  })
-  if (authOptions !== undefined) await app.register(auth, { ...authOptions, protectedPaths: [MCP_PATH] })
-  if (config.maxEventLoopDelayMs > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: config.maxEventLoopDelayMs,
-      // Probes keep answering (a liveness probe failing under load would restart a busy pod); /mcp sheds load.
-      pressureHandler: (request: FastifyRequest, _reply: FastifyReply) => PROBES.includes(request.url)
-        ? undefined
-        : Promise.reject(Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '2' } }))
-    })
-  }
-  if (config.rateLimitPerMinute > 0) {
-    await app.register(rateLimit, {
-      max: config.rateLimitPerMinute,
-      timeWindow: 60_000,
-      // After auth: a client is its token's principal, or its address (the forwarded one behind trusted proxies).
-      keyGenerator: (request) => principalOf(request).id,
-      allowList: (request) => request.url.split('?', 1)[0] !== MCP_PATH,
-      errorResponseBuilder: (_request, context) => Object.assign(new APP_ERR_RATE_LIMITED(context.after), { statusCode: 429 }),
-      onExceeded: () => { if (metricsPath !== undefined) app.countRateLimited() }
-    })
-  }
+  // Every route checks Host and Origin but those marked anyHost (probes, metrics): decided by the route, not its path.
+  await app.register(originGuard, { host: config.host, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts })
+  if (authOptions !== undefined) await app.register(resourceMetadata, authOptions)
   await app.register(health, { isDraining: () => app.mcpDraining, unusable: () => unusable(runtime) })
   // Loaded only when asked for: a single process needs no Redis client at all.
   const shared = config.redisUrl === '' || config.mode === 'stateless'
@@ -105,6 +84,27 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     server: runtime.server,
     mode: config.mode,
     path: MCP_PATH,
+    // Auth, the per-client limit and load shedding attach to the endpoint's own context: whatever spelling
+    // the router accepts for /mcp, they run (and they never touch the probes).
+    guard: async (endpoint) => {
+      if (authOptions !== undefined) await endpoint.register(auth, authOptions)
+      if (config.maxEventLoopDelayMs > 0) {
+        await endpoint.register(underPressure, {
+          maxEventLoopDelay: config.maxEventLoopDelayMs,
+          pressureHandler: () => Promise.reject(Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '2' } }))
+        })
+      }
+      if (config.rateLimitPerMinute > 0) {
+        await endpoint.register(rateLimit, {
+          max: config.rateLimitPerMinute,
+          timeWindow: 60_000,
+          // After auth: a client is its token's principal, or its address (the forwarded one behind trusted proxies).
+          keyGenerator: (request) => principalOf(request).id,
+          errorResponseBuilder: (_request, context) => Object.assign(new APP_ERR_RATE_LIMITED(context.after), { statusCode: 429 }),
+          onExceeded: () => { if (metricsPath !== undefined) app.countRateLimited() }
+        })
+      }
+    },
     maxSessions: config.maxSessions,
     maxSessionsPerClient: config.maxSessionsPerClient,
     sessionIdleMs: config.sessionIdleMs,

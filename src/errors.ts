@@ -29,6 +29,10 @@ export const APP_ERR_NOT_INITIALIZED = createError<[string]>('APP_ERR_NOT_INITIA
 export const APP_ERR_CLIENT_REQUEST = createError<[string]>('APP_ERR_CLIENT_REQUEST', 'Client request failed: %s', 502)
 
 // Transport (HTTP only): statusCode is the HTTP status, the body is a JSON-RPC error with id null.
+/** A request target that is not RFC 9112 origin form (or absolute form) of RFC 3986 characters, or that the router could read two ways. */
+export const APP_ERR_BAD_REQUEST_TARGET = createError<[string]>('APP_ERR_BAD_REQUEST_TARGET', 'Bad Request: %s', 400)
+/** A JSON body in a charset other than UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8). */
+export const APP_ERR_UNSUPPORTED_MEDIA_TYPE = createError<[string]>('APP_ERR_UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: %s', 415)
 /** Origin header not on the allow-list (DNS-rebinding defence). */
 export const APP_ERR_ORIGIN_FORBIDDEN = createError<[string]>('APP_ERR_ORIGIN_FORBIDDEN', "Origin '%s' is not allowed", 403)
 /** Host header not on the allow-list for a loopback bind. */
@@ -138,6 +142,8 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_RESOURCE_NOT_FOUND,
   APP_ERR_NOT_INITIALIZED,
   APP_ERR_CLIENT_REQUEST,
+  APP_ERR_BAD_REQUEST_TARGET,
+  APP_ERR_UNSUPPORTED_MEDIA_TYPE,
   APP_ERR_ORIGIN_FORBIDDEN,
   APP_ERR_HOST_FORBIDDEN,
   APP_ERR_SESSION_NOT_FOUND,

@@ -6,7 +6,7 @@ import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose'
 import pino from 'pino'
 import { Writable } from 'node:stream'
 import rpcErrors from '../../plugins/rpc-errors.js'
-import auth, { metadataUrl, type AuthOptions } from '../../plugins/auth.js'
+import auth, { metadataUrl, resourceMetadata, type AuthOptions } from '../../plugins/auth.js'
 
 // The resource-server checks on /mcp, over Fastify inject: static tokens by hash, JWTs by signature,
 // issuer, audience, expiry and scope, and the RFC 9728 challenge and metadata.
@@ -30,8 +30,12 @@ async function build (t: Test, options: Partial<AuthOptions>, logLines?: string[
   const stream = new Writable({ write (chunk, _enc, cb) { logLines?.push(chunk.toString()); cb() } })
   const app = Fastify({ loggerInstance: pino({ level: 'trace' }, stream) })
   await app.register(rpcErrors)
-  await app.register(auth, { resource: RESOURCE, ...options })
-  app.post('/mcp', async (request) => ({ principal: request.principal }))
+  await app.register(resourceMetadata, { resource: RESOURCE, ...options })
+  // The plugin guards the context it is registered in, as app.ts does with the endpoint's own.
+  await app.register(async (endpoint) => {
+    await endpoint.register(auth, { resource: RESOURCE, ...options })
+    endpoint.post('/mcp', async (request) => ({ principal: request.principal }))
+  })
   app.get('/open', async () => 'open')
   t.teardown(() => app.close())
   return app
@@ -59,7 +63,7 @@ t.test('static tokens: the right one passes as its name; a wrong, missing or que
   }
   t.match(wrong.headers['www-authenticate'], /error="invalid_token"/)
   t.match(basic.headers['www-authenticate'], /error="invalid_request"/)
-  t.equal((await app.inject({ method: 'GET', url: '/open' })).statusCode, 200, 'other paths are not guarded')
+  t.equal((await app.inject({ method: 'GET', url: '/open' })).statusCode, 200, 'routes outside the guarded context are not guarded')
   t.equal((await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource' })).statusCode, 404)
 })
 

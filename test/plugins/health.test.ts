@@ -13,25 +13,34 @@ t.test('GET /healthz and /readyz answer {"status":"ok"}', async (t) => {
   t.same(ready.json(), { status: 'ok' })
 })
 
-t.test('/readyz answers 503 once the server drains', async (t) => {
+t.test('/readyz answers 503 once the server drains, while /healthz still answers', async (t) => {
   const { app } = await buildTestApp(t)
-  let status = 0
-  app.addHook('onClose', async () => {
-    status = (await app.inject({ method: 'GET', url: '/readyz' })).statusCode
-  })
-  await app.ready()
+  const before = await app.inject({ method: 'GET', url: '/readyz' })
 
-  await app.close()
+  await app.mcpDrain(0)
+  const ready = await app.inject({ method: 'GET', url: '/readyz' })
+  const live = await app.inject({ method: 'GET', url: '/healthz' })
 
-  t.equal(status, 503)
+  t.equal(before.statusCode, 200)
+  t.equal(ready.statusCode, 503)
+  t.equal(ready.headers['retry-after'], '1')
+  t.equal(live.statusCode, 200)
 })
 
-t.test('the health plugin on its own: ready until close', async (t) => {
+t.test('the health plugin on its own: ready until close begins, then 503 while connections finish', async (t) => {
   const { default: Fastify } = await import('fastify')
   const { default: health } = await import('../../plugins/health.js')
   const app = Fastify()
   await app.register(health)
-  t.teardown(() => app.close())
+  let during = 0
+  // Registered after health's own preClose hook, so it runs once the plugin knows the server is closing,
+  // while the listener is still open.
+  app.addHook('preClose', async () => { during = (await fetch(`${url}/readyz`)).status })
+  const url = await app.listen({ host: '127.0.0.1', port: 0 })
+  const before = (await fetch(`${url}/readyz`)).status
 
-  t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
+  await app.close()
+
+  t.equal(before, 200)
+  t.equal(during, 503)
 })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildTestApp } from '../helpers/build-app.js'
-import { openSession, postMcp } from '../helpers/rpc.js'
+import { CLIENT_HEADERS, openSession, postMcp } from '../helpers/rpc.js'
 
 // Streamable HTTP rules (spec 2025-11-25 basic/transports) found wrong under test, one regression each.
 
@@ -45,13 +45,40 @@ t.test('a POST that accepts only text/event-stream, or a GET that does not accep
   t.match(getJson.json(), RPC_SHAPE)
 })
 
-t.test('OPTIONS with a body still answers 405 with a JSON-RPC body', async (t) => {
+t.test('OPTIONS answers 204 with the methods the endpoint takes in each mode, a body or not (RFC 9110 §9.3.7)', async (t) => {
   const { app } = await buildTestApp(t)
+  const { app: stateless } = await buildTestApp(t, { config: { mode: 'stateless' } })
 
-  const res = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
+  const bare = await app.inject({ method: 'OPTIONS', url: '/mcp' })
+  const withBody = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
+  const statelessRes = await stateless.inject({ method: 'OPTIONS', url: '/mcp' })
 
-  t.equal(res.statusCode, 405)
-  t.match(res.json(), RPC_SHAPE)
+  for (const res of [bare, withBody]) {
+    t.equal(res.statusCode, 204)
+    t.equal(res.headers.allow, 'GET, POST, DELETE, OPTIONS')
+    t.equal(res.body, '')
+    t.equal(res.headers['access-control-allow-origin'], undefined, 'no CORS: a browser on another origin stays refused')
+  }
+  t.equal(statelessRes.statusCode, 204)
+  t.equal(statelessRes.headers.allow, 'POST, OPTIONS')
+})
+
+t.test('a JSON body in any charset but UTF-8 is refused 415 before it is read as a message; UTF-8 spellings pass', async (t) => {
+  const { app } = await buildTestApp(t, { config: { mode: 'stateless' } })
+  const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+  const send = (contentType: string) => app.inject({ method: 'POST', url: '/mcp', headers: { ...CLIENT_HEADERS, 'content-type': contentType }, payload: ping })
+
+  const refusedTypes = ['application/json; charset=utf-16', 'application/json;charset="UTF-16LE"', 'application/json; charset=iso-8859-1', 'application/json; foo=bar; charset=latin1']
+  const servedTypes = ['application/json', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/json; charset=utf8', 'application/json; foo=bar']
+
+  const refused = await Promise.all(refusedTypes.map(send))
+  const served = await Promise.all(servedTypes.map(send))
+
+  refused.forEach((res, i) => {
+    t.equal(res.statusCode, 415, refusedTypes[i])
+    t.match(res.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: /^Unsupported Media Type: a JSON body is UTF-8/ } })
+  })
+  served.forEach((res, i) => t.equal(res.statusCode, 200, servedTypes[i]))
 })
 
 t.test('an unsupported MCP-Protocol-Version names the supported ones', async (t) => {

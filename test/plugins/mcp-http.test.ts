@@ -205,11 +205,11 @@ t.test('PUT on the endpoint answers 405 with Allow', async (t) => {
   const res = await app.inject({ method: 'PUT', url: '/mcp' })
 
   t.equal(res.statusCode, 405)
-  t.equal(res.headers.allow, 'GET, POST, DELETE')
+  t.equal(res.headers.allow, 'GET, POST, DELETE, OPTIONS')
   t.match(res.json(), RPC_SHAPE)
 })
 
-t.test('stateless: every POST stands alone, GET and DELETE answer 405 with Allow: POST', async (t) => {
+t.test('stateless: every POST stands alone, GET and DELETE answer 405 with Allow: POST, OPTIONS', async (t) => {
   const { app } = await buildTestApp(t, { config: { mode: 'stateless' } })
 
   const init = await postMcp(app, INIT)
@@ -224,9 +224,9 @@ t.test('stateless: every POST stands alone, GET and DELETE answer 405 with Allow
   t.ok(list.result.tools.length > 0)
   t.match(call, { result: { content: [{ text: 'hi' }] } })
   t.equal(get.statusCode, 405)
-  t.equal(get.headers.allow, 'POST')
+  t.equal(get.headers.allow, 'POST, OPTIONS')
   t.equal(del.statusCode, 405)
-  t.equal(del.headers.allow, 'POST')
+  t.equal(del.headers.allow, 'POST, OPTIONS')
   t.match(get.json(), RPC_SHAPE)
   t.equal(note.statusCode, 202)
 })
