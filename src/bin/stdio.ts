@@ -1,5 +1,6 @@
 import { loadConfig, parseConfigFlags } from '../config.js'
 import { createLogger, logDestination } from '../logger.js'
+import { inputOf } from './pipe-source.js'
 import { serveStdio } from '../mcp/stdio.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
@@ -22,7 +23,8 @@ export async function main (argv: string[], startup: StdioStartup): Promise<void
   const log = createLogger(config, await logDestination(2, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log)
-  const stdio = serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout, log })
+  // A pipe (how clients start us) is read into one reused buffer; a terminal or file through process.stdin.
+  const stdio = serveStdio({ server: runtime.server, input: inputOf(0, () => process.stdin), output: process.stdout, log })
   log.info({ root: config.root, tools: runtime.registry.tools.length, codeCache: startup.codeCache }, 'stdio server ready')
   stdio.answered.then(runtime.warmUp)
 

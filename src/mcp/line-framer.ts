@@ -1,5 +1,8 @@
-/** What the framer found in the input: a complete line, or a line over the cap (rejected whole). */
-export type Frame = { kind: 'line', bytes: Buffer } | { kind: 'too-large' }
+/**
+ * What the framer found in the input: a complete line; a line over the cap, as soon as that is known
+ * (answered at once); and, when that line's newline arrives, how many bytes it had (`dropped`, logged).
+ */
+export type Frame = { kind: 'line', bytes: Buffer } | { kind: 'too-large' } | { kind: 'dropped', bytes: number }
 
 const LF = 0x0a
 const CR = 0x0d
@@ -17,13 +20,16 @@ function isBlank (bytes: Buffer): boolean {
  * Newline-delimited framing on raw bytes (spec basic/transports stdio). Nothing is decoded before
  * a whole line is known, so a multi-byte character split across chunks is intact. A line over
  * `maxLineBytes` (its `\r\n` or `\n` not counted) yields one `too-large` frame as soon as it is
- * known, and its bytes are dropped up to the next newline: never more than the cap plus one chunk
- * is held. Blank lines are skipped; an unterminated last line is never a message.
+ * known, and its bytes are dropped up to the next newline. The part of a line that spans chunks is
+ * copied piece by piece (never regrown, so a line costs its own size), never more than the cap plus one
+ * byte: no chunk is kept, so a caller may read into one buffer it reuses. Blank lines are skipped; an
+ * unterminated last line is never a message.
  */
 export class LineFramer {
   private pieces: Buffer[] = []
   private held = 0
-  private discarding = false
+  /** Bytes of the over-long line being dropped, or -1 when none is. */
+  private dropping = -1
 
   constructor (private readonly maxLineBytes: number) {}
 
@@ -32,15 +38,16 @@ export class LineFramer {
     return this.held
   }
 
-  /** Feeds one chunk; returns the frames it completes, in order. */
+  /** Feeds one chunk; returns the frames it completes, in order. A line's bytes may point into `chunk`. */
   push (chunk: Buffer): Frame[] {
     const frames: Frame[] = []
     let start = 0
     while (start < chunk.length) {
       const nl = chunk.indexOf(LF, start)
       const end = nl === -1 ? chunk.length : nl
-      if (this.discarding) {
-        if (nl !== -1) this.discarding = false
+      if (this.dropping !== -1) {
+        this.dropping += end - start
+        if (nl !== -1) this.endDrop(frames)
       } else if (nl === -1) {
         this.hold(chunk.subarray(start), frames)
       } else {
@@ -52,32 +59,45 @@ export class LineFramer {
   }
 
   private hold (part: Buffer, frames: Frame[]): void {
+    const total = this.held + part.length
     // One byte of slack: a trailing \r belongs to the terminator, not the line.
-    if (this.held + part.length > this.maxLineBytes + 1) {
-      this.reset()
-      this.discarding = true
-      frames.push({ kind: 'too-large' })
+    if (total > this.maxLineBytes + 1) {
+      this.startDrop(total, frames)
       return
     }
-    this.pieces.push(part)
-    this.held += part.length
+    this.pieces.push(Buffer.from(part))
+    this.held = total
   }
 
   private complete (tail: Buffer, frames: Frame[]): void {
     const total = this.held + tail.length
     if (total > this.maxLineBytes + 1) {
-      this.reset()
-      frames.push({ kind: 'too-large' })
+      this.startDrop(total, frames)
+      this.endDrop(frames)
       return
     }
-    let line = this.pieces.length === 0 ? tail : Buffer.concat([...this.pieces, tail], total)
-    this.reset()
+    let line = this.held === 0 ? tail : Buffer.concat([...this.pieces, tail], total)
+    this.release()
     if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1)
-    if (line.length > this.maxLineBytes) frames.push({ kind: 'too-large' })
-    else if (!isBlank(line)) frames.push({ kind: 'line', bytes: line })
+    if (line.length > this.maxLineBytes) {
+      frames.push({ kind: 'too-large' }, { kind: 'dropped', bytes: total })
+    } else if (!isBlank(line)) {
+      frames.push({ kind: 'line', bytes: line })
+    }
   }
 
-  private reset (): void {
+  private startDrop (bytes: number, frames: Frame[]): void {
+    this.release()
+    this.dropping = bytes
+    frames.push({ kind: 'too-large' })
+  }
+
+  private endDrop (frames: Frame[]): void {
+    frames.push({ kind: 'dropped', bytes: this.dropping })
+    this.dropping = -1
+  }
+
+  private release (): void {
     this.pieces = []
     this.held = 0
   }

@@ -1,13 +1,15 @@
-import type { Readable, Writable } from 'node:stream'
+import { Readable, type Writable } from 'node:stream'
 import type { Logger } from '../logger.js'
 import { LineFramer } from './line-framer.js'
+import { readableSource, type ChunkSource } from './chunk-source.js'
 import type { McpServer } from './server.js'
 import { invalidMessage, parseMessage, tooLargeError } from './wire.js'
 
 /** Options for serving one MCP session over a pair of byte streams. */
 export interface StdioOptions {
   server: McpServer
-  input: Readable
+  /** The client's bytes: a Readable, or a pipe read into one reused buffer (pipeSource). */
+  input: Readable | ChunkSource
   output: Writable
   log: Logger
   /** Largest accepted line, in bytes (the SDK's default is 10 MiB); a longer line is answered -32600 and dropped. */
@@ -32,7 +34,8 @@ export interface StdioSession {
  * are answered while a long call runs.
  */
 export function serveStdio (options: StdioOptions): StdioSession {
-  const { input, output, log, maxLineBytes = 10 * 1024 * 1024 } = options
+  const { output, log, maxLineBytes = 10 * 1024 * 1024 } = options
+  const input = options.input instanceof Readable ? readableSource(options.input) : options.input
   let outputOpen = true
   let finish!: (reason: 'eof' | 'output-closed') => void
   const done = new Promise<'eof' | 'output-closed'>(resolve => { finish = resolve })
@@ -63,7 +66,7 @@ export function serveStdio (options: StdioOptions): StdioSession {
   const running = new Set<Promise<void>>()
   const end = (reason: 'eof' | 'output-closed'): void => {
     if (reason === 'output-closed') session.close()
-    input.off('data', onData)
+    input.stop()
     finish(reason)
   }
 
@@ -81,16 +84,16 @@ export function serveStdio (options: StdioOptions): StdioSession {
   }
 
   const framer = new LineFramer(maxLineBytes)
-  const onData = (chunk: Buffer | string): void => {
-    for (const frame of framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+  // A line's bytes may point into the reader's buffer: each is parsed before push() is called again.
+  const onChunk = (chunk: Buffer): void => {
+    for (const frame of framer.push(chunk)) {
       if (frame.kind === 'line') onMessage(frame.bytes)
-      else write(invalidMessage(null, tooLargeError()))
+      else if (frame.kind === 'too-large') write(invalidMessage(null, tooLargeError()))
+      else log.warn({ bytes: frame.bytes, maxLineBytes }, `dropped a ${frame.bytes}-byte line over the ${maxLineBytes}-byte limit`)
     }
   }
 
-  input.on('data', onData)
-  input.once('end', () => end('eof'))
-  input.once('close', () => end('eof'))
+  input.start(onChunk, () => end('eof'))
   output.on('error', (err: NodeJS.ErrnoException) => {
     // EPIPE: the client went away; stop writing and end quietly.
     outputOpen = false

@@ -24,21 +24,27 @@ function model (input: Buffer, max: number): string[] {
   return out
 }
 
-const show = (frames: Frame[]): string[] => frames.map(f => f.kind === 'line' ? `line:${f.bytes.toString('hex')}` : 'too-large')
+// `dropped` (the size of an over-long line, once its newline arrives) is checked on its own below.
+const show = (frames: Frame[]): string[] => frames.flatMap(f => f.kind === 'line' ? [`line:${f.bytes.toString('hex')}`] : f.kind === 'too-large' ? ['too-large'] : [])
 
 /** Feeds `input` in chunks cut at `cuts`; checks the memory bound after every chunk. */
 function feed (input: Buffer, cuts: number[], max: number): { frames: string[], peak: number } {
   const framer = new LineFramer(max)
-  const frames: Frame[] = []
+  const frames: string[] = []
+  // One buffer for every chunk, overwritten after each push, as a reader that reuses its buffer does:
+  // the framer must keep no reference to a chunk.
+  const reused = Buffer.alloc(input.length)
   let peak = 0
   let at = 0
   for (const cut of [...new Set(cuts.map(c => c % (input.length + 1)))].sort((a, b) => a - b).concat(input.length)) {
-    // Copy each chunk: lines must not depend on the caller keeping its buffer.
-    frames.push(...framer.push(Buffer.from(input.subarray(at, cut))))
+    const chunk = reused.subarray(0, cut - at)
+    input.copy(chunk, 0, at, cut)
+    frames.push(...show(framer.push(chunk)))
+    reused.fill(0x0a)
     peak = Math.max(peak, framer.buffered)
     at = cut
   }
-  return { frames: show(frames), peak }
+  return { frames, peak }
 }
 
 // A line is text (any code points, so multi-byte UTF-8 gets split by the cuts), a short or long
@@ -104,4 +110,30 @@ t.test('bytes of an over-long line are dropped as they come, however many chunks
   t.equal(errors, 1, 'one error for the whole line')
   t.equal(peak, 0, 'nothing is held once the line is known to be too large')
   t.strictSame(show(after), [`line:${Buffer.from('{"ok":1}').toString('hex')}`])
+})
+
+t.test('an over-long line is reported with its size once its newline arrives (a CR before it counted, the LF not)', async (t) => {
+  const framer = new LineFramer(8)
+
+  const early = framer.push(Buffer.from('0123456789'))
+  const rest = framer.push(Buffer.from('abc\r\nok\n'))
+  const whole = framer.push(Buffer.from('0123456789\nx\n'))
+
+  t.strictSame(early, [{ kind: 'too-large' }], 'answered as soon as it is known')
+  t.strictSame(rest.slice(0, 1), [{ kind: 'dropped', bytes: 14 }])
+  t.strictSame(show(rest), ['line:6f6b'])
+  t.strictSame(whole.slice(0, 2), [{ kind: 'too-large' }, { kind: 'dropped', bytes: 10 }], 'a line over the cap inside one chunk')
+})
+
+t.test('a line held across chunks is copied, into a buffer that grows only as far as the cap', async (t) => {
+  const framer = new LineFramer(200_000)
+  const part = Buffer.alloc(50_000, 0x61)
+
+  for (let i = 0; i < 3; i++) framer.push(part)
+  const held = framer.buffered
+  const [frame] = framer.push(Buffer.from('\n'))
+
+  t.equal(held, 150_000)
+  t.equal(frame.kind === 'line' && frame.bytes.length, 150_000)
+  t.equal(framer.buffered, 0)
 })

@@ -5,7 +5,7 @@ import { testEngine } from '../helpers/engine.js'
 
 /** serveStdio over in-memory streams; `lines` collects what the server writes. */
 function harness (maxLineBytes?: number) {
-  const { server, log } = testEngine()
+  const { server, log, lines: logged } = testEngine()
   const input = new PassThrough()
   const lines: string[] = []
   const output = new PassThrough()
@@ -14,11 +14,11 @@ function harness (maxLineBytes?: number) {
   const settle = async (count: number): Promise<void> => {
     for (let i = 0; i < 200 && lines.length < count; i++) await new Promise(resolve => setTimeout(resolve, 5))
   }
-  return { input, output, lines, stdio, settle }
+  return { input, output, lines, stdio, settle, logged }
 }
 
-t.test('an over-long line split over many chunks is one -32600; a request in the same chunk as its end is answered', async (t) => {
-  const { input, lines, stdio, settle } = harness(64)
+t.test('an over-long line split over many chunks is one -32600 and one warning with its size; a request in the same chunk as its end is answered', async (t) => {
+  const { input, lines, stdio, settle, logged } = harness(64)
 
   input.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"')
   for (let i = 0; i < 10; i++) input.write('x'.repeat(50))
@@ -30,6 +30,7 @@ t.test('an over-long line split over many chunks is one -32600; a request in the
     '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message exceeds the size limit"}}',
     '{"jsonrpc":"2.0","id":2,"result":{}}'
   ])
+  t.match(logged.filter(l => l.level === 40), [{ bytes: 561, maxLineBytes: 64, msg: 'dropped a 561-byte line over the 64-byte limit' }])
 })
 
 t.test('string chunks, blank lines and a character split across chunks', async (t) => {
