@@ -11,6 +11,8 @@ export interface HealthOptions {
   isDraining?: () => boolean
   /** Why the server cannot do its work now (the root is gone, ripgrep is missing), or undefined. Default: never. */
   unusable?: () => string | undefined
+  /** What does not work while the rest does (the code index cannot be written): listed in /readyz's body, still 200. */
+  degraded?: () => string[]
 }
 
 const OK = '{"status":"ok"}'
@@ -18,7 +20,7 @@ const CLOSING = '{"status":"closing"}'
 
 /** `GET /healthz` (the process answers) and `GET /readyz` (it accepts new work). */
 const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
-  const { livePath = '/healthz', readyPath = '/readyz', isDraining = () => false, unusable = () => undefined } = options
+  const { livePath = '/healthz', readyPath = '/readyz', isDraining = () => false, unusable = () => undefined, degraded = () => [] } = options
   let closing = false
 
   // Probes come by the pod's address, whatever Host the orchestrator sends.
@@ -30,7 +32,9 @@ const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
     if (closing || isDraining()) return reply.code(503).header('retry-after', '1').type('application/json').send(CLOSING)
     const problem = unusable()
     if (problem !== undefined) return reply.code(503).type('application/json').send(JSON.stringify({ status: 'unusable', reason: problem }))
-    return reply.type('application/json').send(OK)
+    // Ready all the same: the other tools serve, and a pod taken out of rotation would serve none of them.
+    const partial = degraded()
+    return reply.type('application/json').send(partial.length === 0 ? OK : JSON.stringify({ status: 'ok', degraded: partial }))
   })
   app.addHook('preClose', async () => { closing = true })
 }

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { McpServer } from '../src/mcp/server.js'
 import type { Limiter } from '../src/services/limiter.js'
+import type { CodeIndex } from '../src/services/code-index/code-index.js'
 
 /** Options of the metrics endpoint. */
 export interface MetricsOptions {
@@ -14,6 +15,8 @@ export interface MetricsOptions {
   path?: string
   /** Live stateful sessions and POSTs in flight, read at scrape time. */
   sessions?: () => { sessions: number, inflight: number }
+  /** The code index, when it is on: its state and store failures, read at scrape time. */
+  codeIndex?: CodeIndex
 }
 
 declare module 'fastify' {
@@ -30,7 +33,7 @@ declare module 'fastify' {
  * leaks between app instances.
  */
 const metrics: FastifyPluginAsync<MetricsOptions> = async (app, options) => {
-  const { server, limiter, path = '/metrics', sessions } = options
+  const { server, limiter, path = '/metrics', sessions, codeIndex } = options
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 })
 
@@ -59,6 +62,26 @@ const metrics: FastifyPluginAsync<MetricsOptions> = async (app, options) => {
     gauge({ name: 'mcp_limiter_refused', help: 'Calls refused with BUSY since start, by kind.', labelNames: ['kind'], collect: read('refused') })
   }
 
+  if (codeIndex !== undefined) {
+    const states = ['building', 'ready', 'failed', 'unavailable'] as const
+    gauge({
+      name: 'mcp_code_index_state',
+      help: 'The code index\'s state: 1 for the one it is in (unavailable: its store cannot be written).',
+      labelNames: ['state'],
+      collect () { const now = codeIndex.status().state; for (const state of states) this.set({ state }, state === now ? 1 : 0) }
+    })
+    let counted = 0
+    registry.registerMetric(new Counter({
+      name: 'mcp_code_index_store_failures_total',
+      help: 'Times writing the code index failed (a full disk, the size limit, a read-only or failing state folder).',
+      registers: [],
+      collect () {
+        const failures = codeIndex.status().failures
+        this.inc(failures - counted)
+        counted = failures
+      }
+    }))
+  }
   const stop = server.observeCalls((tool, outcome, seconds) => {
     calls.inc({ tool, outcome })
     latency.observe({ tool }, seconds)

@@ -6,6 +6,8 @@ import type { Config } from './config.js'
 import { APP_ERR_OVERLOADED, APP_ERR_RATE_LIMITED } from './errors.js'
 import { authOptionsOf, checkExposure, trustProxyOf } from './http-options.js'
 import type { Runtime } from './runtime.js'
+import type { ActiveCall } from './mcp/server.js'
+import { problemText } from './tools/code-index-common.js'
 import rpcErrors, { frameworkErrors } from '../plugins/rpc-errors.js'
 import originGuard, { isLoopbackHost } from '../plugins/origin-guard.js'
 import auth, { resourceMetadata } from '../plugins/auth.js'
@@ -41,6 +43,12 @@ function unusable (runtime: Runtime): string | undefined {
   return undefined
 }
 
+/** What does not work while the rest does: the code index, when its store cannot be written. */
+function degraded (runtime: Runtime): string[] {
+  const problem = runtime.registry.services.codeIndex?.status().problem
+  return problem === undefined ? [] : [`code index unavailable: ${problemText(problem)}`]
+}
+
 /** Builds the Fastify app with every plugin registered, not listening (tests inject into it). */
 export async function buildApp (deps: AppDeps): Promise<App> {
   const { runtime, config = runtime.config } = deps
@@ -74,7 +82,7 @@ export async function buildApp (deps: AppDeps): Promise<App> {
   // Every route checks Host and Origin but those marked anyHost (probes, metrics): decided by the route, not its path.
   await app.register(originGuard, { host: config.host, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts })
   if (authOptions !== undefined) await app.register(resourceMetadata, authOptions)
-  await app.register(health, { isDraining: () => app.mcpDraining, unusable: () => unusable(runtime) })
+  await app.register(health, { isDraining: () => app.mcpDraining, unusable: () => unusable(runtime), degraded: () => degraded(runtime) })
   // Loaded only when asked for: a single process needs no Redis client at all.
   const shared = config.redisUrl === '' || config.mode === 'stateless'
     ? undefined
@@ -114,7 +122,38 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     sessionCheckMs: config.sessionCheckMs
   })
   if (metricsPath !== undefined) {
-    await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, path: metricsPath, sessions: () => app.mcpStats() })
+    await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, codeIndex: runtime.registry.services.codeIndex, path: metricsPath, sessions: () => app.mcpStats() })
   }
   return app
+}
+
+/** How long calls still running at the drain deadline get to answer once their searches stop, ms. */
+export const WIND_DOWN_GRACE_MS = 1000
+/** How long their answers then get to reach the clients before connections close, ms. */
+const ANSWER_WRITE_MS = 1000
+
+/** How a drain ended: whether it finished in time, the calls stopped early, and whether any request went unanswered. */
+export interface DrainOutcome {
+  drained: boolean
+  stopped: ActiveCall[]
+  unanswered: number
+}
+
+/**
+ * Drains and closes the app for a shutdown, losing no answer: new requests get 503 while calls in flight get
+ * `drainMs` to finish; at that deadline the rest are wound down — a running search stops and answers with what it
+ * found (partial), any other call answers SHUTTING_DOWN — and their answers are written before connections close.
+ */
+export async function drainApp (app: App, runtime: Runtime, drainMs: number): Promise<DrainOutcome> {
+  const drained = await app.mcpDrain(drainMs)
+  const stopped = drained ? [] : runtime.server.activeCalls()
+  let unanswered = 0
+  if (!drained) {
+    await runtime.windDown(WIND_DOWN_GRACE_MS)
+    if (!await app.mcpDrain(ANSWER_WRITE_MS)) unanswered = app.mcpStats().inflight
+  }
+  // Still open (a client not reading its answer): it would hold close() forever.
+  app.server.closeAllConnections()
+  await app.close()
+  return { drained, stopped, unanswered }
 }

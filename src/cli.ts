@@ -11,12 +11,13 @@ const USAGE = `Usage: workspace-mcp <command> [options]
 Commands:
   serve    Streamable HTTP on /mcp (plus GET /healthz)
   stdio    MCP over stdin/stdout (for Claude Desktop/Code, Cursor, Codex, the Inspector)
+  index    Build the code index and publish it for replicas (--code-index shared)
   tools    Print the tools/list manifest exactly as served
   guide    Print the tool usage guide
   check    Check tool descriptions and schemas against the conventions
 
 Run 'workspace-mcp <command> --help' for the options of one command, 'workspace-mcp --version' for the version.
-Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configuration.`
+Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configuration, 75 index: another build held the index.`
 
 interface Command { main: (argv: string[]) => Promise<void> }
 
@@ -31,6 +32,7 @@ async function stdioCommand (): Promise<Command> {
 const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   serve: () => import('./bin/http.js'),
   stdio: stdioCommand,
+  index: () => import('./bin/index.js'),
   tools: () => import('./bin/tools.js'),
   guide: () => import('./bin/guide.js'),
   check: () => import('./bin/check.js')

@@ -30,6 +30,16 @@ export interface Runtime {
    * client has been answered, so the work never delays a cold start.
    */
   warmUp: () => void
+  /**
+   * Winds down for a shutdown that cannot wait any longer: running searches stop and answer with what they found
+   * (partial), every call gets `graceMs` to answer, and the rest answer SHUTTING_DOWN. Resolves once all answered.
+   */
+  windDown: (graceMs: number) => Promise<void>
+  /**
+   * Ends what the services hold: the code index's scan and thread (its lease released), the vector thread, the
+   * token counters and any ripgrep still running. Idempotent; the bins call it before they exit.
+   */
+  close: () => Promise<void>
 }
 
 /** Optional replacements, for tests and benchmarks. */
@@ -81,5 +91,18 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     services.guide.docs(catalog)
     registry.services.codeIndex?.start()
   }
-  return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp }
+  const windDown = async (graceMs: number): Promise<void> => {
+    registry.services.search?.windDown()
+    await server.stopCalls(graceMs)
+  }
+  let closing: Promise<void> | undefined
+  const close = async (): Promise<void> => {
+    closing ??= (async () => {
+      const { codeIndex, semantic, tokenizer, search } = registry.services
+      await Promise.allSettled([semantic?.close(), codeIndex?.close(), tokenizer?.close()])
+      search?.close()
+    })()
+    await closing
+  }
+  return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp, windDown, close }
 }

@@ -46,6 +46,8 @@ function stable (value: unknown): unknown {
     // Both servers share one index file: which of them scanned, and for how long, is theirs to differ on.
     .replace(/"code_index":\{[^}]*\}/g, '"code_index":"<status>"')
     .replace(/(## Code index \(find_symbol, search_code\)\\n- )[^\\]*/g, '$1<status>')
+    // One of them holds the index's lease and writes it; the other says it reads what that one writes.
+    .replace(/\\n- written by another server [^\\]*/g, '')
     .replace(/"embeddings":\{[^}]*\}/g, '"embeddings":"<status>"')
     .replace(/(- semantic search \(search_semantic\): )[^\\]*/g, '$1<status>'))
 }

@@ -3,20 +3,25 @@ import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../c
 import { TOOL_TOKEN_ALLOWANCE } from '../guide/conventions.js'
 
 /** A command of the `workspace-mcp` bin. */
-export type CommandName = 'serve' | 'stdio' | 'tools' | 'guide' | 'check'
+export type CommandName = 'serve' | 'stdio' | 'index' | 'tools' | 'guide' | 'check'
 
 /** How every config key is declared (test/config.test.ts holds each key to it): described, bounded on both sides or not at all. */
 type ConfigKeySchema = TSchema & { description: string, default?: unknown } & ({ minimum: number, maximum: number } | { minimum?: undefined })
 
 const SERVER_KEYS: Record<CommandName, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
-  stdio: ['root', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'listCacheTtlMs', 'readCacheTtlMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
+  stdio: ['root', 'ripgrepPath', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'listCacheTtlMs', 'readCacheTtlMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
+  index: ['root', 'roots', 'allowHardLinks', 'stateDir', 'indexMaxMb', 'indexThreads', 'logFormat', 'logLevel'],
   tools: ['root', 'fixtures', 'docsFile'],
   guide: ['root', 'fixtures', 'docsFile'],
   check: ['root', 'fixtures', 'docsFile']
 }
 
 const EXTRA: Partial<Record<CommandName, string>> = {
+  index: '  --wait SECONDS              How long to wait for another build holding the index (default 600)\n' +
+    '\nBuilds the code index of the roots into stateDir (a staging copy, refreshed by a size+mtime scan) and\n' +
+    'publishes it in one rename: servers started with --code-index shared and the same roots and stateDir\n' +
+    'pick it up within a second. One build at a time runs (a lease beside the file, across hosts).\n',
   tools: '  --json                      Print the tools/list manifest exactly as served (default: one line per tool)\n',
   guide: '  --tool NAME                 Only this tool (repeatable)\n' +
     '  --category NAME             Only one category: navigation, search, read or guide\n' +
@@ -30,6 +35,7 @@ const EXTRA: Partial<Record<CommandName, string>> = {
 }
 
 const EXIT: Partial<Record<CommandName, string>> = {
+  index: 'Exit codes: 0 published, 1 the build failed (the published index is unchanged), 2 bad usage or configuration, 75 another build held the index past --wait.',
   tools: 'Exit codes: 0 printed, 1 runtime error, 2 bad usage or configuration.',
   guide: 'Exit codes: 0 printed, 1 some --tool names are unknown (the rest is printed) or runtime error, 2 bad usage or configuration.',
   check: 'Exit codes: 0 every check passed, 1 violations found (or runtime error), 2 bad usage or configuration.'

@@ -1,8 +1,11 @@
-import { buildApp } from '../app.js'
+import { buildApp, drainApp } from '../app.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
 import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
+
+/** How long the services get to close at exit, ms. */
+const CLOSE_WAIT_MS = 2000
 
 /** `workspace-mcp serve`: Streamable HTTP on /mcp plus /healthz; logs to stdout; drains on SIGTERM. */
 export async function main (argv: string[]): Promise<void> {
@@ -14,10 +17,10 @@ export async function main (argv: string[]): Promise<void> {
   const runtime = await createRuntime(config, log)
   const app = await buildApp({ runtime, config })
 
-  const exit = (code: number): void => {
-    // A search still running (the drain timed out) would outlive us: ripgrep writes nothing until it
-    // finds a match, so a closed pipe does not stop it.
-    runtime.services.search?.close()
+  const exit = async (code: number): Promise<void> => {
+    // The index thread may be writing: it is ended between two transactions, its lease released. A search still
+    // running would outlive us (ripgrep writes nothing until it finds a match): close() kills it.
+    await Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())])
     log.flush()
     process.exit(code)
   }
@@ -26,22 +29,19 @@ export async function main (argv: string[]): Promise<void> {
     if (stopping) {
       // A second signal means "now": no more waiting, and the exit says the drain did not finish.
       log.warn({ signal, unfinished: runtime.server.activeCalls() }, 'second signal; exiting without finishing the drain')
-      exit(1)
-      return
+      runtime.services.search?.close()
+      log.flush()
+      process.exit(1)
     }
     stopping = true
     log.info({ signal, drainMs: config.drainMs }, 'draining')
     // The listener stays open while draining: probes see /readyz answer 503, new /mcp requests get 503.
-    const drained = await app.mcpDrain(config.drainMs)
-    const unfinished = runtime.server.activeCalls()
-    // Out of time: the connections still open (a call streaming its answer) would hold close() forever.
-    if (!drained) app.server.closeAllConnections()
-    await app.close().catch((err: unknown) => { log.error({ err }, 'close failed') })
-    if (drained) return exit(0)
-    log.error({ drainMs: config.drainMs, unfinished }, `drain timed out with ${unfinished.length} call(s) unfinished: ${unfinished.map(c => `${c.tool} (${c.ms} ms)`).join(', ')}`)
-    exit(1)
+    const { stopped, unanswered } = await drainApp(app, runtime, config.drainMs)
+    if (stopped.length > 0) log.warn({ drainMs: config.drainMs, stopped }, `drain ran out after ${config.drainMs} ms: ${stopped.length} call(s) answered early (partial, or SHUTTING_DOWN): ${stopped.map(c => `${c.tool} (${c.ms} ms)`).join(', ')}`)
+    if (unanswered > 0) log.error({ unanswered }, `${unanswered} request(s) still open at exit`)
+    await exit(unanswered > 0 ? 1 : 0)
   }
-  // stop() catches close() failures itself; this only turns a bug in draining into exit 1 instead of a hang.
+  // A close() that fails (or a bug in draining) is exit 1, not a hang.
   /* c8 ignore start */
   const failed = (err: unknown): void => {
     process.stderr.write(`workspace-mcp: shutdown failed: ${String((err as Error)?.stack ?? err)}\n`)

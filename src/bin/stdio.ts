@@ -14,6 +14,10 @@ export interface StdioStartup {
 
 /** Time to write the last answers once every call has ended. */
 const ANSWER_GRACE_MS = 500
+/** On a signal, how long running calls get to answer once their searches stop, ms. */
+const WIND_DOWN_GRACE_MS = 1000
+/** How long the services get to close at exit, ms. */
+const CLOSE_WAIT_MS = 2000
 
 /** `workspace-mcp stdio`: MCP over stdin/stdout; logs go to stderr only. */
 export async function main (argv: string[], startup: StdioStartup): Promise<void> {
@@ -28,21 +32,32 @@ export async function main (argv: string[], startup: StdioStartup): Promise<void
   log.info({ root: config.root, tools: runtime.registry.tools.length, codeCache: startup.codeCache }, 'stdio server ready')
   stdio.answered.then(runtime.warmUp)
 
-  const exit = (code: number): void => {
-    // ripgrep writes nothing until it finds a match, so a closed pipe would not stop a running search.
-    runtime.services.search?.close()
+  const exit = async (code: number): Promise<void> => {
+    // The index thread may be writing: it is ended between two transactions, its lease released. ripgrep writes
+    // nothing until it finds a match, so a closed pipe would not stop a running search: close() kills it.
+    await Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())])
     log.flush()
     // Let stdout drain what was already written; never wait on the event loop's timers.
     if (process.stdout.writableLength === 0) process.exit(code)
     process.stdout.once('drain', () => process.exit(code))
     setTimeout(() => process.exit(code), 300).unref()
   }
-  process.once('SIGTERM', () => { stdio.close(); exit(0) })
-  process.once('SIGINT', () => { stdio.close(); exit(0) })
+  // A signal cannot wait for every call: running searches stop with what they found, the rest answer
+  // SHUTTING_DOWN, and those answers are written before the exit.
+  const stop = async (): Promise<void> => {
+    await runtime.windDown(WIND_DOWN_GRACE_MS)
+    stdio.close()
+    await exit(0)
+  }
+  // stop() does not reject; this only turns a bug in it into exit 1 instead of a hang.
+  /* c8 ignore next */
+  const failed = (): void => process.exit(1)
+  process.once('SIGTERM', () => { stop().catch(failed) })
+  process.once('SIGINT', () => { stop().catch(failed) })
 
   const reason = await stdio.done
   // Stdin EOF is how a client asks to shut down (it waits, then sends SIGTERM): answer every call already
   // sent — each ends by its deadline — so `printf '…' | workspace-mcp stdio` loses nothing on a cold start.
   if (reason === 'eof') await stdio.drain(config.toolTimeoutMs + ANSWER_GRACE_MS)
-  exit(0)
+  await exit(0)
 }

@@ -60,6 +60,12 @@ export interface McpServer {
   capabilities: Record<string, unknown>
   /** Tool calls running now, in every session: what a drain that ran out of time leaves unfinished. */
   activeCalls(): ActiveCall[]
+  /**
+   * Ends the calls still running for a shutdown: each has `graceMs` to answer (a search stopped by windDown
+   * answers with its partial result), then the rest are aborted and answer SHUTTING_DOWN. Resolves once every
+   * call has answered.
+   */
+  stopCalls(graceMs: number): Promise<void>
   /** Calls `observer` as each tool call ends (metrics); returns the function that stops it. */
   observeCalls(observer: CallObserver): () => void
 }
@@ -80,8 +86,8 @@ export interface ServerShared {
   capabilities: Record<string, unknown>
   toolTimeoutMs: number
   callLogLevel: 'debug' | 'info'
-  /** Every running tool call (tool name and start time), added and removed by the sessions. */
-  calls: Set<{ tool: string, started: number }>
+  /** Every running tool call (tool name, start time, its handle), added and removed by the sessions. */
+  calls: Set<{ tool: string, started: number, call: CallHandle }>
   /** Set while someone observes calls (metrics); the engine then reports each call's end. */
   onCall?: CallObserver
   /** The deadlines of this server's running calls. */
@@ -123,6 +129,14 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     registry,
     capabilities,
     activeCalls: () => [...shared.calls].map(c => ({ tool: c.tool, ms: Date.now() - c.started })),
+    async stopCalls (graceMs) {
+      const until = Date.now() + graceMs
+      while (shared.calls.size > 0 && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 10))
+      for (const { call } of shared.calls) call.abort(new Error('the server is shutting down'), 'shutdown')
+      // An aborted call answers on its next turn (its race is settled by the abort itself); bounded all the same.
+      const last = Date.now() + 2000
+      while (shared.calls.size > 0 && Date.now() < last) await new Promise(resolve => setTimeout(resolve, 5))
+    },
     observeCalls (observer) {
       observers.add(observer)
       shared.onCall = notify

@@ -42,6 +42,8 @@ export class CallHandle {
   /** Set when the client cancelled or the session closed (no response is due). */
   cancelled = false
   timedOut = false
+  /** Set when the server stopped the call to shut down (the answer says so). */
+  shutDown = false
   /** Why the call was aborted, once it was. */
   reason: Error | undefined = undefined
   /** Rejects the call's race; installed while the tool runs. */
@@ -61,10 +63,11 @@ export class CallHandle {
   }
 
   /** Aborts the call's signal and stops waiting for its result. */
-  abort (reason: Error, kind: 'cancel' | 'timeout'): void {
+  abort (reason: Error, kind: 'cancel' | 'timeout' | 'shutdown'): void {
     if (this.reason !== undefined) return
     this.reason = reason
     if (kind === 'timeout') this.timedOut = true
+    else if (kind === 'shutdown') this.shutDown = true
     else this.cancelled = true
     this.controller?.abort(reason)
     this.onAbort?.(reason)
@@ -153,7 +156,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
   if (scope.closed) call.abort(new Error('session closed'), 'cancel')
   scope.inflight.set(id, call)
   const { shared } = scope
-  const active = { tool: name, started: Date.now() }
+  const active = { tool: name, started: Date.now(), call }
   shared.calls.add(active)
   call.input = input
   try {
@@ -246,6 +249,9 @@ function failure (tool: RegisteredTool, err: unknown, call: ToolCall, timeoutMs:
     return { result: errorResult(toolError('TIMEOUT', `${name} did not finish within ${timeoutMs} ms`, tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again').message), outcome: 'timeout' }
   }
   if (call.cancelled) return { result: errorResult(toolError('CANCELLED', `${name} was cancelled`).message), outcome: 'cancelled' }
+  if (call.shutDown) {
+    return { result: errorResult(toolError('SHUTTING_DOWN', `the server is shutting down and stopped ${name} before it finished`, 'call it again: another replica, or this server once it is back, answers it').message), outcome: 'cancelled' }
+  }
   if (isToolError(err)) return { result: errorResult(err.message), outcome: 'tool_error' }
   // The global Web Crypto: node:crypto would load at startup for this rare path (~4 ms of a cold start).
   const ref = Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')

@@ -1,6 +1,6 @@
-import { constants } from 'node:fs'
-import { access, lstat } from 'node:fs/promises'
+import { lstat } from 'node:fs/promises'
 import path from 'node:path'
+import { findExecutable } from './executables.js'
 import { toolError, type ToolError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Limiter } from './limiter.js'
@@ -79,7 +79,9 @@ export interface GitOptions {
   root: string
   log: Logger
   limiter: Limiter
-  /** The git binary; default: the first `git` on PATH (absolute entries only). */
+  /** Every served root: a `git` inside any of them is never run. Default: this root. */
+  servedRoots?: readonly string[]
+  /** The git binary; default: the first `git` on PATH outside the served roots (absolute entries only). */
   gitPath?: string
 }
 
@@ -96,16 +98,6 @@ const SHOW_FLAGS = ['--format=', '--diff-merges=first-parent']
 /** Drivers a repository's own config may define: each runs a program, so each is blanked for the run. */
 const DRIVER_KEY = /^(filter|diff|merge)\..+\.(clean|smudge|process|textconv|command|driver|required)$/
 
-async function findGit (): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    // A relative PATH entry could be the workspace itself: never run a `git` found there.
-    if (!path.isAbsolute(dir)) continue
-    const candidate = path.join(dir, 'git')
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate
-  }
-  return undefined
-}
-
 /** Why the root's repository cannot be served, or undefined when it can (a plain `.git` folder, all inside). */
 async function repositoryProblem (root: string): Promise<string | undefined> {
   const gitDir = path.join(root, '.git')
@@ -120,7 +112,7 @@ async function repositoryProblem (root: string): Promise<string | undefined> {
 
 /** Creates the git service, or returns why it cannot serve (no git, no repository at the root …). */
 export async function createGit (opts: GitOptions): Promise<GitService | string> {
-  const gitPath = opts.gitPath ?? await findGit()
+  const gitPath = opts.gitPath ?? await findExecutable('git', opts.servedRoots ?? [opts.root])
   if (gitPath === undefined) return 'git is not installed (no git on PATH)'
   const problem = await repositoryProblem(opts.root)
   if (problem !== undefined) return problem

@@ -62,11 +62,11 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
   // Without ripgrep (or git, or a repository) those tools are simply not offered; the rest still serves.
   // Both probes spawn a child: started together, start-up waits for the slower one, not for both.
   const [search, git] = await Promise.all([
-    createSearch({ workspace, log, limiter }).catch((err: unknown) => {
+    createSearch({ workspace, log, limiter, ...(config.ripgrepPath === '' ? {} : { rgPath: config.ripgrepPath }) }).catch((err: unknown) => {
       log.warn({ err }, 'ripgrep not available: search tools disabled')
       return undefined
     }),
-    Promise.all(members.map(async m => ({ name: m.roots[0].name, git: await createGit({ root: m.root, log, limiter }) }))).then(gitRepositories)
+    Promise.all(members.map(async m => ({ name: m.roots[0].name, git: await createGit({ root: m.root, servedRoots: roots.map(r => r.path), log, limiter }) }))).then(gitRepositories)
   ])
   if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
   const codeIndex = codeIndexService(config, workspace, log)

@@ -50,6 +50,10 @@ export function inspectRun (r: RgRun, pattern: string, notices: string[], opts: 
     notices.push(`search stopped after ${Math.round(opts.timeoutMs / 1000)} s; results are partial — narrow path or include`)
     return { partial: true, unreadable }
   }
+  if (r.end === 'shutdown') {
+    notices.push('search stopped early: the server is shutting down; results are partial — call again for the rest')
+    return { partial: true, unreadable }
+  }
   return { partial: false, failed, unreadable }
 }
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { constants as fsConstants } from 'node:fs'
 import { access } from 'node:fs/promises'
-import path from 'node:path'
+import { findExecutable } from './executables.js'
 import { promisify } from 'node:util'
 
 const execFileAsync = promisify(execFile)
@@ -10,17 +10,19 @@ async function executable (file: string): Promise<boolean> {
   return access(file, fsConstants.X_OK).then(() => true, () => false)
 }
 
-/** Finds the binary without running it (a spawn at boot would add to stdio cold start). */
-export async function locateRg (explicit?: string): Promise<{ rgPath: string, source: string }> {
+/**
+ * Finds the binary without running it (a spawn at boot would add to stdio cold start): the one configured, else
+ * @vscode/ripgrep's, else `rg` on PATH where the workspace cannot have planted one (findExecutable).
+ */
+export async function locateRg (explicit: string | undefined, roots: readonly string[]): Promise<{ rgPath: string, source: string }> {
   if (explicit !== undefined) return { rgPath: explicit, source: 'option' }
   try {
     const mod = await import('@vscode/ripgrep') as { rgPath: string }
     if (await executable(mod.rgPath)) return { rgPath: mod.rgPath, source: '@vscode/ripgrep' }
   } catch {}
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir !== '' && await executable(path.join(dir, 'rg'))) return { rgPath: path.join(dir, 'rg'), source: 'PATH' }
-  }
-  throw new Error('ripgrep not found: install @vscode/ripgrep or put rg on PATH')
+  const found = await findExecutable('rg', roots)
+  if (found !== undefined) return { rgPath: found, source: 'PATH' }
+  throw new Error('ripgrep not found: install @vscode/ripgrep or put rg on PATH (an absolute entry outside the served roots)')
 }
 
 /** Asks the binary for its version and features (once, on first use). */

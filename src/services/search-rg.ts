@@ -3,7 +3,7 @@ import { setPriority } from 'node:os'
 import { toolError, type ToolError } from '../errors.js'
 
 /** How a ripgrep run ended. */
-export type RgEnd = 'exit' | 'stopped' | 'deadline' | 'aborted'
+export type RgEnd = 'exit' | 'stopped' | 'deadline' | 'shutdown' | 'aborted'
 
 /** Files ripgrep skipped without a word on stdout, counted from its `--debug` lines. */
 export interface RgSkipped {
@@ -57,6 +57,8 @@ export interface RunRgOptions {
   names?: Array<[string, string]>
   /** Live children, for cancellation tests and shutdown. */
   live?: Set<number>
+  /** Where the run registers how to end it early, as at its deadline (end 'shutdown': the server winds down). */
+  stops?: Set<() => void>
 }
 
 const STDERR_CAP = 16 * 1024
@@ -96,7 +98,7 @@ function lowerPriority (pid: number): void {
 
 /** Spawns ripgrep with an argument array (never a shell) and streams its stdout records to `onRecord`. */
 export function runRg (options: RunRgOptions): Promise<RgRun> {
-  const { rgPath, args, cwd, signal, deadline, separator, onRecord, onLongRecord, live } = options
+  const { rgPath, args, cwd, signal, deadline, separator, onRecord, onLongRecord, live, stops } = options
   const maxRecord = options.maxRecordBytes ?? MAX_RECORD_BYTES
   const skipped: RgSkipped = { binary: 0, tooLarge: 0 }
   return new Promise<RgRun>((resolve) => {
@@ -128,6 +130,8 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
     const onAbort = (): void => stop('aborted')
     signal?.addEventListener('abort', onAbort, { once: true })
     const timer = setTimeout(() => stop('deadline'), Math.max(0, deadline - Date.now()))
+    const atShutdown = (): void => stop('shutdown')
+    stops?.add(atShutdown)
 
     /** Takes a piece of the current record (no separator in it). */
     const take = (piece: Buffer): void => {
@@ -233,6 +237,7 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      stops?.delete(atShutdown)
       signal?.removeEventListener('abort', onAbort)
       if (pid !== undefined) live?.delete(pid)
       if (errLine !== '') onErrLine(errLine)

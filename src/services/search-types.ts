@@ -111,6 +111,8 @@ export interface SearchService {
   over(workspace: WorkspaceService): SearchService
   /** PIDs of ripgrep processes running now (tests check cancellation kills them). */
   activePids(): number[]
+  /** A shutdown is near: every running search stops now, and its call answers with what was found, marked partial. */
+  windDown(): void
   /** Kills running searches and drops the cache. */
   close(): void
 }

@@ -33,17 +33,26 @@ export function threadsFor (running: number, cores = CORES): number {
   return Math.max(1, Math.floor(cores / Math.max(1, running)))
 }
 
-/** Locates ripgrep (bundled first, then PATH) and returns the search service. */
+/** Locates ripgrep (configured, bundled, then PATH outside the roots) and returns the search service. */
 export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
-  const rg = await locateRg(opts.rgPath)
-  return searchService(rg, { ...opts, limiter: opts.limiter ?? createLimiter() }, { live: new Set() })
+  const rg = await locateRg(opts.rgPath, opts.workspace.roots.map(r => r.path))
+  return searchService(rg, { ...opts, limiter: opts.limiter ?? createLimiter() }, { live: new Set(), stops: new Set() })
 }
 
 /**
  * The service over one workspace. What `shared` holds — the version probe and the running ripgrep PIDs — is the same
  * for the services made by `over`, so close() at shutdown kills a narrowed session's searches too.
  */
-function searchService (rg: { rgPath: string, source: string }, opts: CreateSearchOptions & { limiter: Limiter }, shared: { probe?: Promise<EngineInfo>, live: Set<number> }): SearchService {
+/** What the services made by `over` share with the one they came from. */
+interface SearchShared {
+  probe?: Promise<EngineInfo>
+  /** ripgrep children running now, by PID (close() kills them). */
+  live: Set<number>
+  /** How to end each running child early (windDown). */
+  stops: Set<() => void>
+}
+
+function searchService (rg: { rgPath: string, source: string }, opts: CreateSearchOptions & { limiter: Limiter }, shared: SearchShared): SearchService {
   const { workspace, log, limiter } = opts
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
@@ -72,7 +81,8 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
           onRecord: pass.onRecord,
           onLongRecord: pass.onLongRecord,
           names: pass.target.names,
-          live
+          live,
+          stops: shared.stops
         })
       }),
       pin: () => pinTarget(part, false),
@@ -222,6 +232,10 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
     },
 
     activePids: () => [...live],
+
+    windDown () {
+      for (const stop of [...shared.stops]) stop()
+    },
 
     close () {
       for (const pid of live) {

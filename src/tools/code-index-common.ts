@@ -1,11 +1,12 @@
-import type { CodeIndex } from '../services/code-index/code-index.js'
+import type { CodeIndex, IndexProblem } from '../services/code-index/code-index.js'
+import { toolError } from '../errors.js'
 import { Type } from '@sinclair/typebox'
 import { codeTokens } from '../services/code-index/code-tokens.js'
 import { indexedLines } from '../services/code-index/indexed-lines.js'
-import type { ChunkRow, PathScope } from '../services/code-index/index-store.js'
+import type { ChunkRow, PathScope } from '../services/code-index/index-schema.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import type { ToolContext } from './define-tool.js'
-import { counted, cutLine } from './format.js'
+import { counted, cutLine, formatBytes } from './format.js'
 import { formatCall } from './paging.js'
 
 /** How long a call waits for the first scan before it answers from what is indexed so far. */
@@ -32,14 +33,44 @@ export async function scopeOf (workspace: WorkspaceService, path: string | undef
   return resolved.relative === '.' ? undefined : String(resolved.fsPath)
 }
 
+/** What went wrong with the index's store, in one sentence for the model (and get_workspace_info). */
+export function problemText (problem: IndexProblem): string {
+  const room = [
+    problem.freeBytes === undefined ? '' : `${formatBytes(problem.freeBytes)} free`,
+    problem.neededBytes === undefined ? '' : `the index needs about ${formatBytes(problem.neededBytes)} for this workspace`
+  ].filter(s => s !== '').join('; ')
+  const where = `${problem.stateDir}${room === '' ? '' : `: ${room}`}`
+  switch (problem.kind) {
+    case 'disk-full': return `the code index cannot be written: the state disk is full (${where})`
+    case 'size-limit': return `the code index reached its size limit, indexMaxMb (${where})`
+    case 'read-only': return `the code index cannot be written: the state folder ${problem.stateDir} is read-only or not writable by this server (${problem.detail})`
+    case 'io-error': return `the code index cannot be written: the state disk failed with an I/O error at ${problem.stateDir} (${problem.detail})`
+    case 'cannot-open': return `the code index file cannot be opened in ${problem.stateDir} (${problem.detail})`
+    case 'missing': return `no shared code index has been published in ${problem.stateDir} for these roots`
+  }
+}
+
+/** What to do about it: what the agent can use now, and what the operator changes. */
+export function problemHint (problem: IndexProblem): string {
+  const retry = problem.retryAt === undefined ? '' : `; the server tries again at ${new Date(problem.retryAt).toISOString().slice(11, 19)} UTC`
+  const fix = problem.kind === 'missing'
+    ? 'the operator publishes one with `workspace-mcp index` (same roots and --state-dir); this server picks it up within seconds'
+    : problem.kind === 'size-limit'
+      ? `the operator can raise --index-max-mb (WORKSPACE_MCP_INDEX_MAX_MB) or point --state-dir (WORKSPACE_MCP_STATE_DIR) elsewhere${retry}`
+      : `the operator can point --state-dir (WORKSPACE_MCP_STATE_DIR) at a writable volume with room${retry}`
+  return `search_regex searches the files themselves; ${fix}`
+}
+
 /**
  * Waits briefly for the first scan (with progress notifications), then says what an answer covers when the
- * index is not complete: the lines to put first in the text, empty when it is ready.
+ * index is not complete: the lines to put first in the text, empty when it is ready. An index whose store
+ * cannot be written or read is a tool error that says why and what to do.
  */
 export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'signal' | 'progress'>): Promise<string[]> {
   const ready = await index.ready(INDEX_WAIT_MS, ctx.signal, (done, total) => { ctx.progress(done, total, 'indexing the workspace').catch(() => undefined) })
-  if (ready) return []
   const status = index.status()
+  if (status.state === 'unavailable' && status.problem !== undefined) throw toolError('INDEX_UNAVAILABLE', problemText(status.problem), problemHint(status.problem))
+  if (ready) return []
   if (status.state === 'failed') {
     return [`Note: the code index could not be built (${status.error ?? 'unknown error'}); these results cover ${counted(status.files, 'file')} indexed before. search_regex searches the files themselves.`]
   }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
-import type { NameMatch, SymbolRow } from '../services/code-index/index-store.js'
+import type { NameMatch, SymbolRow } from '../services/code-index/index-schema.js'
 import { SYMBOL_KINDS } from '../services/symbol-languages.js'
 import type { WorkspaceService } from '../services/workspace.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'

@@ -2,17 +2,32 @@ import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import { counted } from './format.js'
+import { problemHint, problemText } from './code-index-common.js'
 import type { CodeIndexStatus } from '../services/code-index/code-index.js'
 import type { SemanticStatus } from '../services/code-index/semantic.js'
 
-/** The index section of the text: what is indexed, and how far a running scan is. */
+/** The index's state in words: what an agent can expect of find_symbol and search_code now. */
+function indexState (status: CodeIndexStatus): string {
+  switch (status.state) {
+    case 'building': return status.pending === 0 ? 'being built: walking the tree' : `being built: ${status.done} of ${counted(status.pending, 'changed file')} done so far`
+    case 'failed': return `failed (${status.error ?? 'unknown error'})`
+    case 'unavailable': return status.problem === undefined ? 'unavailable' : `unavailable: ${problemText(status.problem)}. ${problemHint(status.problem)}`
+    case 'ready': return status.error !== undefined ? `ready, but the last rescan failed (${status.error})` : status.scanning ? 'ready (a rescan runs behind it)' : 'ready'
+  }
+}
+
+/** The index section of the text: what is indexed, how old it is, and how far a running scan is. */
 function indexLines (status: CodeIndexStatus): string[] {
   const held = `${counted(status.files, 'source file')}, ${counted(status.chunks, 'chunk')}, ${counted(status.symbols, 'symbol')}`
   const when = status.lastScan === undefined ? '' : `; last scan ${new Date(status.lastScan).toISOString()}${status.lastScanMs === undefined ? '' : ` (${(status.lastScanMs / 1000).toFixed(1)} s)`}`
-  const state = status.state === 'building'
-    ? `being built: ${status.done} of ${counted(status.pending, 'changed file')} done so far`
-    : status.state === 'failed' ? `failed (${status.error ?? 'unknown error'})` : 'ready'
-  return ['', '## Code index (find_symbol, search_code)', `- ${state}; ${held}${when}`, '- a call finding the last scan older than 30 s starts a size+mtime rescan; changed files are re-indexed']
+  const built = status.built === undefined || status.lastScan !== undefined ? '' : `; complete as of ${new Date(status.built).toISOString()}`
+  return [
+    '',
+    '## Code index (find_symbol, search_code)',
+    `- ${indexState(status)}; ${held}${when}${built}`,
+    ...(status.writer === undefined ? [] : [`- written by another server (${status.writer}); this one answers from what it writes`]),
+    '- a call finding the last scan older than 30 s starts a size+mtime rescan; changed files are re-indexed'
+  ]
 }
 
 /** The semantic-search line of the text. */
@@ -45,13 +60,15 @@ export const GetWorkspaceInfoOutput = Type.Object({
     max_response_tokens: Type.Integer({ description: 'Largest max_response_tokens accepted, e.g. 20000' })
   }, { description: 'Limits in force, e.g. {"search_timeout_ms":15000}' }),
   code_index: Type.Optional(Type.Object({
-    state: Type.String({ description: '"building" until the first scan finished, then "ready", or "failed", e.g. "ready"' }),
+    state: Type.String({ description: '"building" until an index is complete, then "ready"; "failed", or "unavailable" when its store cannot be written, e.g. "ready"' }),
     files: Type.Integer({ description: 'Source files indexed, e.g. 340' }),
     chunks: Type.Integer({ description: 'Code chunks search_code ranks, e.g. 1061' }),
     symbols: Type.Integer({ description: 'Definitions find_symbol finds, e.g. 2657' }),
     pending: Type.Integer({ description: 'Files the running or last scan found new or changed, e.g. 3' }),
     done: Type.Integer({ description: 'How many of those are indexed, e.g. 3' }),
-    last_scan: Type.Optional(Type.String({ description: 'When the last scan finished, ISO 8601, e.g. "2026-11-26T03:00:00.000Z"' }))
+    last_scan: Type.Optional(Type.String({ description: 'When the last scan finished, ISO 8601, e.g. "2026-11-26T03:00:00.000Z"' })),
+    complete_as_of: Type.Optional(Type.String({ description: 'When the index on disk was last complete (its age), ISO 8601, e.g. "2026-11-26T02:00:00.000Z"' })),
+    problem: Type.Optional(Type.String({ description: 'Why it is unavailable and what to do, e.g. "the code index cannot be written: the state disk is full (…)"' }))
   }, { description: 'The symbol and code-search index (absent when it is off), e.g. {"state":"ready","files":340}' })),
   embeddings: Type.Optional(Type.Object({
     state: Type.String({ description: '"waiting" for the index, "embedding", "ready" or "failed", e.g. "embedding"' }),
@@ -113,7 +130,19 @@ export const getWorkspaceInfo = defineTool({
       },
       ...(index === undefined
         ? {}
-        : { code_index: { state: index.state, files: index.files, chunks: index.chunks, symbols: index.symbols, pending: index.pending, done: index.done, ...(index.lastScan === undefined ? {} : { last_scan: new Date(index.lastScan).toISOString() }) } }),
+        : {
+            code_index: {
+              state: index.state,
+              files: index.files,
+              chunks: index.chunks,
+              symbols: index.symbols,
+              pending: index.pending,
+              done: index.done,
+              ...(index.lastScan === undefined ? {} : { last_scan: new Date(index.lastScan).toISOString() }),
+              ...(index.built === undefined ? {} : { complete_as_of: new Date(index.built).toISOString() }),
+              ...(index.problem === undefined ? {} : { problem: `${problemText(index.problem)}. ${problemHint(index.problem)}` })
+            }
+          }),
       ...(vectors === undefined
         ? {}
         : { embeddings: { state: vectors.state, model: vectors.model, ...(vectors.dims === undefined ? {} : { dimensions: vectors.dims }), vectors: vectors.vectors, ...(vectors.error === undefined ? {} : { error: vectors.error }) } }),

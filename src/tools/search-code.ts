@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import { queryTerms } from '../services/code-index/code-tokens.js'
-import type { ChunkRow } from '../services/code-index/index-store.js'
+import type { ChunkRow } from '../services/code-index/index-schema.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { queryTerms } from '../services/code-index/code-tokens.js'
-import type { ChunkRow } from '../services/code-index/index-store.js'
+import type { ChunkRow } from '../services/code-index/index-schema.js'
 import { fuseRankings } from '../services/code-index/rank-fusion.js'
 import type { SemanticSearch } from '../services/code-index/semantic.js'
 import type { CodeIndex } from '../services/code-index/code-index.js'

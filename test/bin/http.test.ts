@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 // tsc's output, for coverage: these are the only runs of src/bin/http.ts's signal and drain paths.
 import { COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-http-bin-'))
 writeFileSync(join(root, 'a.txt'), 'hello\n')
@@ -93,8 +94,8 @@ async function startServe (t: Test, args: string[]) {
   return { child, url, state, exit }
 }
 
-/** Opens a session and starts a call that waits for the client (a sampling request nobody answers). */
-async function hangingCall (url: string): Promise<AbortController> {
+/** Opens a session and starts a call that waits for the client (a sampling request nobody answers); `rest` reads its stream to the end. */
+async function hangingCall (url: string): Promise<{ controller: AbortController, rest: () => Promise<string> }> {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   const init = await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } } }) })
   const session = init.headers.get('mcp-session-id') as string
@@ -102,30 +103,61 @@ async function hangingCall (url: string): Promise<AbortController> {
   const call = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }), signal: controller.signal })
   // The call is running once the sampling request arrives on its SSE stream.
   const reader = call.body!.getReader()
-  for (let seen = ''; !seen.includes('sampling/createMessage');) seen += new TextDecoder().decode((await reader.read()).value)
-  return controller
+  const decoder = new TextDecoder()
+  for (let seen = ''; !seen.includes('sampling/createMessage');) seen += decoder.decode((await reader.read()).value)
+  const rest = async (): Promise<string> => {
+    let text = ''
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value)
+    return text
+  }
+  return { controller, rest }
 }
 
-t.test('a drain that runs out of time exits 1 naming the unfinished calls; probes see 503 meanwhile', { timeout: 30000 }, async (t) => {
+t.test('a call that outlives the drain is answered SHUTTING_DOWN on its stream before the exit (0); probes see 503 meanwhile', { timeout: 30000 }, async (t) => {
   const { child, url, state, exit } = await startServe(t, ['--fixtures', 'conformance', '--drain-ms', '1500'])
   const call = await hangingCall(url)
-  t.teardown(() => call.abort())
+  t.teardown(() => call.controller.abort())
 
   child.kill('SIGTERM')
   await new Promise(resolve => setTimeout(resolve, 300))
   const ready = await request(`${url}/readyz`)
   const fresh = await request(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":9,"method":"ping"}' })
+  const rest = await call.rest()
 
   t.equal(ready.statusCode, 503, 'the listener is still open, and says it is not ready')
   t.equal(fresh.statusCode, 503, 'new work is refused while draining')
-  t.same(await exit, [1, null])
-  t.match(state.output, /drain timed out with 1 call\(s\) unfinished: test_sampling/)
+  t.match(rest, /"id":2,"result":\{"content":\[\{"type":"text","text":"ERROR SHUTTING_DOWN: the server is shutting down and stopped test_sampling before it finished\. Hint: call it again/, 'the call\'s final event, before its stream ended')
+  t.same(await exit, [0, null])
+  t.match(state.output, /drain ran out after 1500 ms: 1 call\(s\) answered early \(partial, or SHUTTING_DOWN\): test_sampling/)
+})
+
+t.test('SIGTERM during a search that outlives the drain: the search stops and its call answers with what it found, marked partial', { timeout: 30000 }, async (t) => {
+  // A ripgrep that reports one match, then runs on (as on a huge tree) until it is stopped.
+  const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./a.txt')}'\nexec sleep 60`)
+  const { child, state, url, exit } = await startServe(t, ['--ripgrep-path', rg, '--drain-ms', '500', '--mode', 'stateless'])
+  const answer = fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'hit' } } })
+  })
+  await new Promise(resolve => setTimeout(resolve, 700))
+
+  child.kill('SIGTERM')
+  const res = await answer
+  const body = await res.json() as { result: { isError?: boolean, content: Array<{ text: string }>, structuredContent: { matches: unknown[], notices: string[] } } }
+
+  t.equal(res.status, 200)
+  t.equal(body.result.isError, undefined, 'an answer, not an error')
+  t.equal(body.result.structuredContent.matches.length, 1, 'with the match found before the stop')
+  t.match(body.result.structuredContent.notices, [/search stopped early: the server is shutting down; results are partial/])
+  t.same(await exit, [0, null])
+  t.match(state.output, /1 call\(s\) answered early \(partial, or SHUTTING_DOWN\): search_regex/)
 })
 
 t.test('a second SIGTERM ends the drain at once with exit 1', { timeout: 30000 }, async (t) => {
   const { child, url, state, exit } = await startServe(t, ['--fixtures', 'conformance', '--drain-ms', '60000'])
   const call = await hangingCall(url)
-  t.teardown(() => call.abort())
+  t.teardown(() => call.controller.abort())
 
   child.kill('SIGTERM')
   await new Promise(resolve => setTimeout(resolve, 300))

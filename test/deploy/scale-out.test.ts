@@ -1,12 +1,13 @@
 import t from 'tap'
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { findNginx, NOBODY, startNginx, startReplica, unprivileged, upstreamsSeen } from '../helpers/processes.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
-import { CLI } from '../helpers/spawn-stdio.js'
+import { CLI, untracked } from '../helpers/spawn-stdio.js'
 
 // Stateful scale-out on real parts, all on 127.0.0.1: three replicas of the built bin sharing a real
 // redis-server, behind nginx round-robin (docker/nginx.conf, no stickiness). One session's requests
@@ -76,4 +77,51 @@ t.test('three stateful replicas share sessions through Redis behind round-robin 
   t.strictSame(seq, seq.map((_, i) => i), 'event ids 0, 1, 2…: none lost, none twice')
 
   await client.close()
+})
+
+/** CPU time a process has used so far, in seconds (Linux /proc: user + system ticks). */
+function cpuSeconds (pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+t.test('one index for three replicas: built once by `workspace-mcp index`, read at once by every replica, none builds or writes', { skip, timeout: 120_000 }, async t => {
+  const base = mkdtempSync(join(tmpdir(), 'wmcp-shared-'))
+  t.teardown(() => rmSync(base, { recursive: true, force: true }))
+  chmodSync(base, 0o755)
+  const root = join(base, 'workspace')
+  mkdirSync(root)
+  for (let i = 0; i < 400; i++) writeFileSync(join(root, `unit${i}.c`), Array.from({ length: 10 }, (_, j) => `int op_${i}_${j}(int a) { return a * ${j}; }`).join('\n') + '\n')
+  // Owned by root and only readable by the replicas (nobody): a read-only shared volume, as k8s mounts it.
+  const shared = join(base, 'index')
+  mkdirSync(shared, { mode: 0o755 })
+  const nginxDir = join(base, 'nginx')
+  mkdirSync(nginxDir)
+  if (drop.prefix.length > 0) chownSync(nginxDir, NOBODY, NOBODY)
+
+  const { command, args } = untracked(process.execPath, [CLI, 'index', '--root', root, '--state-dir', shared, '--log-level', 'warn'])
+  const built = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000 })
+  t.equal(built.status, 0, built.stderr)
+  t.match(built.stdout, /: 400 source files, 400 chunks, 4000 symbols/)
+  const published = readdirSync(shared)
+
+  const replicas = await Promise.all([0, 1, 2].map(() => startReplica(t, ['--mode', 'stateless', '--code-index', 'shared', '--state-dir', shared, '--root', root])))
+  const proxy = await startNginx(t, nginxDir, replicas.map(r => r.port))
+  const call = async (port: number, name: string): Promise<string> => {
+    const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_symbol', arguments: { name } } })
+    })
+    return JSON.stringify(await res.json())
+  }
+
+  // Each replica, asked directly on its first call: the index is there at once, nothing to wait for.
+  for (const [i, replica] of replicas.entries()) t.match(await call(replica.port, `op_${i}_3`), `unit${i}.c`, `replica ${i + 1} answers from the shared index`)
+  for (let i = 0; i < 3; i++) t.match(await call(proxy.port, 'op_399_9'), 'unit399.c', `through nginx, call ${i + 1}`)
+  for (const [i, replica] of replicas.entries()) {
+    const cpu = cpuSeconds(replica.child.pid!)
+    t.ok(cpu < 3, `replica ${i + 1} used ${cpu.toFixed(2)} s of CPU in all (start included): no index built`)
+  }
+  t.same(readdirSync(shared), published, 'the replicas wrote nothing beside the index (no log, no lock)')
 })

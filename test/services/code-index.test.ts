@@ -5,12 +5,14 @@ import pino from 'pino'
 import t, { type Test } from 'tap'
 import { chunkFile, MAX_CHUNK_LINES } from '../../src/services/code-index/chunker.js'
 import { codeTokens, matchExpression, queryTerms } from '../../src/services/code-index/code-tokens.js'
-import { createCodeIndex, type CodeIndex } from '../../src/services/code-index/code-index.js'
+import { createCodeIndex, type CodeIndex, type CodeIndexOptions } from '../../src/services/code-index/code-index.js'
 import { threadModule } from '../../src/services/code-index/request-thread.js'
 import { configuredRoots } from '../../src/config.js'
 import { codeIndexService } from '../../src/services/code-index/index.js'
 import { defaultStateDir, indexLocation, removeIndexFile } from '../../src/services/code-index/index-file.js'
-import { loadSqlite, NOT_INDEXED, openIndexStore, SCHEMA_VERSION, type FileEntry } from '../../src/services/code-index/index-store.js'
+import { loadSqlite, NOT_INDEXED, SCHEMA_VERSION, type FileEntry } from '../../src/services/code-index/index-schema.js'
+import { openIndexReader, type IndexReader } from '../../src/services/code-index/index-reader.js'
+import { openIndexWriter } from '../../src/services/code-index/index-writer.js'
 import { entryOf } from '../../src/services/code-index/index-worker.js'
 import type { OutlineSymbol } from '../../src/services/outline.js'
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
@@ -81,7 +83,9 @@ function entry (file: string, symbols: Array<[string, string, number]>, words: s
 t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, schema upgrades', async (t) => {
   const dir = tempDir(t, 'wmcp-store-')
   const file = path.join(dir, 'index.sqlite')
-  const store = openIndexStore(sqlite, file)
+  const store = openIndexWriter(sqlite, file)
+  const reader = openIndexReader(sqlite, file) as IndexReader
+  t.teardown(() => reader.close())
   store.write([
     entry('/r/src/upload.ts', [['retryFailedUpload', 'function', 3], ['Uploader', 'class', 10]], 'retry failed upload retryfailedupload'),
     entry('/r/src2/other.ts', [['retry', 'function', 1]], 'retry'),
@@ -89,26 +93,26 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   ])
   t.same(store.counts(), { files: 3, chunks: 3, symbols: 4 })
   t.same(store.files().map(f => f.path).sort(), ['/r/src/odd.ts', '/r/src/upload.ts', '/r/src2/other.ts'])
-  t.same(store.findSymbols('retry', 'exact', undefined, undefined, 10).map(r => r.path), ['/r/src2/other.ts'])
-  t.same(store.findSymbols('retry', 'prefix', undefined, undefined, 10).map(r => r.name), ['retryFailedUpload', 'retry'])
-  t.same(store.findSymbols('retry', 'prefix', undefined, '/r/src', 10).map(r => r.name), ['retryFailedUpload'], 'src does not hold src2')
-  t.same(store.findSymbols('upload', 'substring', 'class', undefined, 10).map(r => r.name), ['Uploader'])
-  t.same(store.findSymbols('upload', 'substring', 'macro', undefined, 10), [])
-  t.same(store.findSymbols('%b_', 'substring', undefined, undefined, 10).map(r => r.name), ['a%b_c'], 'LIKE wildcards are literal')
-  t.same(store.findSymbols('_', 'substring', undefined, undefined, 10).map(r => r.name), ['a%b_c'])
-  t.match(store.findSymbols('uploader', 'exact', 'class', '/r/src/upload.ts', 1), [{ name: 'Uploader', kind: 'class', line: 10, endLine: 11, container: null, signature: 'class Uploader' }])
+  t.same(reader.findSymbols('retry', 'exact', undefined, undefined, 10).map(r => r.path), ['/r/src2/other.ts'])
+  t.same(reader.findSymbols('retry', 'prefix', undefined, undefined, 10).map(r => r.name), ['retryFailedUpload', 'retry'])
+  t.same(reader.findSymbols('retry', 'prefix', undefined, '/r/src', 10).map(r => r.name), ['retryFailedUpload'], 'src does not hold src2')
+  t.same(reader.findSymbols('upload', 'substring', 'class', undefined, 10).map(r => r.name), ['Uploader'])
+  t.same(reader.findSymbols('upload', 'substring', 'macro', undefined, 10), [])
+  t.same(reader.findSymbols('%b_', 'substring', undefined, undefined, 10).map(r => r.name), ['a%b_c'], 'LIKE wildcards are literal')
+  t.same(reader.findSymbols('_', 'substring', undefined, undefined, 10).map(r => r.name), ['a%b_c'])
+  t.match(reader.findSymbols('uploader', 'exact', 'class', '/r/src/upload.ts', 1), [{ name: 'Uploader', kind: 'class', line: 10, endLine: 11, container: null, signature: 'class Uploader' }])
 
-  const ranked = store.searchChunks(['retry', 'upload'], undefined, 10)
+  const ranked = reader.searchChunks(['retry', 'upload'], undefined, 10)
   t.same(ranked.map(r => r.path), ['/r/src/upload.ts', '/r/src/odd.ts', '/r/src2/other.ts'], 'every word first, then any, each by BM25')
   t.ok(ranked[1].score <= ranked[2].score, 'the "any" set in BM25 order')
-  t.same(store.searchChunks(['retry', 'upload'], undefined, 1).map(r => r.path), ['/r/src/upload.ts'], 'a full window needs no second query')
-  t.same(store.searchChunks(['retry', 'upload'], undefined, 2).map(r => r.path), ['/r/src/upload.ts', '/r/src/odd.ts'], 'the second query fills the window, no more')
-  t.same(store.searchChunks(['retry'], '/r/src2', 10).map(r => r.path), ['/r/src2/other.ts'])
-  t.same(store.searchChunks(['or', 'not'], undefined, 10), [], 'FTS5 keywords as terms are words, not operators')
-  t.same(store.searchChunks(['upload'], undefined, 1).length, 1, 'the limit')
+  t.same(reader.searchChunks(['retry', 'upload'], undefined, 1).map(r => r.path), ['/r/src/upload.ts'], 'a full window needs no second query')
+  t.same(reader.searchChunks(['retry', 'upload'], undefined, 2).map(r => r.path), ['/r/src/upload.ts', '/r/src/odd.ts'], 'the second query fills the window, no more')
+  t.same(reader.searchChunks(['retry'], '/r/src2', 10).map(r => r.path), ['/r/src2/other.ts'])
+  t.same(reader.searchChunks(['or', 'not'], undefined, 10), [], 'FTS5 keywords as terms are words, not operators')
+  t.same(reader.searchChunks(['upload'], undefined, 1).length, 1, 'the limit')
   store.write([entry('/r/src/upload.ts', [['renamed', 'function', 1]], 'renamed')])
   t.same(store.counts(), { files: 3, chunks: 3, symbols: 3 }, 'a file written again replaces what it had')
-  t.same(store.searchChunks(['failed'], undefined, 10), [], 'its old words are gone from the search')
+  t.same(reader.searchChunks(['failed'], undefined, 10), [], 'its old words are gone from the search')
   store.remove(['/r/src2/other.ts', '/r/missing.ts'])
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 })
   t.throws(() => store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', tokens: null as unknown as string, hash: 'h' }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
@@ -131,14 +135,14 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   // A second name for the old file tells whether it was removed (its link count drops) or emptied in place.
   const kept = `${file}.kept`
   fs.linkSync(file, kept)
-  const reopened = openIndexStore(sqlite, file)
+  const reopened = openIndexWriter(sqlite, file)
   t.same(reopened.counts(), { files: 0, chunks: 0, symbols: 0 })
   t.equal(fs.statSync(kept).nlink, 1, 'the old file was removed, not emptied page by page')
   reopened.close()
   // A file that is no SQLite database at all takes the same way.
   const garbage = path.join(path.dirname(file), 'garbage.sqlite')
   fs.writeFileSync(garbage, 'not a database, '.repeat(512))
-  const replaced = openIndexStore(sqlite, garbage)
+  const replaced = openIndexWriter(sqlite, garbage)
   t.same(replaced.counts(), { files: 0, chunks: 0, symbols: 0 })
   replaced.close()
   const fresh = new sqlite.DatabaseSync(file)
@@ -158,7 +162,7 @@ t.test('what the index thread stores of a file: outline, chunks, and words of th
 
 interface Built { root: string, index: CodeIndex }
 
-async function built (t: Test, files: Record<string, string | Buffer>, options: { staleMs?: number, workerUrl?: URL, parsers?: SymbolParser[], watch?: boolean, log?: typeof log } = {}): Promise<Built> {
+async function built (t: Test, files: Record<string, string | Buffer>, options: Partial<CodeIndexOptions> = {}): Promise<Built> {
   const root = tempDir(t, 'wmcp-index-')
   for (const [name, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
@@ -166,7 +170,7 @@ async function built (t: Test, files: Record<string, string | Buffer>, options: 
   }
   const workspace = await createWorkspace({ root, log })
   const file = path.join(tempDir(t, 'wmcp-state-'), 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, open: () => ({ store: openIndexStore(sqlite, file), file }), ...options })
+  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, sqlite, file, ...options })
   t.teardown(() => index.close())
   return { root, index }
 }
@@ -274,7 +278,7 @@ t.test('a file that grew past the limit between the walk and the read is remembe
     }
   }
   const file = path.join(tempDir(t, 'wmcp-state-'), 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, open: () => ({ store: openIndexStore(sqlite, file), file }) })
+  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, sqlite, file })
   t.teardown(() => index.close())
   t.equal(await index.ready(60_000, new AbortController().signal), true)
   t.match(index.status(), { files: 0, pending: 1, done: 1 })
@@ -285,7 +289,7 @@ t.test('a file that grew past the limit between the walk and the read is remembe
 t.test('the index service: off, not installed, a state folder it cannot write', async (t) => {
   const { root } = await built(t, {})
   const workspace = await createWorkspace({ root, log })
-  const config = { codeIndex: 'on' as const, stateDir: tempDir(t, 'wmcp-statedir-'), root, roots: [] }
+  const config = { codeIndex: 'on' as const, stateDir: tempDir(t, 'wmcp-statedir-'), root, roots: [], indexMaxMb: 0, indexThreads: 1, stateMaxAgeDays: 30, stateMaxMb: 0 }
   t.equal(codeIndexService({ ...config, codeIndex: 'off' }, workspace, log), undefined)
   const warnings: string[] = []
   const warnLog = { warn: (msg: string) => warnings.push(msg) } as unknown as typeof log
@@ -334,15 +338,17 @@ t.test('codeIndex watch: a change in an indexed folder is scanned in by itself; 
     "parentPort.on('message', (m) => {",
     "  if (m.scan === true && ++scans === 1) parentPort.postMessage({ notice: 'changed' })",
     "  if (m.scan === true && scans === 2) parentPort.postMessage({ notice: 'watch-failed', why: 'ENOSPC' })",
-    '  parentPort.postMessage({ id: m.id, changed: [], gone: [], counts: { files: scans, chunks: 0, symbols: 0 } })',
+    '  parentPort.postMessage({ id: m.id, changed: [], gone: [], bytes: 0 })',
     '})'
   ].join('\n'))
   const warned: unknown[] = []
   const spy = pino({ level: 'warn' }, { write: (line: string) => { warned.push(JSON.parse(line)) } })
   const noisy = await built(t, {}, { workerUrl: new URL(`file://${dir}/noisy.mjs`), log: spy })
+  const scans: number[] = []
+  noisy.index.onScanned((changed) => { scans.push(changed) })
   t.equal(await noisy.index.ready(60_000, new AbortController().signal), true)
-  for (let i = 0; i < 200 && noisy.index.status().files < 2; i++) await new Promise(resolve => setTimeout(resolve, 25))
-  t.equal(noisy.index.status().files, 2, 'a change seen during the first scan was scanned again after it')
+  for (let i = 0; i < 200 && scans.length < 2; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  t.equal(scans.length, 2, 'a change seen during the first scan was scanned again after it')
   for (let i = 0; i < 200 && warned.length === 0; i++) await new Promise(resolve => setTimeout(resolve, 25))
   t.match(warned, [{ reason: 'ENOSPC', msg: /no longer watched/ }])
 })

@@ -10,7 +10,8 @@ import { createEmbeddingProvider, type EmbeddingsSettings } from '../../src/serv
 import { semanticService } from '../../src/services/code-index/index.js'
 import { indexedText } from '../../src/services/code-index/indexed-lines.js'
 import { loadConfig } from '../../src/config.js'
-import { loadSqlite, openIndexStore, type FileEntry } from '../../src/services/code-index/index-store.js'
+import { openIndexWriter } from '../../src/services/code-index/index-writer.js'
+import { loadSqlite, type FileEntry } from '../../src/services/code-index/index-schema.js'
 import { fuseRankings } from '../../src/services/code-index/rank-fusion.js'
 import { createSemanticSearch, type SemanticSearch } from '../../src/services/code-index/semantic.js'
 import { createVectorMatrix } from '../../src/services/code-index/vector-matrix.js'
@@ -91,7 +92,7 @@ function entry (file: string, hashes: string[]): FileEntry {
 
 t.test('the vector thread\'s work: chunks without vectors by cursor, vectors by content hash, reload and prune, scoped search', async (t) => {
   const file = path.join(tempDir(t, 'wmcp-vectors-'), 'index.sqlite')
-  const store = openIndexStore(sqlite, file)
+  const store = openIndexWriter(sqlite, file)
   t.teardown(() => store.close())
   store.write([entry('/r/src/a.ts', ['ha', 'hb']), entry('/r/lib/b.ts', ['ha', 'hc'])])
   const vectors = openVectorStore(sqlite, file)
@@ -153,7 +154,7 @@ async function semanticFixture (t: Test, options: { settings?: Partial<Embedding
   t.teardown(() => fake.close())
   const workspace = await createWorkspace({ root, log })
   const file = path.join(tempDir(t, 'wmcp-semantic-state-'), 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, staleMs: options.staleMs ?? 0, open: () => ({ store: openIndexStore(sqlite, file), file }) })
+  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, staleMs: options.staleMs ?? 0, sqlite, file })
   const url = new URL(`${fake.url}${options.path ?? '/v1/embeddings'}`)
   const provider = createEmbeddingProvider({ url, api: url.pathname === '/api/embed' ? 'ollama' : 'openai', model: 'fake', batchSize: 2, timeoutMs: 5000, retries: 0, retryDelayMs: 1, ...options.settings })
   const semantic = createSemanticSearch({ index, workspace, provider, log, maxChunks: options.maxChunks ?? 1000, retryAfterMs: options.retryAfterMs ?? 0 })

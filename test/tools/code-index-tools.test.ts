@@ -5,7 +5,7 @@ import pino from 'pino'
 import t, { type Test } from 'tap'
 import { Value } from '@sinclair/typebox/value'
 import { createCodeIndex, type CodeIndex, type CodeIndexStatus } from '../../src/services/code-index/code-index.js'
-import { loadSqlite, openIndexStore } from '../../src/services/code-index/index-store.js'
+import { loadSqlite } from '../../src/services/code-index/index-schema.js'
 import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
 import { createTokenizer } from '../../src/services/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
@@ -60,7 +60,7 @@ async function fixture (t: Test, files: Record<string, string> = FILES): Promise
   }
   const workspace = await createWorkspace({ root, log })
   const file = path.join(state, 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, open: () => ({ store: openIndexStore(sqlite, file), file }) })
+  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, sqlite, file })
   t.teardown(() => index.close())
   await index.ready(60_000, new AbortController().signal)
   return { root, workspace, index }
@@ -147,7 +147,7 @@ t.test('search_code: "retry upload" ranks retryFailedUpload first, with the line
 
 function fakeIndex (status: Partial<CodeIndexStatus>): CodeIndex {
   return {
-    status: () => ({ state: 'building', pending: 100, done: 40, files: 40, chunks: 80, symbols: 120, ...status }),
+    status: () => ({ state: 'building', scanning: true, failures: 0, pending: 100, done: 40, files: 40, chunks: 80, symbols: 120, ...status }),
     start: () => {},
     ready: async (_wait, _signal, progress) => { progress?.(40, 100); return false },
     findSymbols: () => [],
@@ -184,7 +184,7 @@ t.test('several roots show prefixed paths; a session narrowed to one root sees o
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-index-state-'))
   t.teardown(() => fs.rmSync(state, { recursive: true, force: true }))
   const file = path.join(state, 'index.sqlite')
-  const index = createCodeIndex({ workspace: set, parsers: [createSymbolParser(where)], log, open: () => ({ store: openIndexStore(sqlite, file), file }) })
+  const index = createCodeIndex({ workspace: set, parsers: [createSymbolParser(where)], log, sqlite, file })
   t.teardown(() => index.close())
   // The first scan is waited for here, not by the call's 3 s wait: a loaded machine may take longer.
   await index.ready(60_000, new AbortController().signal)

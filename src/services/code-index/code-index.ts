@@ -1,25 +1,56 @@
+import path from 'node:path'
+import fs from 'node:fs'
 import type { Logger } from '../../logger.js'
-import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbol-languages.js'
 import type { SymbolParser } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
-import type { IndexRequest, IndexThreadData, ParsedFile } from './index-worker.js'
-import type { ScanResult } from './index-scan.js'
-import { readSourceText } from './indexed-lines.js'
+import { parseAndWrite } from './index-build.js'
+import { freeBytes } from './index-file.js'
+import { holderText } from './index-lease.js'
+import { followIndexFile } from './index-reader.js'
+import type { ChunkRow, NameMatch, PathScope, Sqlite, StoreCounts, SymbolRow } from './index-schema.js'
+import type { IndexRequest, IndexThreadData, ScanAnswer } from './index-worker.js'
 import { startRequestThread, threadModule, type RequestThread } from './request-thread.js'
-import { NOT_INDEXED, type ChunkRow, type IndexStore, type NameMatch, type PathScope, type StoreCounts, type SymbolRow } from './index-store.js'
+import type { StoreProblem } from './store-errors.js'
+
+/** Why the index cannot be written (or, shared, read), with what an operator needs to act on it. */
+export interface IndexProblem {
+  /** A store problem; `size-limit` when the file reached indexMaxMb; `missing` when a shared index was never published. */
+  kind: StoreProblem | 'size-limit' | 'missing'
+  stateDir: string
+  file: string
+  /** The error as the store reported it. */
+  detail: string
+  /** Free space on the state folder's file system when it failed. */
+  freeBytes?: number
+  /** About how large the whole index grows for the source the last scan found. */
+  neededBytes?: number
+  /** When a scan tries again (ms since the epoch); none for a shared index (the next published one is picked up). */
+  retryAt?: number
+}
 
 /** Where the index stands. */
 export interface CodeIndexStatus extends StoreCounts {
-  /** `building` until the first scan has finished, then `ready` (rescans happen behind it), or `failed`. */
-  state: 'building' | 'ready' | 'failed'
+  /**
+   * `building` until an index is complete (a finished scan, now or by an earlier run), then `ready` (rescans run
+   * behind it); `failed` when the first scan failed; `unavailable` when the store cannot be written (see problem).
+   */
+  state: 'building' | 'ready' | 'failed' | 'unavailable'
+  /** A scan is running now (behind a ready index, a refresh). */
+  scanning: boolean
   /** Files the running scan found new or changed, and how many of them are done. */
   pending: number
   done: number
-  /** When the last scan finished (ms since the epoch). */
+  /** When the last scan of this process finished (ms since the epoch), and how long it took. */
   lastScan?: number
-  /** Duration of the last scan. */
   lastScanMs?: number
+  /** When the index on disk was last complete: its age (a shared index: when it was published). */
+  built?: number
   error?: string
+  problem?: IndexProblem
+  /** Another process holds the index's lease and writes it; this one answers from what it writes. */
+  writer?: string
+  /** How often writing the index failed since start (ENOSPC, SQLITE_FULL, EROFS, EIO …). */
+  failures: number
 }
 
 /** The symbol and chunk index of the served roots, built and kept fresh in the background. */
@@ -28,8 +59,8 @@ export interface CodeIndex {
   /** Opens the index and starts the first scan (the server calls it once it serves; a printing command never does). */
   start(): void
   /**
-   * Waits (at most `waitMs`) for the first scan, reporting progress; true when it finished. A call that
-   * gets false answers from what is indexed so far. Also starts a rescan when the last one is stale.
+   * Waits (at most `waitMs`) for a complete index, reporting progress; true when there is one. A call that gets
+   * false answers from what is indexed so far. Also starts a rescan when the last one is stale.
    */
   ready(waitMs: number, signal: AbortSignal, progress?: (done: number, total: number) => void): Promise<boolean>
   findSymbols(nameLower: string, match: NameMatch, kind: string | undefined, scope: PathScope, limit: number): SymbolRow[]
@@ -40,7 +71,7 @@ export interface CodeIndex {
   onScanned(listener: (changed: number) => void): void
   /** The SQLite file, once the index is open (another thread may open it to read). */
   file(): string | undefined
-  /** Ends the scan and the index thread; closes the store. */
+  /** Ends the scan and the index thread (releasing the lease); closes the reader. */
   close(): Promise<void>
 }
 
@@ -49,133 +80,150 @@ export interface CodeIndexOptions {
   workspace: WorkspaceService
   /** Parsers of the index's own (threads apart from the one get_symbols uses): files are parsed on all at once. */
   parsers: SymbolParser[]
-  /**
-   * Opens the read side (this thread: queries and the scan's list of what is indexed) and names the SQLite file
-   * the index thread writes.
-   */
-  open: () => { store: IndexStore, file: string }
+  sqlite: Sqlite
+  /** The index file (its folder is the state folder). */
+  file: string
   log: Logger
+  /**
+   * `write` (default): scan and write, one writer at a time by the file's lease. `shared`: read an index another
+   * process publishes (the `index` command), never scanning or writing, following each new one.
+   */
+  mode?: 'write' | 'shared'
   /** A scan older than this is redone when a call asks (default 30 s). */
   staleMs?: number
   /** Watch the folders each scan walked and scan again shortly after a change (codeIndex `watch`). */
   watch?: boolean
+  /** Largest size of the index file in bytes; beyond it the index is unavailable as on a full disk. */
+  maxBytes?: number
+  /** false: the caller holds the file's lease already (the `index` command). Default true. */
+  lease?: boolean
+  /** The writer's journal: `delete` for a staging file to be published whole. Default `wal`. */
+  journal?: 'wal' | 'delete'
+  /** After the store failed, the first retry waits this long, doubling up to 30 min (default 60 s). */
+  retryMs?: number
   /** The index thread's module (default: index-worker.js beside this module). */
   workerUrl?: URL
 }
 
-/** A write batch holds about this much: each file counts its text plus FILE_WEIGHT (so ~100 small files, or fewer big ones). */
-const BATCH_WEIGHT = 8 * 1024 * 1024
-const FILE_WEIGHT = 80 * 1024
-/** A file the scan found new or changed. */
-interface Changed { relative: string, fsPath: string, language: SymbolLanguage }
+/** Index bytes per byte of source, measured on real trees (bench `sizing`, README Deploy): for the needed-space estimate. */
+export const INDEX_BYTES_PER_SOURCE_BYTE = 1.6
+const MAX_RETRY_MS = 30 * 60_000
 
 /** Opens nothing until the first start() or ready(): a command that only lists tools never creates the index. */
 export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
-  const { workspace, parsers, log } = options
+  const { workspace, parsers, log, sqlite, file } = options
+  const shared = options.mode === 'shared'
   const staleMs = options.staleMs ?? 30_000
-  const status: CodeIndexStatus = { state: 'building', pending: 0, done: 0, files: 0, chunks: 0, symbols: 0 }
+  const retryMs = options.retryMs ?? 60_000
+  const stateDir = path.dirname(file)
+  // A stat a second at most: a rebuilt or newly published file is found within a second of its rename.
+  const reader = followIndexFile(sqlite, file, shared, 1000)
+  const progress = { scanning: false, pending: 0, done: 0, failures: 0 } as Pick<CodeIndexStatus, 'scanning' | 'pending' | 'done' | 'failures' | 'lastScan' | 'lastScanMs' | 'error' | 'problem' | 'writer'>
   const listeners = new Set<() => void>()
   const scanned: Array<(changed: number) => void> = []
   const notify = (): void => { for (const listener of listeners) listener() }
   const stop = new AbortController()
   let scanning: Promise<void> | undefined
+  let started = false
   /** A change was seen while a scan ran: scan again after it. */
   let again = false
-  let opened: { store: IndexStore, file: string, thread: RequestThread, ask: <T extends object>(request: IndexRequest) => Promise<T> } | undefined
+  let thread: RequestThread | undefined
+  let retry: NodeJS.Timeout | undefined
+  let retries = 0
+  /** Source bytes the last scan found: what the index's size follows. */
+  let sourceBytes: number | undefined
 
-  function open (): NonNullable<typeof opened> {
-    const { store, file } = options.open()
-    const data: IndexThreadData = { indexFile: file, roots: workspace.roots.map(r => ({ name: r.name, path: r.path })), watch: options.watch === true }
-    const thread = startRequestThread(options.workerUrl ?? threadModule('index-worker'), data, 'index', (notice) => {
+  function status (): CodeIndexStatus {
+    if (shared && started && reader.current() === undefined) {
+      progress.problem ??= { kind: 'missing', stateDir, file, detail: 'no index has been published there' }
+    } else if (shared) {
+      delete progress.problem
+    }
+    const { counts, complete, built } = reader.state()
+    const state = progress.problem !== undefined
+      ? 'unavailable'
+      : complete || progress.lastScan !== undefined ? 'ready' : progress.error !== undefined ? 'failed' : 'building'
+    return { state, ...counts, ...progress, ...(built === undefined ? {} : { built }) }
+  }
+
+  function openThread (): RequestThread {
+    const data: IndexThreadData = { indexFile: file, roots: workspace.roots.map(r => ({ name: r.name, path: r.path })), watch: options.watch === true, lease: options.lease !== false, maxBytes: options.maxBytes, journal: options.journal }
+    return startRequestThread(options.workerUrl ?? threadModule('index-worker'), data, 'index', (notice) => {
       if (notice.notice === 'changed') rescanSoon()
       else log.warn({ reason: (notice as { why?: string }).why }, 'code index: folders no longer watched; the index is refreshed when a call finds it older than 30 s')
     })
-    // Answers carry the counts after them: counting a million rows is the thread's work.
-    const ask = async <T extends object>(request: IndexRequest): Promise<T> => {
-      const answer = await thread.request<T & { counts?: StoreCounts }>(request)
-      Object.assign(status, answer.counts)
-      return answer
-    }
-    // What is indexed already, for get_workspace_info while the first scan runs (not awaited: the scan queues behind).
-    ask({ counts: true }).catch(() => undefined)
-    return { store, file, thread, ask }
   }
-
-  async function readParsed (entry: Changed, parser: SymbolParser, signal: AbortSignal): Promise<ParsedFile> {
-    // The walk listed it through verified folders; openFile opens it without following a link and checks the
-    // open descriptor is inside the root, so no second resolve is needed.
-    const handle = await workspace.openFile({ relative: entry.relative, fsPath: entry.fsPath, requested: entry.relative, base: '' })
-    try {
-      const stats = await handle.stat()
-      // Binary, or grown past the size limit since the walk: kept as a file with nothing in it, so the next
-      // scan passes it by as unchanged.
-      const none = { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: NOT_INDEXED, text: '', definitions: [] }
-      if (stats.size > MAX_SOURCE_BYTES) return none
-      const text = await readSourceText(workspace, handle, stats.size, signal)
-      if (text === undefined) return none
-      const parsed = await parser.definitions(text, entry.language, signal)
-      return { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: entry.language.name, text, definitions: parsed.definitions }
-    } finally {
-      await handle.close()
-    }
-  }
+  const ask = async <T extends object>(request: IndexRequest): Promise<T> => await (thread ??= openThread()).request<T>(request)
 
   async function scan (signal: AbortSignal): Promise<void> {
-    const { ask } = opened ??= open()
-    const started = Date.now()
-    // The thread walks (its own jail over the same roots, synchronous calls) and compares with what it holds.
-    const found = await ask<ScanResult>({ scan: true })
+    const began = Date.now()
+    // The thread takes the lease, walks (its own jail over the same roots) and compares with what it holds.
+    const found = await ask<ScanAnswer>({ scan: true })
+    if (found.busy !== undefined) {
+      // Another process writes the index now: answer from what it writes, and look again later.
+      progress.writer = holderText(found.busy)
+      scheduleRetry(staleMs)
+      return
+    }
+    delete progress.writer
     signal.throwIfAborted()
-    // The walk kept only names of a language the parser reads.
-    const changed: Changed[] = found.changed.map(f => ({ ...f, language: symbolLanguageOf(f.fsPath) as SymbolLanguage }))
-    if (found.gone.length > 0) await ask({ remove: found.gone })
-    status.pending = changed.length
-    status.done = 0
-    let batch: ParsedFile[] = []
-    let weight = 0
-    let written: Promise<void> = Promise.resolve()
-    const flush = async (): Promise<void> => {
-      const files = batch
-      if (files.length === 0) return
-      batch = []
-      weight = 0
-      // Batches are written one after another while the next ones are parsed; a lane waits for the write
-      // before this one, so at most two batches wait in memory.
-      const previous = written
-      written = previous.then(async () => {
-        await ask({ write: files })
-        status.done += files.length
-        notify()
-      })
-      await previous
+    sourceBytes = found.bytes
+    try {
+      if (found.gone.length > 0) await ask({ remove: found.gone })
+      progress.pending = found.changed.length
+      progress.done = 0
+      await parseAndWrite(found.changed, {
+        workspace,
+        parsers,
+        ask,
+        log,
+        written: (files) => {
+          progress.done += files
+          notify()
+        },
+        skipped: () => { progress.done++ }
+      }, signal)
+      await ask({ finish: Date.now() })
+    } catch (err) {
+      // The thread let the lease go if the failure was its own; this covers one of ours (an abort).
+      await ask({ abandon: true }).catch(() => undefined)
+      throw err
     }
-    // One lane per parser thread, each taking the next file: the parse is the work, and it runs on all of them.
-    let next = 0
-    const lane = async (parser: SymbolParser): Promise<void> => {
-      while (next < changed.length) {
-        signal.throwIfAborted()
-        const file = changed[next++]
-        try {
-          const parsed = await readParsed(file, parser, signal)
-          batch.push(parsed)
-          weight += parsed.text.length + FILE_WEIGHT
-        } catch (err) {
-          signal.throwIfAborted()
-          // A file that vanished or changed kind since the walk, or one the parser gave up on: the next scan retries it.
-          log.debug({ err, file: file.relative }, 'file not indexed')
-          status.done++
-          continue
-        }
-        if (weight >= BATCH_WEIGHT) await flush()
-      }
+    Object.assign(progress, { lastScan: Date.now(), lastScanMs: Date.now() - began })
+    delete progress.error
+    delete progress.problem
+    retries = 0
+    const counts = status()
+    log.info({ files: counts.files, chunks: counts.chunks, symbols: counts.symbols, changed: found.changed.length, removed: found.gone.length, ms: progress.lastScanMs }, 'code index scan finished')
+    for (const listener of scanned) listener(found.changed.length + found.gone.length)
+  }
+
+  function scheduleRetry (ms: number): void {
+    clearTimeout(retry)
+    retry = setTimeout(() => {
+      retry = undefined
+      rescan()
+    }, ms)
+    retry.unref()
+  }
+
+  /** The store cannot be written: say why, with what to change, and try again later (1 min, doubling to 30). */
+  function unavailable (kind: StoreProblem, err: Error): void {
+    progress.failures++
+    const delay = Math.min(MAX_RETRY_MS, retryMs * 2 ** retries++)
+    const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0
+    const atLimit = kind === 'disk-full' && options.maxBytes !== undefined && size + 1024 * 1024 >= options.maxBytes
+    progress.problem = {
+      kind: atLimit ? 'size-limit' : kind,
+      stateDir,
+      file,
+      detail: err.message,
+      freeBytes: freeBytes(stateDir),
+      ...(sourceBytes === undefined ? {} : { neededBytes: Math.ceil(sourceBytes * INDEX_BYTES_PER_SOURCE_BYTE) }),
+      retryAt: Date.now() + delay
     }
-    await Promise.all(parsers.map(lane))
-    await flush()
-    await written
-    Object.assign(status, { state: 'ready', lastScan: Date.now(), lastScanMs: Date.now() - started })
-    delete status.error
-    log.info({ files: status.files, chunks: status.chunks, symbols: status.symbols, changed: changed.length, removed: found.gone.length, ms: status.lastScanMs }, 'code index scan finished')
-    for (const listener of scanned) listener(changed.length + found.gone.length)
+    log.error({ problem: progress.problem, retryInMs: delay }, `code index unavailable: ${err.message} (state folder ${stateDir})`)
+    scheduleRetry(delay)
   }
 
   /** A watched folder changed: scan now, or again once the running scan is done (it may have passed the change). */
@@ -185,59 +233,78 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   }
 
   function rescan (): void {
-    if (scanning !== undefined || stop.signal.aborted) return
+    if (shared || scanning !== undefined || stop.signal.aborted) return
     again = false
+    progress.scanning = true
     scanning = scan(stop.signal).catch((err: unknown) => {
       if (stop.signal.aborted) return
+      const problem = (err as { problem?: StoreProblem }).problem
+      if (problem !== undefined) return unavailable(problem, err as Error)
       // Scans fail with Errors only: the walk's tool errors, a write the thread refused, the thread's own error.
-      status.error = (err as Error).message
-      if (status.state === 'building') status.state = 'failed'
+      progress.error = (err as Error).message
       log.warn({ err }, 'code index scan failed')
     }).finally(() => {
       scanning = undefined
+      progress.scanning = false
       notify()
       if (again) rescan()
     })
   }
+
+  function begin (): void {
+    if (started) return
+    started = true
+    if (shared) reader.check()
+    else rescan()
+  }
+
   return {
-    status: () => ({ ...status }),
-    start: () => { if (opened === undefined) rescan() },
-    async ready (waitMs, signal, progress) {
-      if (opened === undefined) rescan()
-      if (status.state !== 'building') {
+    status,
+    start: begin,
+    async ready (waitMs, signal, report) {
+      begin()
+      if (shared) {
+        reader.check()
+        return status().state === 'ready'
+      }
+      const now = status()
+      if (now.state === 'unavailable') return false
+      if (now.state !== 'building') {
         // A failed index is tried again by every call (a busy walk passes; a dead thread fails at once).
-        if (status.state === 'failed' || (status.lastScan !== undefined && Date.now() - status.lastScan > staleMs)) rescan()
-        return status.state === 'ready'
+        if (now.state === 'failed' || (retry === undefined && Date.now() - (progress.lastScan ?? 0) > staleMs)) rescan()
+        return now.state === 'ready'
       }
       return await new Promise<boolean>((resolve) => {
         const finish = (): void => {
           clearTimeout(timer)
           listeners.delete(onChange)
           signal.removeEventListener('abort', finish)
-          resolve(status.state === 'ready')
+          resolve(status().state === 'ready')
         }
         const onChange = (): void => {
-          progress?.(status.done, status.pending)
-          if (status.state !== 'building') finish()
+          report?.(progress.done, progress.pending)
+          if (status().state !== 'building' || !progress.scanning) finish()
         }
         const timer = setTimeout(finish, waitMs)
         listeners.add(onChange)
         signal.addEventListener('abort', finish, { once: true })
       })
     },
-    findSymbols: (...args) => opened?.store.findSymbols(...args) ?? [],
-    searchChunks: (...args) => opened?.store.searchChunks(...args) ?? [],
-    chunksById: (ids) => opened?.store.chunksById(ids) ?? [],
+    findSymbols: (...args) => reader.findSymbols(...args),
+    searchChunks: (...args) => reader.searchChunks(...args),
+    chunksById: (ids) => reader.chunksById(ids),
     onScanned: (listener) => { scanned.push(listener) },
-    file: () => opened?.file,
+    file: () => started && reader.current() !== undefined ? file : undefined,
     async close () {
       stop.abort()
+      clearTimeout(retry)
       await scanning
-      const closing = opened
-      opened = undefined
-      if (closing === undefined) return
-      await closing.thread.terminate()
-      closing.store.close()
+      const closing = thread
+      thread = undefined
+      // The lease is the thread's to release: a lock left with this live process's id would hold off a later writer.
+      await closing?.request({ abandon: true }).catch(() => undefined)
+      await closing?.terminate()
+      reader.close()
     }
   }
 }

@@ -20,11 +20,14 @@ export function defaultStateDir (env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The index file of a set of roots: `index-<hash>.sqlite` in the state folder (created private to this user),
  * the hash taken over the roots' names and paths so another set never shares it. When the folder cannot be
- * made or written, a file in the system's temporary folder instead (the index then lasts one run).
+ * made or written, a file in the system's temporary folder instead (the index then lasts one run). With
+ * `create: false` (a shared index, only read) the folder is taken as it is.
  */
-export function indexLocation (stateDir: string, roots: readonly RootSpec[], log: Logger): IndexLocation {
+export function indexLocation (stateDir: string, roots: readonly RootSpec[], log: Logger, options: { create?: boolean } = {}): IndexLocation {
   const key = createHash('sha256').update(roots.map(r => `${r.name}=${r.path}`).join('\n')).digest('hex').slice(0, 16)
   const dir = stateDir === '' ? defaultStateDir() : path.resolve(stateDir)
+  // A shared index is only read: its folder may well be read-only, and is never made.
+  if (options.create === false) return { file: path.join(dir, `index-${key}.sqlite`), temporary: false }
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
     fs.accessSync(dir, fs.constants.W_OK)
@@ -38,4 +41,57 @@ export function indexLocation (stateDir: string, roots: readonly RootSpec[], log
 /** Removes an index file and its WAL companions (a temporary index at exit). */
 export function removeIndexFile (file: string): void {
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true })
+}
+
+/** Free bytes on the file system holding `dir`, or undefined when that cannot be read. */
+export function freeBytes (dir: string): number | undefined {
+  try {
+    const stats = fs.statfsSync(dir)
+    return stats.bavail * stats.bsize
+  } catch {
+    return undefined
+  }
+}
+
+/** Limits on what the state folder keeps of other roots' indexes. */
+export interface StateLimits {
+  /** An index not written (scanned) for this long is removed. */
+  maxAgeMs: number
+  /** Beyond this many bytes in all, the least recently used indexes are removed (0: no limit). */
+  maxBytes: number
+}
+
+const INDEX_NAME = /^index-[0-9a-f]{16}\.sqlite$/
+const COMPANIONS = ['', '-wal', '-shm', '.lock']
+
+/**
+ * Removes other roots' index files from the state folder: those unused for `maxAgeMs`, then, while the folder
+ * holds more than `maxBytes`, the least recently used. Never `keep` (the served roots' own), never one whose lock
+ * says another process is writing it now. Each removal is logged; returns the files removed.
+ */
+export function pruneStateDir (dir: string, keep: string, limits: StateLimits, log: Logger, now = Date.now()): string[] {
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return []
+  }
+  const sizeOf = (file: string): number => COMPANIONS.reduce((sum, suffix) => sum + (fs.statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0)
+  const indexes = names.filter(name => INDEX_NAME.test(name)).map(name => path.join(dir, name)).flatMap(file => {
+    const stats = fs.statSync(file, { throwIfNoEntry: false })
+    return stats === undefined ? [] : [{ file, used: Math.max(stats.mtimeMs, fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.mtimeMs ?? 0), bytes: sizeOf(file) }]
+  })
+  let total = indexes.reduce((sum, index) => sum + index.bytes, 0)
+  const removed: string[] = []
+  const candidates = indexes.filter(index => index.file !== keep && !fs.existsSync(`${index.file}.lock`)).sort((a, b) => a.used - b.used)
+  for (const index of candidates) {
+    const unused = now - index.used
+    const why = unused > limits.maxAgeMs ? 'unused' : limits.maxBytes > 0 && total > limits.maxBytes ? 'over the size limit' : undefined
+    if (why === undefined) continue
+    removeIndexFile(index.file)
+    total -= index.bytes
+    removed.push(index.file)
+    log.info({ file: index.file, bytes: index.bytes, unusedDays: Math.floor(unused / 86_400_000), reason: why }, `state folder: removed another roots' index (${why})`)
+  }
+  return removed
 }

@@ -5,7 +5,7 @@ import { createLimiter } from '../limiter.js'
 import { MAX_SOURCE_BYTES, symbolLanguageOf } from '../symbol-languages.js'
 import { createWorkspace, type WorkspaceRoot, type WorkspaceService } from '../workspace.js'
 import { createWorkspaceSet } from '../workspace-set.js'
-import type { IndexedFile } from './index-store.js'
+import type { IndexedFile } from './index-schema.js'
 
 /** Most files one scan looks at, shared by its lanes (each walk stops at its share: the first ones in walk order). */
 export const MAX_INDEXED_FILES = 500_000
@@ -23,6 +23,8 @@ export interface ScanResult {
   gone: string[]
   /** Every folder the walk went through (roots included): what a watcher watches. */
   folders: string[]
+  /** Bytes of source the tree holds (what the index's size follows). */
+  bytes: number
 }
 
 /** What one lane's walk found. */
@@ -120,14 +122,16 @@ export async function scanTree (workspace: WorkspaceService, index: IndexedSet, 
     found.folders.push(...other.folders)
   }
   const changed: ChangedFile[] = []
+  let bytes = 0
   for (const entry of found.files) {
+    bytes += entry.size
     const before = known.get(entry.fsPath)
     // What is left in `known` at the end was not seen: gone.
     known.delete(entry.fsPath)
     if (before === undefined || before.size !== entry.size || before.mtimeMs !== entry.mtimeMs) changed.push({ relative: entry.relative, fsPath: entry.fsPath })
   }
   // The folders above the split were walked by every lane.
-  return { changed, gone: [...known.keys()], folders: [...new Set(found.folders)] }
+  return { changed, gone: [...known.keys()], folders: [...new Set(found.folders)], bytes }
 }
 
 /**

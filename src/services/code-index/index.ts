@@ -1,12 +1,13 @@
 import { availableParallelism } from 'node:os'
+import path from 'node:path'
 import { configuredRoots, type Config } from '../../config.js'
 import type { Logger } from '../../logger.js'
 import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
 import { createCodeIndex, type CodeIndex } from './code-index.js'
-import { indexLocation, removeIndexFile } from './index-file.js'
+import { indexLocation, pruneStateDir, removeIndexFile } from './index-file.js'
 import { createEmbeddingProvider, embeddingsSettings, isLocalProvider } from './embeddings.js'
-import { loadSqlite, openIndexStore } from './index-store.js'
+import { loadSqlite } from './index-schema.js'
 import { createSemanticSearch, type SemanticSearch } from './semantic.js'
 
 /** What the index is made with; each defaults to the installed package. */
@@ -15,11 +16,18 @@ export interface CodeIndexDependencies {
   treeSitter?: TreeSitterLocation | null
 }
 
+/** Parser threads of the index: indexThreads, or one per core up to two (each holds a tree-sitter heap). */
+export function indexThreadsOf (config: Pick<Config, 'indexThreads'>): number {
+  return config.indexThreads > 0 ? config.indexThreads : Math.min(2, availableParallelism())
+}
+
 /**
  * The code index of the configured roots, or undefined (logged) when it is turned off or SQLite or the parser
- * is not installed — then find_symbol and search_code are not offered. Nothing is opened before start().
+ * is not installed — then find_symbol and search_code are not offered. Nothing is opened before start(). A
+ * writing server first removes other roots' indexes the state folder no longer needs (stateMaxAgeDays,
+ * stateMaxMb).
  */
-export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' | 'root' | 'roots'>, workspace: WorkspaceService, log: Logger, deps: CodeIndexDependencies = {}): CodeIndex | undefined {
+export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' | 'root' | 'roots' | 'indexMaxMb' | 'indexThreads' | 'stateMaxAgeDays' | 'stateMaxMb'>, workspace: WorkspaceService, log: Logger, deps: CodeIndexDependencies = {}): CodeIndex | undefined {
   if (config.codeIndex === 'off') return undefined
   const sqlite = deps.sqlite === undefined ? loadSqlite() : deps.sqlite
   const treeSitter = deps.treeSitter === undefined ? locateTreeSitter() : deps.treeSitter
@@ -27,18 +35,21 @@ export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' 
     log.warn(`${sqlite === null ? '@photostructure/sqlite' : 'web-tree-sitter'} is not installed or does not load here: find_symbol and search_code disabled`)
     return undefined
   }
+  const shared = config.codeIndex === 'shared'
+  const location = indexLocation(config.stateDir, configuredRoots(config), log, { create: !shared })
+  // A temporary index goes with the process, however it ends.
+  if (location.temporary) process.once('exit', () => removeIndexFile(location.file))
+  else if (!shared) pruneStateDir(path.dirname(location.file), location.file, { maxAgeMs: config.stateMaxAgeDays * 86_400_000, maxBytes: config.stateMaxMb * 1024 * 1024 }, log)
   return createCodeIndex({
     workspace,
-    // Threads of its own, one per core (at most 4): a whole-tree scan never queues in front of a get_symbols call.
-    parsers: Array.from({ length: Math.min(4, availableParallelism()) }, () => createSymbolParser(treeSitter)),
+    // Threads of its own: a whole-tree scan never queues in front of a get_symbols call.
+    parsers: shared ? [] : Array.from({ length: indexThreadsOf(config) }, () => createSymbolParser(treeSitter)),
+    sqlite,
+    file: location.file,
     log,
+    mode: shared ? 'shared' : 'write',
     watch: config.codeIndex === 'watch',
-    open: () => {
-      const location = indexLocation(config.stateDir, configuredRoots(config), log)
-      // A temporary index goes with the process, however it ends.
-      if (location.temporary) process.once('exit', () => removeIndexFile(location.file))
-      return { store: openIndexStore(sqlite, location.file), file: location.file }
-    }
+    ...(config.indexMaxMb > 0 ? { maxBytes: config.indexMaxMb * 1024 * 1024 } : {})
   })
 }
 

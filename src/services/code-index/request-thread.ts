@@ -1,6 +1,10 @@
 import { Worker } from 'node:worker_threads'
+import type { StoreProblem } from './store-errors.js'
 
-/** A worker thread answering requests, each once, by id: `{ id, ...answer }` or `{ id, error }`. */
+/**
+ * A worker thread answering requests, each once, by id: `{ id, ...answer }` or `{ id, error, problem? }` — the
+ * rejection then carries `problem` when the thread said the error was a store problem (a full disk).
+ */
 export interface RequestThread {
   /** Sends a request; resolves with the answer (without its id), rejects with the thread's error or its death. */
   request<T extends object>(message: object): Promise<T>
@@ -27,7 +31,7 @@ export function startRequestThread (url: URL, workerData: unknown, name: string,
   worker.unref()
   let nextId = 0
   const waiting = new Map<number, { resolve: (answer: object) => void, reject: (err: Error) => void }>()
-  worker.on('message', ({ id, error, ...answer }: { id?: number, error?: string }) => {
+  worker.on('message', ({ id, error, problem, ...answer }: { id?: number, error?: string, problem?: StoreProblem }) => {
     // A message without an id is the thread's own news (a watched folder changed), not an answer.
     if (id === undefined) {
       onNotice?.(answer as { notice: string })
@@ -36,7 +40,7 @@ export function startRequestThread (url: URL, workerData: unknown, name: string,
     const job = waiting.get(id) as { resolve: (answer: object) => void, reject: (err: Error) => void }
     waiting.delete(id)
     if (error === undefined) job.resolve(answer)
-    else job.reject(new Error(error))
+    else job.reject(Object.assign(new Error(error), problem === undefined ? {} : { problem }))
   })
   let dead: Error | undefined
   const fail = (err: Error): void => {

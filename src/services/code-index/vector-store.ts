@@ -1,5 +1,5 @@
 import type { DatabaseSyncInstance } from '@photostructure/sqlite'
-import type { loadSqlite } from './index-store.js'
+import type { loadSqlite } from './index-schema.js'
 
 /** A chunk without a vector for the current model, and where its text is. */
 export interface MissingChunk {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import { loadSqlite } from './index-store.js'
+import { loadSqlite } from './index-schema.js'
 import { createVectorMatrix, type Nearest, type VectorMatrix } from './vector-matrix.js'
 import { openVectorStore, type MissingChunk, type VectorStore } from './vector-store.js'
 

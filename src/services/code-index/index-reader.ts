@@ -1,0 +1,172 @@
+import fs from 'node:fs'
+import v8 from 'node:v8'
+import vm from 'node:vm'
+import { pathToFileURL } from 'node:url'
+import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
+import { matchExpression } from './code-tokens.js'
+import { metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
+
+/** The queries of an index file, on a read-only connection of this thread. */
+export interface IndexReader {
+  /** Definitions by lower-cased name; ranked by the caller. At most `limit` rows. */
+  findSymbols(nameLower: string, match: NameMatch, kind: string | undefined, scope: PathScope, limit: number): SymbolRow[]
+  /** At most `limit` chunks: those with every term first, then those with any, each set best bm25 first. */
+  searchChunks(terms: readonly string[], scope: PathScope, limit: number): ChunkRow[]
+  /** The chunks with these ids that still exist (score 0), in no particular order. */
+  chunksById(ids: readonly number[]): ChunkRow[]
+  /** What the writer last recorded: the counts, whether a scan ever finished, and when (ms since the epoch). */
+  state(): { counts: StoreCounts, complete: boolean, built?: number }
+  close(): void
+}
+
+/** Upper bound of a path range: every path that starts with `prefix` sorts below it (the last code unit + 1). */
+const after = (prefix: string): string => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
+
+/** Rows of one file or folder (`f` is the files table): the path itself, or any path below it. */
+const SCOPE_SQL = ' AND (f.path = ? OR (f.path >= ? AND f.path < ?))'
+
+/** A LIKE pattern for a literal substring (`\` escapes the wildcards). */
+const likeLiteral = (text: string): string => `%${text.replace(/[\\%_]/g, c => `\\${c}`)}%`
+
+const NO_COUNTS: StoreCounts = { files: 0, chunks: 0, symbols: 0 }
+
+let collect: (() => void) | undefined
+/**
+ * Lets go of connections closed with statements still prepared. @photostructure/sqlite 1.2's close() drops its
+ * list of statements without finalizing them, so such a connection keeps its file open (and, in WAL mode, its
+ * place in the log) until the collector finalizes them — in an idle process, never: a shared index's replaced
+ * generation would stay on disk for good. One full collection after the close finalizes them (the finalizers run
+ * a tick later). node:sqlite finalizes on close; so will this once it can be used (Node ≥ 22.13).
+ */
+export function collectClosedConnections (): void {
+  if (collect === undefined) {
+    v8.setFlagsFromString('--expose-gc')
+    collect = vm.runInNewContext('gc') as () => void
+  }
+  collect()
+}
+
+/**
+ * Opens the index at `file` read-only, or returns undefined when it is not there or not (yet) an index of this
+ * schema. `immutable`: the file is never written while open (a published shared index, replaced only by
+ * rename), so SQLite takes no locks and needs no write-ahead log beside it — what a read-only or network
+ * volume needs.
+ */
+export function openIndexReader (sqlite: Sqlite, file: string, immutable = false): IndexReader | undefined {
+  if (!fs.existsSync(file)) return undefined
+  const url = pathToFileURL(file)
+  if (immutable) url.searchParams.set('immutable', '1')
+  let db: DatabaseSyncInstance
+  try {
+    db = new sqlite.DatabaseSync(immutable ? url.href : file, { readOnly: true, timeout: 5000 })
+  } catch {
+    return undefined
+  }
+  if (schemaOf(db) !== SCHEMA_VERSION) {
+    db.close()
+    return undefined
+  }
+  const symbolQueries = new Map<string, StatementSyncInstance>()
+  const ranking = new Map<boolean, StatementSyncInstance>()
+  const scopeSql = (scope: PathScope): string => scope === undefined ? '' : SCOPE_SQL
+  const scopeArgs = (scope: PathScope): string[] => scope === undefined ? [] : [scope, `${scope}/`, after(`${scope}/`)]
+
+  /**
+   * The best chunks for a MATCH expression. Unscoped, the full-text index ranks and cuts alone, and only the
+   * winners are joined to their chunk and file (joining every match first cost a third of the query); a path
+   * scope needs the join to filter.
+   */
+  function rankedStatement (scoped: boolean): StatementSyncInstance {
+    let statement = ranking.get(scoped)
+    if (statement === undefined) {
+      statement = db.prepare(scoped
+        ? `SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file WHERE chunks_fts MATCH ?${SCOPE_SQL} ORDER BY score, c.id LIMIT ?`
+        : 'SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, r.score FROM (SELECT rowid AS id, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?) r ' +
+          'JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file ORDER BY r.score, c.id')
+      ranking.set(scoped, statement)
+    }
+    return statement
+  }
+
+  return {
+    findSymbols (nameLower, match, kind, scope, limit) {
+      const where = match === 'exact' ? 's.name_lc = ?' : match === 'prefix' ? 's.name_lc >= ? AND s.name_lc < ?' : "s.name_lc LIKE ? ESCAPE '\\'"
+      const key = `${match}:${kind !== undefined}:${scope !== undefined}`
+      let statement = symbolQueries.get(key)
+      if (statement === undefined) {
+        statement = db.prepare('SELECT f.path, s.name, s.kind, s.container, s.line, s.end_line AS endLine, s.signature FROM symbols s JOIN files f ON f.id = s.file ' +
+          `WHERE ${where}${kind !== undefined ? ' AND s.kind = ?' : ''}${scopeSql(scope)} ORDER BY f.path, s.line LIMIT ?`)
+        symbolQueries.set(key, statement)
+      }
+      const name = match === 'exact' ? [nameLower] : match === 'prefix' ? [nameLower, after(nameLower)] : [likeLiteral(nameLower)]
+      return statement.all(...name, ...(kind !== undefined ? [kind] : []), ...scopeArgs(scope), limit) as unknown as SymbolRow[]
+    },
+    searchChunks (terms, scope, limit) {
+      // Chunks holding every term first (a small set, so ranking it is cheap), then — only when those do not
+      // fill the window asked for — chunks holding any term, each set by BM25.
+      const ranked = (op: 'AND' | 'OR', n: number): ChunkRow[] =>
+        rankedStatement(scope !== undefined).all(matchExpression(terms, op), ...scopeArgs(scope), n) as unknown as ChunkRow[]
+      const all = ranked('AND', limit)
+      if (all.length < limit && terms.length > 1) {
+        const found = new Set(all.map(r => r.id))
+        all.push(...ranked('OR', limit).filter(row => !found.has(row.id)).slice(0, limit - all.length))
+      }
+      return all
+    },
+    chunksById (ids) {
+      if (ids.length === 0) return []
+      // One statement per call, as many placeholders as ids (a page asks for at most a few hundred).
+      return db.prepare(`SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, 0 AS score FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (${ids.map(() => '?').join(', ')})`)
+        .all(...ids) as unknown as ChunkRow[]
+    },
+    state () {
+      const counts = metaOf(db, 'counts')
+      const built = metaOf(db, 'built')
+      return { counts: counts === undefined ? NO_COUNTS : JSON.parse(counts) as StoreCounts, complete: metaOf(db, 'complete') === '1', ...(built === undefined ? {} : { built: Number(built) }) }
+    },
+    close: () => db.close()
+  }
+}
+
+/**
+ * A reader that follows the file at `file`: opened when it appears, and opened again when another file takes its
+ * name (a rebuilt schema, a newly published shared index) — checked at most every `checkMs` once open. Queries
+ * before the file exists answer nothing.
+ */
+export function followIndexFile (sqlite: Sqlite, file: string, immutable: boolean, checkMs = 1000): IndexReader & { current(): IndexReader | undefined, check(): void } {
+  let reader: IndexReader | undefined
+  let inode: number | undefined
+  let checkedAt = -Infinity
+  function check (): void {
+    checkedAt = Date.now()
+    const now = fs.statSync(file, { throwIfNoEntry: false })?.ino
+    if (now === inode && reader !== undefined) return
+    const replaced = reader
+    reader = now === undefined ? undefined : openIndexReader(sqlite, file, immutable)
+    inode = reader === undefined ? undefined : now
+    if (replaced !== undefined) {
+      replaced.close()
+      collectClosedConnections()
+    }
+  }
+  // Until the file is there and readable it is looked for on every use (a stat); then at most every checkMs.
+  const live = (): IndexReader | undefined => {
+    if (reader === undefined || Date.now() - checkedAt >= checkMs) check()
+    return reader
+  }
+  return {
+    findSymbols: (...args) => live()?.findSymbols(...args) ?? [],
+    searchChunks: (...args) => live()?.searchChunks(...args) ?? [],
+    chunksById: (ids) => live()?.chunksById(ids) ?? [],
+    state: () => live()?.state() ?? { counts: NO_COUNTS, complete: false },
+    current: live,
+    check,
+    close () {
+      if (reader === undefined) return
+      reader.close()
+      reader = undefined
+      inode = undefined
+      collectClosedConnections()
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import fs from 'node:fs'
+import type { DatabaseSyncInstance } from '@photostructure/sqlite'
+import { removeIndexFile } from './index-file.js'
+import { NOT_INDEXED, SCHEMA, SCHEMA_VERSION, schemaOf, type FileEntry, type IndexedFile, type MetaKey, type Sqlite, type StoreCounts } from './index-schema.js'
+
+/** The write side of an index file: the index thread's (or the `index` command's) only connection. */
+export interface IndexWriter {
+  /** Every indexed file with its size and mtime. */
+  files(): IndexedFile[]
+  /** Replaces what the index holds of these files (one transaction). */
+  write(entries: readonly FileEntry[]): void
+  /** Forgets files (one transaction). */
+  remove(paths: readonly string[]): void
+  counts(): StoreCounts
+  /** Records that a scan finished (the index is complete as of `at`, ms since the epoch). */
+  finished(at: number): void
+  /** The inode of the file this writer has open (a file renamed into its place is another one). */
+  readonly inode: number | undefined
+  close(): void
+}
+
+/** How an index file is written. */
+export interface IndexWriterOptions {
+  /** Largest size the file may grow to, in bytes (a write past it fails as a full disk would). Default: none. */
+  maxBytes?: number
+  /**
+   * `wal` (default): readers on other connections see each committed batch while the build goes on. `delete`: a
+   * rollback journal and full syncs, so the file is whole on its own after each commit — what a staging file
+   * to be published needs (readers on read-only or network volumes have no log beside it).
+   */
+  journal?: 'wal' | 'delete'
+}
+
+const PAGE_SIZE = 4096
+const inodeOf = (file: string): number | undefined => fs.statSync(file, { throwIfNoEntry: false })?.ino
+
+/**
+ * Opens (creating when needed) the index at `file` for writing. A file written by another schema version, or
+ * that is no index, is removed and made anew: dropping the tables of a 3 GB index rewrote every page (40 s).
+ * Only the file this call opened is removed — not one another server put there meanwhile. WAL lets readers on
+ * other connections see each committed batch.
+ */
+export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWriterOptions = {}): IndexWriter {
+  // Undefined for a file not made yet (and for ':memory:'): nothing to remove.
+  const inode = inodeOf(file)
+  let db: DatabaseSyncInstance = new sqlite.DatabaseSync(file)
+  const version = schemaOf(db)
+  if (version !== undefined && version !== SCHEMA_VERSION && inode !== undefined && inodeOf(file) === inode) {
+    db.close()
+    removeIndexFile(file)
+    db = new sqlite.DatabaseSync(file)
+  }
+  // A build grows the write-ahead log while readers hold it (140 MB seen): a checkpoint then cuts it back to 64 MB.
+  db.exec(options.journal === 'delete'
+    ? `PRAGMA page_size = ${PAGE_SIZE}; PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000`
+    : `PRAGMA page_size = ${PAGE_SIZE}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA journal_size_limit = 67108864`)
+  // SQLite answers a write past max_page_count with SQLITE_FULL, exactly as it answers a full disk.
+  if (options.maxBytes !== undefined) db.exec(`PRAGMA max_page_count = ${Math.max(64, Math.floor(options.maxBytes / PAGE_SIZE))}`)
+  // Tables and version in one transaction: a server opening the file meanwhile sees all of it or none.
+  transactionOn(db, () => db.exec(`${SCHEMA} INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', '${SCHEMA_VERSION}')`))
+
+  const q = {
+    files: db.prepare('SELECT path, size, mtime AS mtimeMs FROM files'),
+    fileId: db.prepare('SELECT id, language FROM files WHERE path = ?'),
+    chunkIds: db.prepare('SELECT id FROM chunks WHERE file = ?'),
+    deleteFts: db.prepare('DELETE FROM chunks_fts WHERE rowid = ?'),
+    deleteChunks: db.prepare('DELETE FROM chunks WHERE file = ?'),
+    deleteSymbols: db.prepare('DELETE FROM symbols WHERE file = ?'),
+    deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
+    insertFile: db.prepare('INSERT INTO files (path, size, mtime, language) VALUES (?, ?, ?, ?)'),
+    insertChunk: db.prepare('INSERT INTO chunks (file, start, end, symbol, kind, hash) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)'),
+    insertSymbol: db.prepare('INSERT INTO symbols (file, name, name_lc, kind, container, line, end_line, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    countRows: db.prepare('SELECT (SELECT count(*) FROM files WHERE language != ?) AS files, (SELECT count(*) FROM chunks) AS chunks, (SELECT count(*) FROM symbols) AS symbols'),
+    getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
+    setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)')
+  }
+  const setMeta = (key: MetaKey, value: string): void => { q.setMeta.run(key, value) }
+
+  // The counts are kept in meta, changed by each write in its own transaction: counting 3 million symbols after
+  // every batch of a build took longer than the batch. An index without them is counted once.
+  const counted = (): StoreCounts => {
+    const kept = q.getMeta.get('counts') as { value: string } | undefined
+    if (kept !== undefined) return JSON.parse(kept.value) as StoreCounts
+    const rows = { ...q.countRows.get(NOT_INDEXED) as unknown as StoreCounts }
+    setMeta('counts', JSON.stringify(rows))
+    return rows
+  }
+  let delta: StoreCounts = { files: 0, chunks: 0, symbols: 0 }
+
+  function forget (path: string): void {
+    const row = q.fileId.get(path) as { id: number, language: string } | undefined
+    if (row === undefined) return
+    for (const chunk of q.chunkIds.all(row.id) as Array<{ id: number }>) q.deleteFts.run(chunk.id)
+    delta.chunks -= Number(q.deleteChunks.run(row.id).changes)
+    delta.symbols -= Number(q.deleteSymbols.run(row.id).changes)
+    q.deleteFile.run(row.id)
+    if (row.language !== NOT_INDEXED) delta.files--
+  }
+
+  /** Runs `work` in one transaction, the counts changed by what it did in the same one. */
+  function transaction (work: () => void): void {
+    transactionOn(db, () => {
+      const before = counted()
+      delta = { files: 0, chunks: 0, symbols: 0 }
+      work()
+      setMeta('counts', JSON.stringify({ files: before.files + delta.files, chunks: before.chunks + delta.chunks, symbols: before.symbols + delta.symbols }))
+    })
+  }
+
+  return {
+    files: () => q.files.all() as unknown as IndexedFile[],
+    write (entries) {
+      transaction(() => {
+        for (const entry of entries) {
+          forget(entry.path)
+          const file = Number(q.insertFile.run(entry.path, entry.size, entry.mtimeMs, entry.language).lastInsertRowid)
+          if (entry.language !== NOT_INDEXED) delta.files++
+          delta.chunks += entry.chunks.length
+          delta.symbols += entry.symbols.length
+          for (const c of entry.chunks) {
+            const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind, c.hash).lastInsertRowid
+            q.insertFts.run(id, c.tokens)
+          }
+          for (const s of entry.symbols) q.insertSymbol.run(file, s.name, s.name.toLowerCase(), s.kind, s.container ?? null, s.line, s.endLine, s.signature)
+        }
+      })
+    },
+    remove (paths) {
+      transaction(() => { for (const path of paths) forget(path) })
+    },
+    counts: counted,
+    finished (at) {
+      transactionOn(db, () => {
+        setMeta('complete', '1')
+        setMeta('built', String(at))
+      })
+    },
+    inode: inodeOf(file),
+    close: () => db.close()
+  }
+}
+
+/**
+ * Runs `work` in a transaction on `db`. When the commit itself fails (a full disk), SQLite has already rolled
+ * back: a second ROLLBACK would fail with "no transaction is active" and hide the reason, so it is sent only
+ * while a transaction is open.
+ */
+function transactionOn (db: DatabaseSyncInstance, work: () => void): void {
+  db.exec('BEGIN')
+  try {
+    work()
+    db.exec('COMMIT')
+  } catch (err) {
+    if (db.isTransaction) db.exec('ROLLBACK')
+    throw err
+  }
+}

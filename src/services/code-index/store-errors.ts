@@ -1,0 +1,19 @@
+/**
+ * Why the index's file cannot be written, read from the error: the disk (or the index's size cap) is full, the
+ * file system is read-only or refuses us, it failed (I/O), or the file cannot be opened. Undefined for any other
+ * error (a bug, a file gone mid-scan), which does not make the store unavailable.
+ */
+export type StoreProblem = 'disk-full' | 'read-only' | 'io-error' | 'cannot-open'
+
+// SQLite primary result codes (the low byte of an extended one): https://sqlite.org/rescode.html
+const SQLITE_PROBLEMS: Record<number, StoreProblem> = { 8: 'read-only', 10: 'io-error', 13: 'disk-full', 14: 'cannot-open' }
+const ERRNO_PROBLEMS: Record<string, StoreProblem> = { ENOSPC: 'disk-full', EDQUOT: 'disk-full', EROFS: 'read-only', EACCES: 'read-only', EPERM: 'read-only', EIO: 'io-error' }
+
+/** The store problem an error is, if any (SQLite's result code, or a Node errno code). */
+export function storeProblemOf (err: unknown): StoreProblem | undefined {
+  const e = err as { code?: unknown, errcode?: unknown, sqliteCode?: unknown } | null
+  if (e === null || typeof e !== 'object') return undefined
+  const sqliteCode = typeof e.sqliteCode === 'number' ? e.sqliteCode : typeof e.errcode === 'number' ? e.errcode : undefined
+  if (sqliteCode !== undefined) return SQLITE_PROBLEMS[sqliteCode & 0xff]
+  return typeof e.code === 'string' ? ERRNO_PROBLEMS[e.code] : undefined
+}
