@@ -60,3 +60,26 @@ t.test('the SDK client answers a sampling request sent during a tool call', asyn
 
   t.match(result, { content: [{ text: /from the model/ }] })
 })
+
+t.test('drainApp: a slow call past the drain is stopped and answered SHUTTING_DOWN; a client stalled mid-body is counted unanswered', async (t) => {
+  const { app, runtime } = await buildTestApp(t, { config: { mode: 'stateless' } })
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = new URL(base)
+  // JSON only: the tool's progress then has nowhere to go, and the answer is one JSON body.
+  const headers = { 'content-type': 'application/json', accept: 'application/json' }
+  const slow = fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 60_000 } } }) })
+  // A client that sends its headers and half its body, then nothing: its POST never completes.
+  const stalled = (await import('node:net')).connect(Number(port), '127.0.0.1')
+  stalled.on('error', () => {})
+  stalled.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc"`)
+  for (let i = 0; i < 100 && runtime.server.activeCalls().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 10))
+  const { drainApp } = await import('../src/app.js')
+
+  const outcome = await drainApp(app, runtime, 50)
+  const answer = await (await slow).json() as { result: { isError: boolean, content: Array<{ text: string }> } }
+
+  t.match(outcome, { drained: false, stopped: [{ tool: 'slow_tool' }], unanswered: 1 })
+  t.equal(answer.result.isError, true)
+  t.match(answer.result.content[0].text, /^ERROR SHUTTING_DOWN: the server is shutting down and stopped slow_tool before it finished\. Hint: call it again/)
+  stalled.destroy()
+})

@@ -42,7 +42,8 @@ export function indexReport (outcome: PublishOutcome, file: string, waitSeconds:
   }
   const { status, ms } = outcome
   const empty = status.files === 0 ? 'workspace-mcp index: no source files were found: the roots hold none of the languages indexed, or an ignore file (.gitignore, .ignore) hides them\n' : ''
-  return { stdout: `${file}: ${status.files} source files, ${status.chunks} chunks, ${status.symbols} symbols (${status.pending} parsed, ${(ms / 1000).toFixed(1)} s)\n`, stderr: empty, exitCode: 0 }
+  const source = status.sourceBytes === undefined ? '' : `${(status.sourceBytes / 1048576).toFixed(1)} MB of source, `
+  return { stdout: `${file}: ${status.files} source files, ${status.chunks} chunks, ${status.symbols} symbols (${source}${status.pending} parsed, ${(ms / 1000).toFixed(1)} s)\n`, stderr: empty, exitCode: 0 }
 }
 
 /**

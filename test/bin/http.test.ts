@@ -167,3 +167,47 @@ t.test('a second SIGTERM ends the drain at once with exit 1', { timeout: 30000 }
   t.match(state.output, /second signal; exiting without finishing the drain/)
   t.match(state.output, /"unfinished":\[\{"tool":"test_sampling"/)
 })
+
+t.test('an index that cannot be written leaves the server serving: the reason in get_workspace_info, /readyz and /metrics, INDEX_UNAVAILABLE from find_symbol', { timeout: 60000 }, async (t) => {
+  const tree = mkdtempSync(join(tmpdir(), 'wmcp-full-index-'))
+  for (let i = 0; i < 500; i++) writeFileSync(join(tree, `unit${i}.c`), Array.from({ length: 12 }, (_, j) => `int handler_${i}_${j}(int request) { return request * ${j}; }`).join('\n') + '\n')
+  const stateDir = mkdtempSync(join(tmpdir(), 'wmcp-full-state-'))
+  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', tree, '--port', '0', '--mode', 'stateless', '--state-dir', stateDir, '--index-max-mb', '1'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (c: Buffer): void => {
+      output += c
+      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output)
+      if (m !== null) resolve(m[1])
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.once('exit', () => reject(new Error(output)))
+  })
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }) })
+    return (await res.json() as { result: { isError?: boolean, content: Array<{ text: string }>, structuredContent?: Record<string, any> } }).result
+  }
+  // The first call starts the scan; it fails on its first batches, within seconds.
+  for (let i = 0; i < 200 && (await call('get_workspace_info', {})).structuredContent?.code_index.state !== 'unavailable'; i++) await new Promise(resolve => setTimeout(resolve, 100))
+
+  const info = await call('get_workspace_info', {})
+  const symbol = await call('find_symbol', { name: 'handler_1_1' })
+  const read = await call('read_files', { files: [{ path: 'unit1.c', end_line: 1 }] })
+  const ready = await request(`${url}/readyz`)
+  const readyBody = await ready.body.json() as { status: string, degraded: string[] }
+  const metrics = await (await request(`${url}/metrics`)).body.text()
+
+  t.match(info.structuredContent?.code_index, { state: 'unavailable', problem: new RegExp(`^the code index reached its size limit, indexMaxMb \\(${stateDir}: .* free; the index needs about .*\\)\\. search_regex searches the files themselves; the operator can raise --index-max-mb`) })
+  t.match(info.content[0].text, /\n- unavailable: the code index reached its size limit/)
+  t.equal(symbol.isError, true)
+  t.match(symbol.content[0].text, /^ERROR INDEX_UNAVAILABLE: the code index reached its size limit, indexMaxMb .* Hint: search_regex searches the files themselves; the operator can raise --index-max-mb \(WORKSPACE_MCP_INDEX_MAX_MB\) .*; the server tries again at \d\d:\d\d:\d\d UTC\.$/)
+  t.match(read.content[0].text, /int handler_1_0/, 'the other tools serve')
+  t.equal(ready.statusCode, 200, 'ready: the pod still serves every other tool')
+  t.match(readyBody, { status: 'ok', degraded: [/^code index unavailable: the code index reached its size limit/] })
+  t.match(metrics, /^mcp_code_index_state\{state="unavailable"\} 1$/m)
+  t.match(metrics, /^mcp_code_index_store_failures_total [1-9]\d*$/m)
+  t.match(output, /"msg":"code index unavailable: database or disk is full \(state folder /, 'logged once it failed')
+  t.equal(child.exitCode, null, 'still running')
+})

@@ -37,7 +37,7 @@ t.test('the command builds, publishes one whole file (no log, no lock, no stagin
   t.equal(run.status, 0, run.stderr)
   t.match(files, [/^index-[0-9a-f]{16}\.sqlite$/])
   t.equal(files.length, 1, 'nothing beside it')
-  t.match(run.stdout, new RegExp(`^${path.join(stateDir, files[0])}: 30 source files, 30 chunks, 30 symbols \\(30 parsed, \\d+\\.\\d s\\)\\n$`))
+  t.match(run.stdout, new RegExp(`^${path.join(stateDir, files[0])}: 30 source files, 30 chunks, 30 symbols \\(0\\.0 MB of source, 30 parsed, \\d+\\.\\d s\\)\\n$`))
   const reader = openIndexReader(sqlite, path.join(stateDir, files[0]), true)
   t.equal(reader?.findSymbols('handler_7', 'exact', undefined, undefined, 1).length, 1, 'readable as replicas read it (immutable)')
   reader?.close()

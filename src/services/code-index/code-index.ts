@@ -51,6 +51,8 @@ export interface CodeIndexStatus extends StoreCounts {
   writer?: string
   /** How often writing the index failed since start (ENOSPC, SQLITE_FULL, EROFS, EIO …). */
   failures: number
+  /** Bytes of source the last scan found (what the index's size follows). */
+  sourceBytes?: number
 }
 
 /** The symbol and chunk index of the served roots, built and kept fresh in the background. */
@@ -106,7 +108,7 @@ export interface CodeIndexOptions {
 }
 
 /** Index bytes per byte of source, measured on real trees (bench `sizing`, README Deploy): for the needed-space estimate. */
-export const INDEX_BYTES_PER_SOURCE_BYTE = 1.6
+export const INDEX_BYTES_PER_SOURCE_BYTE = 1.3
 const MAX_RETRY_MS = 30 * 60_000
 
 /** Opens nothing until the first start() or ready(): a command that only lists tools never creates the index. */
@@ -143,7 +145,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     const state = progress.problem !== undefined
       ? 'unavailable'
       : complete || progress.lastScan !== undefined ? 'ready' : progress.error !== undefined ? 'failed' : 'building'
-    return { state, ...counts, ...progress, ...(built === undefined ? {} : { built }) }
+    return { state, ...counts, ...progress, ...(built === undefined ? {} : { built }), ...(sourceBytes === undefined ? {} : { sourceBytes }) }
   }
 
   function openThread (): RequestThread {

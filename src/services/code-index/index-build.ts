@@ -10,6 +10,8 @@ import { readSourceText } from './indexed-lines.js'
 /** A write batch holds about this much: each file counts its text plus FILE_WEIGHT (so ~100 small files, or fewer big ones). */
 const BATCH_WEIGHT = 8 * 1024 * 1024
 const FILE_WEIGHT = 80 * 1024
+// A definition costs its objects here and in the index thread (its outline, its chunk): a header of 50,000 #defines weighs 30 MB, not its 2 MB of text.
+const DEFINITION_WEIGHT = 600
 
 /** What parseAndWrite needs. */
 export interface BuildOptions {
@@ -85,7 +87,7 @@ export async function parseAndWrite (changedFiles: readonly ChangedFile[], optio
       try {
         const parsed = await readParsed(workspace, file, parser, stopped)
         batch.push(parsed)
-        weight += parsed.text.length + FILE_WEIGHT
+        weight += parsed.text.length + FILE_WEIGHT + parsed.definitions.length * DEFINITION_WEIGHT
       } catch (err) {
         if (stopped.aborted) break
         // A file that vanished or changed kind since the walk, or one the parser gave up on: the next scan retries it.
