@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index and semantic (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, semantic, sizing and build-latency (only with --index).
 // `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
@@ -45,7 +45,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'semantic'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'semantic', 'sizing', 'build-latency'] : [])]
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
@@ -61,6 +61,8 @@ const runners = {
   documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   index: async () => (await import('./lib/index-bench.js')).runIndexBench(log),
   semantic: async () => (await import('./lib/semantic-bench.js')).runSemanticBench(log),
+  sizing: async () => (await import('./lib/build-bench.js')).runSizingBench(log),
+  'build-latency': async () => (await import('./lib/build-bench.js')).runBuildLatencyBench(log),
   search: async () => {
     if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
     const { runSearchBench, searchBenchTable } = await import(searchModule.href)

@@ -9,7 +9,7 @@ import { holderText } from '../services/code-index/index-lease.js'
 import { buildAndPublish, type PublishOutcome } from '../services/code-index/index-publisher.js'
 import { loadSqlite } from '../services/code-index/index-schema.js'
 import { indexThreadsOf } from '../services/code-index/index.js'
-import { createSymbolParser, locateTreeSitter } from '../services/symbol-parser.js'
+import { locateTreeSitter } from '../services/symbol-parser.js'
 import { splitArgs } from './command-runtime.js'
 
 /** Exit code when another build held the lease past --wait (sysexits EX_TEMPFAIL: try again later). */
@@ -69,7 +69,8 @@ export async function main (argv: string[]): Promise<void> {
   log.info({ file: location.file, roots: services.workspace.roots.map(r => r.name) }, 'index: building')
   const outcome = await buildAndPublish({
     workspace: services.workspace,
-    parsers: Array.from({ length: indexThreadsOf(config) }, () => createSymbolParser(treeSitter)),
+    treeSitter,
+    threads: indexThreadsOf(config),
     sqlite,
     published: location.file,
     log,

@@ -158,6 +158,8 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
   const { shared } = scope
   const active = { tool: name, started: Date.now(), call }
   shared.calls.add(active)
+  // Background work (the code index's build) yields while a client waits on a call.
+  const leave = shared.registry.services.activity?.enter()
   call.input = input
   try {
     const visible = scope.visibleServices?.(call.send)
@@ -172,6 +174,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
     call.finish()
     scope.inflight.delete(id)
     shared.calls.delete(active)
+    leave?.()
   }
 }
 

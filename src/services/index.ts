@@ -8,6 +8,7 @@ import { createPdfReader } from './pdf-text.js'
 import { createSearch, type SearchService } from './search.js'
 import { createTokenizer, type Tokenizer } from './tokenizer.js'
 import { createLimiter, type Limiter } from './limiter.js'
+import { createActivity, type Activity } from './activity.js'
 import { createGit, gitRepositories, type GitRepositories } from './git.js'
 import { symbolParser, type SymbolParser } from './symbol-parser.js'
 import { codeIndexService, semanticService } from './code-index/index.js'
@@ -35,6 +36,8 @@ export interface Services {
   catalog?: ToolCatalog
   /** The process-wide bound on expensive work (its stats feed /metrics). */
   limiter?: Limiter
+  /** Calls running now: the code index's build yields to them. */
+  activity?: Activity
 }
 
 /** Name of an injectable service. */
@@ -69,7 +72,8 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     Promise.all(members.map(async m => ({ name: m.roots[0].name, git: await createGit({ root: m.root, servedRoots: roots.map(r => r.path), log, limiter }) }))).then(gitRepositories)
   ])
   if (typeof git === 'string') log.info({ reason: git }, 'git history tools disabled')
-  const codeIndex = codeIndexService(config, workspace, log)
+  const activity = createActivity()
+  const codeIndex = codeIndexService(config, workspace, log, { activity })
   const semantic = semanticService(config, codeIndex, workspace, log)
-  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), codeIndex, semantic, clock: systemClock, limiter }
+  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), codeIndex, semantic, clock: systemClock, limiter, activity }
 }

@@ -51,6 +51,15 @@ const PARSER_WORKER_SOURCE = `
 const path = require('node:path')
 const { parentPort, workerData } = require('node:worker_threads')
 const { Parser, Language, Query } = require(workerData.runtime)
+// The code index's parsers run below ripgrep's priority (Linux: a thread's own niceness, by its thread id).
+if (workerData.niceness !== undefined) {
+  try { require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), workerData.niceness) } catch {}
+}
+// And they stop mid-parse while a call a client waits on runs (the flag is shared with the serving thread,
+// which wakes them when it clears): sleeping here, for a second at most, gives that call the cores.
+const flag = workerData.yieldFlag
+const progressCallback = flag === undefined ? undefined : () => { if (Atomics.load(flag, 0) === 1) Atomics.wait(flag, 0, 1, 1000) }
+const options = progressCallback === undefined ? undefined : { progressCallback }
 let ready
 const languages = new Map()
 async function prepare (grammar, source) {
@@ -74,9 +83,9 @@ parentPort.on('message', async ({ id, grammar, query: source, text }) => {
     ready ??= Parser.init()
     await ready
     const { parser, query } = await prepare(grammar, source)
-    tree = parser.parse(text)
+    tree = parser.parse(text, null, options)
     const definitions = []
-    for (const match of query.matches(tree.rootNode)) {
+    for (const match of query.matches(tree.rootNode, options)) {
       let def, name, container, body
       for (const capture of match.captures) {
         if (capture.name.startsWith('definition.')) def = capture
@@ -115,11 +124,22 @@ export function locateTreeSitter (resolve: (id: string) => string = createRequir
 
 const failed = (why: string): Error => toolError('PARSE_FAILED', `the parser stopped: ${why}`, 'read_files reads the file; search_regex finds definitions by pattern')
 
-/** Creates the parser: one thread, started on the first file, ended (and restarted later) when a call is abandoned. */
-export function createSymbolParser (where: TreeSitterLocation): SymbolParser {
+/** How a background parser (the code index's) gives way to the calls clients wait on. */
+export interface BackgroundPriority {
+  /** The thread's own scheduling priority (Linux). */
+  niceness: number
+  /** Shared flag: while it is 1, the parser sleeps mid-parse (woken by Atomics.notify when it clears). */
+  yieldFlag?: Int32Array
+}
+
+/**
+ * Creates the parser: one thread, started on the first file, ended (and restarted later) when a call is
+ * abandoned. `background`: the code index's parsers, which give way to calls (get_symbols' does not).
+ */
+export function createSymbolParser (where: TreeSitterLocation, background?: BackgroundPriority): SymbolParser {
   const thread = createJobThread<{ grammar: string, query: string, text: string }, ParsedDefinitions>({
     source: PARSER_WORKER_SOURCE,
-    workerData: where,
+    workerData: { ...where, niceness: background?.niceness, yieldFlag: background?.yieldFlag },
     heapMb: WORKER_HEAP_MB,
     errors: {
       failed: (why) => failed(why),

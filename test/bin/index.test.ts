@@ -10,7 +10,7 @@ import { acquireLease } from '../../src/services/code-index/index-lease.js'
 import { buildAndPublish } from '../../src/services/code-index/index-publisher.js'
 import { loadSqlite, type Sqlite } from '../../src/services/code-index/index-schema.js'
 import { openIndexReader } from '../../src/services/code-index/index-reader.js'
-import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
+import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
 import { createWorkspace } from '../../src/services/workspace.js'
 import { COVERED_CLI } from '../helpers/spawn-stdio.js'
 
@@ -46,7 +46,7 @@ t.test('the command builds, publishes one whole file (no log, no lock, no stagin
 t.test('a build waits for one holding the lease, and gives up after --wait; a failed build leaves the published index as it was', async (t) => {
   const published = path.join(temp('wmcp-index-pub-'), 'index-0123456789abcdef.sqlite')
   const workspace = await createWorkspace({ root, log })
-  const build = async (options: { waitMs?: number, maxBytes?: number } = {}) => await buildAndPublish({ workspace, parsers: [createSymbolParser(where)], sqlite, published, log, waitMs: options.waitMs ?? 0, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }), everyMs: 10, progress: () => {} })
+  const build = async (options: { waitMs?: number, maxBytes?: number } = {}) => await buildAndPublish({ workspace, treeSitter: where, threads: 1, sqlite, published, log, waitMs: options.waitMs ?? 0, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }), everyMs: 10, progress: () => {} })
 
   const first = await build()
   const held = acquireLease(published)

@@ -13,7 +13,7 @@ import { defaultStateDir, indexLocation, removeIndexFile } from '../../src/servi
 import { loadSqlite, NOT_INDEXED, SCHEMA_VERSION, type FileEntry } from '../../src/services/code-index/index-schema.js'
 import { openIndexReader, type IndexReader } from '../../src/services/code-index/index-reader.js'
 import { openIndexWriter } from '../../src/services/code-index/index-writer.js'
-import { entryOf } from '../../src/services/code-index/index-worker.js'
+import { entryOf, parseAndWrite } from '../../src/services/code-index/index-build.js'
 import type { OutlineSymbol } from '../../src/services/outline.js'
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
@@ -170,7 +170,7 @@ async function built (t: Test, files: Record<string, string | Buffer>, options: 
   }
   const workspace = await createWorkspace({ root, log })
   const file = path.join(tempDir(t, 'wmcp-state-'), 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, sqlite, file, ...options })
+  const index = createCodeIndex({ workspace, treeSitter: where, log, sqlite, file, ...options })
   t.teardown(() => index.close())
   return { root, index }
 }
@@ -225,7 +225,7 @@ t.test('the index: built from what list_directory would show, kept fresh by resc
 
 t.test('the index: a wait that times out or is aborted answers false; a thread that fails marks it failed', async (t) => {
   // Enough files for two write batches.
-  const { index } = await built(t, Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`f${i}.ts`, `export function f${i} () {}\n`])), { parsers: [createSymbolParser(where), createSymbolParser(where)] })
+  const { index } = await built(t, Object.fromEntries(Array.from({ length: 130 }, (_, i) => [`f${i}.ts`, `export function f${i} () {}\n`])), { threads: 2 })
   t.equal(await index.ready(1, new AbortController().signal), false, 'not ready within 1 ms')
   const controller = new AbortController()
   const aborted = index.ready(60_000, controller.signal)
@@ -243,14 +243,6 @@ t.test('the index: a wait that times out or is aborted answers false; a thread t
   t.match(closing.index.status(), { state: 'building' }, 'not failed: it was stopped')
   t.equal(await closing.index.ready(1, new AbortController().signal), false, 'a closed index never scans again')
 
-  // A file the parser gives up on is left out (the next scan tries it again); the others are indexed.
-  const real = createSymbolParser(where)
-  const picky: SymbolParser = { definitions: async (text, language, signal) => text.includes('poison') ? await Promise.reject(new Error('PARSE_FAILED')) : await real.definitions(text, language, signal) }
-  const partial = await built(t, { 'good.ts': 'export function good () {}\n', 'bad.ts': 'export function poison () {}\n' }, { parsers: [picky] })
-  t.equal(await partial.index.ready(60_000, new AbortController().signal), true)
-  t.match(partial.index.status(), { files: 1, pending: 2, done: 2 })
-  t.same(partial.index.findSymbols('poison', 'exact', undefined, undefined, 1), [])
-
   const dir = tempDir(t, 'wmcp-bad-worker-')
   fs.writeFileSync(path.join(dir, 'worker.mjs'), 'throw new Error("the index thread could not start")\n')
   const failing = await built(t, { 'a.ts': 'export function a () {}\n' }, { workerUrl: new URL(`file://${dir}/worker.mjs`) })
@@ -264,24 +256,31 @@ t.test('the index: a wait that times out or is aborted answers false; a thread t
   t.match(refusing.index.status(), { state: 'failed', error: 'disk full' }, 'a write the thread refused fails the scan')
 })
 
-t.test('a file that grew past the limit between the walk and the read is remembered, not parsed', async (t) => {
-  const { root } = await built(t, {})
-  const grown = path.join(root, 'grown.ts')
-  fs.writeFileSync(grown, 'export function grown () {}\n')
+t.test('the build: a file that grew past the limit since the walk is remembered, not parsed; one the parser gives up on is passed by', async (t) => {
+  const root = tempDir(t, 'wmcp-build-')
+  for (const name of ['grown.ts', 'good.ts', 'bad.ts']) fs.writeFileSync(path.join(root, name), `export function ${name.slice(0, -3)} () {}\n`)
   const real = await createWorkspace({ root, log })
   // The walk saw it small; it grows before the read, whose own size check is what keeps it out.
   const workspace: WorkspaceService = {
     ...real,
-    openFile: async (...args) => {
-      fs.writeFileSync(grown, 'export function grown () {}\n'.padEnd(2 * 1024 * 1024 + 10, ' '))
-      return await real.openFile(...args)
+    openFile: async (resolved, field) => {
+      if (resolved.relative === 'grown.ts') fs.writeFileSync(path.join(root, 'grown.ts'), 'export function grown () {}\n'.padEnd(2 * 1024 * 1024 + 10, ' '))
+      return await real.openFile(resolved, field)
     }
   }
-  const file = path.join(tempDir(t, 'wmcp-state-'), 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, sqlite, file })
-  t.teardown(() => index.close())
-  t.equal(await index.ready(60_000, new AbortController().signal), true)
-  t.match(index.status(), { files: 0, pending: 1, done: 1 })
+  const parser = createSymbolParser(where)
+  const picky: SymbolParser = { definitions: async (text, language, signal) => text.includes('bad') ? await Promise.reject(new Error('PARSE_FAILED')) : await parser.definitions(text, language, signal) }
+  const written: FileEntry[] = []
+  const skipped: string[] = []
+  const done: number[] = []
+  const changed = ['grown.ts', 'good.ts', 'bad.ts'].map(relative => ({ relative, fsPath: path.join(root, relative) }))
+
+  await parseAndWrite(changed, { workspace, parsers: [picky], write: (entries) => { written.push(...entries) }, skipped: (file) => skipped.push(file.relative), progress: (n) => done.push(n) }, new AbortController().signal)
+
+  t.same(written.map(e => [path.basename(e.path), e.language, e.symbols.map(s => s.name)]).sort(), [['good.ts', 'TypeScript', ['good']], ['grown.ts', NOT_INDEXED, []]])
+  t.same(skipped, ['bad.ts'], 'the next scan tries it again')
+  t.equal(done.at(-1), 3, 'every file counted as done')
+  await t.rejects(parseAndWrite(changed, { workspace, parsers: [parser], write: () => { throw new Error('disk full') } }, new AbortController().signal), /disk full/, 'a write that fails stops the build with its error')
   t.equal(threadModule('index-worker', 'file:///app/dist/bin/chunk-X.js').href, 'file:///app/dist/bin/index-worker.js', 'the bundle loads the thread beside its chunk')
   t.equal(threadModule('index-worker', 'file:///app/src/services/code-index/request-thread.ts').href, 'file:///app/dist/src/services/code-index/index-worker.js', 'the sources load the build\'s copy')
 })

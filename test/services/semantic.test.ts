@@ -17,7 +17,7 @@ import { createSemanticSearch, type SemanticSearch } from '../../src/services/co
 import { createVectorMatrix } from '../../src/services/code-index/vector-matrix.js'
 import { openVectorStore } from '../../src/services/code-index/vector-store.js'
 import { vectorHandler } from '../../src/services/code-index/vector-worker.js'
-import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
+import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
 import { createWorkspace } from '../../src/services/workspace.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../../src/fixtures/fake-embeddings.js'
 import { runs } from '../helpers/property.js'
@@ -154,7 +154,7 @@ async function semanticFixture (t: Test, options: { settings?: Partial<Embedding
   t.teardown(() => fake.close())
   const workspace = await createWorkspace({ root, log })
   const file = path.join(tempDir(t, 'wmcp-semantic-state-'), 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, staleMs: options.staleMs ?? 0, sqlite, file })
+  const index = createCodeIndex({ workspace, treeSitter: where, log, staleMs: options.staleMs ?? 0, sqlite, file })
   const url = new URL(`${fake.url}${options.path ?? '/v1/embeddings'}`)
   const provider = createEmbeddingProvider({ url, api: url.pathname === '/api/embed' ? 'ollama' : 'openai', model: 'fake', batchSize: 2, timeoutMs: 5000, retries: 0, retryDelayMs: 1, ...options.settings })
   const semantic = createSemanticSearch({ index, workspace, provider, log, maxChunks: options.maxChunks ?? 1000, retryAfterMs: options.retryAfterMs ?? 0 })

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import { Value } from '@sinclair/typebox/value'
 import { createCodeIndex, type CodeIndex, type CodeIndexStatus } from '../../src/services/code-index/code-index.js'
 import { loadSqlite } from '../../src/services/code-index/index-schema.js'
-import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
+import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
 import { createTokenizer } from '../../src/services/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
 import { createWorkspaceSet } from '../../src/services/workspace-set.js'
@@ -60,7 +60,7 @@ async function fixture (t: Test, files: Record<string, string> = FILES): Promise
   }
   const workspace = await createWorkspace({ root, log })
   const file = path.join(state, 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, sqlite, file })
+  const index = createCodeIndex({ workspace, treeSitter: where, log, sqlite, file })
   t.teardown(() => index.close())
   await index.ready(60_000, new AbortController().signal)
   return { root, workspace, index }
@@ -184,7 +184,7 @@ t.test('several roots show prefixed paths; a session narrowed to one root sees o
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-index-state-'))
   t.teardown(() => fs.rmSync(state, { recursive: true, force: true }))
   const file = path.join(state, 'index.sqlite')
-  const index = createCodeIndex({ workspace: set, parsers: [createSymbolParser(where)], log, sqlite, file })
+  const index = createCodeIndex({ workspace: set, treeSitter: where, log, sqlite, file })
   t.teardown(() => index.close())
   // The first scan is waited for here, not by the call's 3 s wait: a loaded machine may take longer.
   await index.ready(60_000, new AbortController().signal)

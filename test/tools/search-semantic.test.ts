@@ -8,7 +8,7 @@ import { createCodeIndex, type CodeIndex } from '../../src/services/code-index/c
 import { semanticService } from '../../src/services/code-index/index.js'
 import { loadSqlite } from '../../src/services/code-index/index-schema.js'
 import type { SemanticSearch } from '../../src/services/code-index/semantic.js'
-import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
+import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
 import { createTokenizer } from '../../src/services/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
 import { loadConfig } from '../../src/config.js'
@@ -50,7 +50,7 @@ async function fixture (t: Test, env: Record<string, string> = {}, maxChunks = 1
   t.teardown(() => fake.close())
   const workspace = await createWorkspace({ root, log })
   const file = path.join(state, 'index.sqlite')
-  const index = createCodeIndex({ workspace, parsers: [createSymbolParser(where)], log, sqlite, file })
+  const index = createCodeIndex({ workspace, treeSitter: where, log, sqlite, file })
   const config = loadConfig({ embeddingsUrl: `${fake.url}/v1`, embeddingsModel: 'fake', embeddingsMaxChunks: String(maxChunks), ...env }, {}, root)
   const semantic = semanticService(config, index, workspace, log, {}) as SemanticSearch
   t.teardown(async () => { await semantic.close(); await index.close() })

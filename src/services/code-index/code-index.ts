@@ -1,9 +1,8 @@
 import path from 'node:path'
 import fs from 'node:fs'
 import type { Logger } from '../../logger.js'
-import type { SymbolParser } from '../symbol-parser.js'
+import type { TreeSitterLocation } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
-import { parseAndWrite } from './index-build.js'
 import { freeBytes } from './index-file.js'
 import { holderText } from './index-lease.js'
 import { followIndexFile } from './index-reader.js'
@@ -11,6 +10,7 @@ import type { ChunkRow, NameMatch, PathScope, Sqlite, StoreCounts, SymbolRow } f
 import type { IndexRequest, IndexThreadData, ScanAnswer } from './index-worker.js'
 import { startRequestThread, threadModule, type RequestThread } from './request-thread.js'
 import type { StoreProblem } from './store-errors.js'
+import type { Activity } from '../activity.js'
 
 /** Why the index cannot be written (or, shared, read), with what an operator needs to act on it. */
 export interface IndexProblem {
@@ -80,8 +80,10 @@ export interface CodeIndex {
 /** What createCodeIndex needs. */
 export interface CodeIndexOptions {
   workspace: WorkspaceService
-  /** Parsers of the index's own (threads apart from the one get_symbols uses): files are parsed on all at once. */
-  parsers: SymbolParser[]
+  /** Where tree-sitter is: the index thread starts parser threads of its own (apart from get_symbols'). */
+  treeSitter: TreeSitterLocation
+  /** How many parser threads (files are parsed on all at once). Default 1. */
+  threads?: number
   sqlite: Sqlite
   /** The index file (its folder is the state folder). */
   file: string
@@ -105,6 +107,8 @@ export interface CodeIndexOptions {
   retryMs?: number
   /** The index thread's module (default: index-worker.js beside this module). */
   workerUrl?: URL
+  /** The server's running calls: while one that does not wait for the index runs, the build stops between files. */
+  activity?: Activity
 }
 
 /** Index bytes per byte of source, measured on real trees (bench `sizing`, README Deploy): for the needed-space estimate. */
@@ -113,7 +117,7 @@ const MAX_RETRY_MS = 30 * 60_000
 
 /** Opens nothing until the first start() or ready(): a command that only lists tools never creates the index. */
 export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
-  const { workspace, parsers, log, sqlite, file } = options
+  const { workspace, log, sqlite, file } = options
   const shared = options.mode === 'shared'
   const staleMs = options.staleMs ?? 30_000
   const retryMs = options.retryMs ?? 60_000
@@ -134,6 +138,18 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   let retries = 0
   /** Source bytes the last scan found: what the index's size follows. */
   let sourceBytes: number | undefined
+  /** Whether the file held a complete index when the running scan began. */
+  let completeBefore = false
+
+  // Set while a call that does not wait for the index runs: the index thread's build stops between two files
+  // (for a second at most per file) and lets it have the cores.
+  const yieldFlag = new Int32Array(new SharedArrayBuffer(4))
+  const updateYield = (): void => {
+    const busy = (options.activity?.running ?? 0) > listeners.size ? 1 : 0
+    // Parsers sleeping on the flag wake as soon as it clears.
+    if (Atomics.exchange(yieldFlag, 0, busy) === 1 && busy === 0) Atomics.notify(yieldFlag, 0)
+  }
+  options.activity?.onChange(updateYield)
 
   function status (): CodeIndexStatus {
     if (shared && started && reader.current() === undefined) {
@@ -141,7 +157,10 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     } else if (shared) {
       delete progress.problem
     }
-    const { counts, complete, built } = reader.state()
+    const { counts, complete: onDisk, built } = reader.state()
+    // While a scan runs, what the file says of itself races the scan's answer (its last batch commits before
+    // the answer arrives): completeness is taken as it was when the scan began, until the answer.
+    const complete = progress.scanning ? completeBefore : onDisk
     const state = progress.problem !== undefined
       ? 'unavailable'
       : complete || progress.lastScan !== undefined ? 'ready' : progress.error !== undefined ? 'failed' : 'building'
@@ -149,17 +168,35 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   }
 
   function openThread (): RequestThread {
-    const data: IndexThreadData = { indexFile: file, roots: workspace.roots.map(r => ({ name: r.name, path: r.path })), watch: options.watch === true, lease: options.lease !== false, maxBytes: options.maxBytes, journal: options.journal }
+    const data: IndexThreadData = {
+      indexFile: file,
+      yieldFlag,
+      roots: workspace.roots.map(r => ({ name: r.name, path: r.path })),
+      treeSitter: options.treeSitter,
+      threads: options.threads ?? 1,
+      watch: options.watch === true,
+      lease: options.lease !== false,
+      maxBytes: options.maxBytes,
+      journal: options.journal
+    }
     return startRequestThread(options.workerUrl ?? threadModule('index-worker'), data, 'index', (notice) => {
-      if (notice.notice === 'changed') rescanSoon()
-      else log.warn({ reason: (notice as { why?: string }).why }, 'code index: folders no longer watched; the index is refreshed when a call finds it older than 30 s')
+      if (notice.notice === 'progress') {
+        const { done, pending, bytes } = notice as unknown as { done: number, pending: number, bytes: number }
+        Object.assign(progress, { done, pending })
+        sourceBytes = bytes
+        notify()
+      } else if (notice.notice === 'changed') {
+        rescanSoon()
+      } else {
+        log.warn({ reason: (notice as { why?: string }).why }, 'code index: folders no longer watched; the index is refreshed when a call finds it older than 30 s')
+      }
     })
   }
   const ask = async <T extends object>(request: IndexRequest): Promise<T> => await (thread ??= openThread()).request<T>(request)
 
-  async function scan (signal: AbortSignal): Promise<void> {
+  async function scan (): Promise<void> {
     const began = Date.now()
-    // The thread takes the lease, walks (its own jail over the same roots) and compares with what it holds.
+    // The thread takes the lease, walks (its own jail over the same roots), and reads, parses and writes what changed.
     const found = await ask<ScanAnswer>({ scan: true })
     if (found.busy !== undefined) {
       // Another process writes the index now: answer from what it writes, and look again later.
@@ -168,36 +205,14 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       return
     }
     delete progress.writer
-    signal.throwIfAborted()
     sourceBytes = found.bytes
-    try {
-      if (found.gone.length > 0) await ask({ remove: found.gone })
-      progress.pending = found.changed.length
-      progress.done = 0
-      await parseAndWrite(found.changed, {
-        workspace,
-        parsers,
-        ask,
-        log,
-        written: (files) => {
-          progress.done += files
-          notify()
-        },
-        skipped: () => { progress.done++ }
-      }, signal)
-      await ask({ finish: Date.now() })
-    } catch (err) {
-      // The thread let the lease go if the failure was its own; this covers one of ours (an abort).
-      await ask({ abandon: true }).catch(() => undefined)
-      throw err
-    }
     Object.assign(progress, { lastScan: Date.now(), lastScanMs: Date.now() - began })
     delete progress.error
     delete progress.problem
     retries = 0
     const counts = status()
-    log.info({ files: counts.files, chunks: counts.chunks, symbols: counts.symbols, changed: found.changed.length, removed: found.gone.length, ms: progress.lastScanMs }, 'code index scan finished')
-    for (const listener of scanned) listener(found.changed.length + found.gone.length)
+    log.info({ files: counts.files, chunks: counts.chunks, symbols: counts.symbols, changed: found.changed, removed: found.gone, ms: progress.lastScanMs }, 'code index scan finished')
+    for (const listener of scanned) listener(found.changed + found.gone)
   }
 
   function scheduleRetry (ms: number): void {
@@ -237,8 +252,9 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   function rescan (): void {
     if (shared || scanning !== undefined || stop.signal.aborted) return
     again = false
+    completeBefore = reader.state().complete
     progress.scanning = true
-    scanning = scan(stop.signal).catch((err: unknown) => {
+    scanning = scan().catch((err: unknown) => {
       if (stop.signal.aborted) return
       const problem = (err as { problem?: StoreProblem }).problem
       if (problem !== undefined) return unavailable(problem, err as Error)
@@ -280,6 +296,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
         const finish = (): void => {
           clearTimeout(timer)
           listeners.delete(onChange)
+          updateYield()
           signal.removeEventListener('abort', finish)
           resolve(status().state === 'ready')
         }
@@ -289,6 +306,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
         }
         const timer = setTimeout(finish, waitMs)
         listeners.add(onChange)
+        updateYield()
         signal.addEventListener('abort', finish, { once: true })
       })
     },
@@ -296,15 +314,18 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     searchChunks: (...args) => reader.searchChunks(...args),
     chunksById: (ids) => reader.chunksById(ids),
     onScanned: (listener) => { scanned.push(listener) },
-    file: () => started && reader.current() !== undefined ? file : undefined,
+    // The file once it is there (another thread opens it itself), whether or not this thread's reader is open now.
+    file: () => started && fs.existsSync(file) ? file : undefined,
     async close () {
       stop.abort()
       clearTimeout(retry)
-      await scanning
       const closing = thread
       thread = undefined
-      // The lease is the thread's to release: a lock left with this live process's id would hold off a later writer.
-      await closing?.request({ abandon: true }).catch(() => undefined)
+      // A running scan stops between two files and lets the lease go (a lock left with this live process's id
+      // would hold off a later writer); the thread ends after that.
+      await closing?.request({ abort: true }).catch(() => undefined)
+      await scanning
+      await closing?.request({ release: true }).catch(() => undefined)
       await closing?.terminate()
       reader.close()
     }

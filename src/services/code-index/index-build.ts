@@ -1,29 +1,58 @@
-import type { Logger } from '../../logger.js'
+import { buildOutline } from '../outline.js'
 import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbol-languages.js'
-import type { SymbolParser } from '../symbol-parser.js'
+import type { RawDefinition, SymbolParser } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
-import { NOT_INDEXED } from './index-schema.js'
-import type { IndexRequest, ParsedFile } from './index-worker.js'
+import { chunkFile } from './chunker.js'
+import { chunkHash, chunkText } from './chunk-text.js'
+import { codeTokens } from './code-tokens.js'
+import { NOT_INDEXED, type FileEntry } from './index-schema.js'
 import type { ChangedFile } from './index-scan.js'
 import { readSourceText } from './indexed-lines.js'
+
+/** One file as the build read and parsed it. */
+export interface ParsedFile {
+  path: string
+  /** Display path: its words are searchable too ("upload" finds src/upload/…). */
+  shown: string
+  size: number
+  mtimeMs: number
+  language: string
+  text: string
+  definitions: RawDefinition[]
+}
+
+/** Turns a parsed file into what the index stores: its outline, its chunks and each chunk's search tokens. */
+export function entryOf (file: ParsedFile): FileEntry {
+  const lines = file.text.split('\n')
+  const symbols = buildOutline(file.definitions, lines)
+  const where = codeTokens(file.shown).join(' ')
+  const chunks = chunkFile(lines, symbols).map(chunk => ({
+    ...chunk,
+    hash: chunkHash(chunkText(lines, chunk.start, chunk.end)),
+    tokens: `${where} ${codeTokens(chunk.symbol).join(' ')} ${codeTokens(lines.slice(chunk.start - 1, chunk.end).join('\n')).join(' ')}`
+  }))
+  return { path: file.path, size: file.size, mtimeMs: file.mtimeMs, language: file.language, chunks, symbols }
+}
 
 /** A write batch holds about this much: each file counts its text plus FILE_WEIGHT (so ~100 small files, or fewer big ones). */
 const BATCH_WEIGHT = 8 * 1024 * 1024
 const FILE_WEIGHT = 80 * 1024
-// A definition costs its objects here and in the index thread (its outline, its chunk): a header of 50,000 #defines weighs 30 MB, not its 2 MB of text.
+// A definition costs its objects (its outline entry, its chunk's tokens): a header of 50,000 #defines weighs
+// 30 MB, not its 2 MB of text.
 const DEFINITION_WEIGHT = 600
 
 /** What parseAndWrite needs. */
 export interface BuildOptions {
   workspace: WorkspaceService
   parsers: SymbolParser[]
-  /** Sends a request to the index thread (write batches here). */
-  ask: (request: IndexRequest) => Promise<unknown>
-  log: Logger
-  /** Called after each batch is written, with how many files it held. */
-  written: (files: number) => void
-  /** Called for a file that could not be read or parsed (counted as done; the next scan retries it). */
-  skipped: () => void
+  /** Stores a batch (one transaction); a throw stops the build with that error. */
+  write: (entries: FileEntry[]) => void | Promise<void>
+  /** Called after each file is done (written, or passed by), with how many are done so far. */
+  progress?: (done: number) => void
+  /** Called for a file that could not be read or parsed (the next scan retries it). */
+  skipped?: (file: ChangedFile, err: unknown) => void
+  /** Waited for before each file: the build yields while calls a client waits on run. */
+  pause?: () => Promise<void>
 }
 
 /** A file the scan found new or changed, with the language the parser reads it as. */
@@ -49,58 +78,63 @@ async function readParsed (workspace: WorkspaceService, entry: Changed, parser: 
 }
 
 /**
- * Reads, parses and writes the changed files: one lane per parser thread, each taking the next file, and the
- * batches written one after another while the next ones are parsed (at most two wait in memory). The first
- * write that fails stops the lanes, and is what this rejects with.
+ * Reads, parses and writes the changed files, in the index's own thread: one lane per parser thread, each
+ * taking the next file, batches written as they fill (about 8 MB of source and definitions). The first write
+ * that fails stops the lanes, and is what this rejects with; a file that cannot be read or parsed is passed by.
  */
 export async function parseAndWrite (changedFiles: readonly ChangedFile[], options: BuildOptions, signal: AbortSignal): Promise<void> {
-  const { workspace, parsers, ask, log } = options
+  const { workspace, parsers } = options
   // The walk kept only names of a language the parser reads.
   const changed: Changed[] = changedFiles.map(f => ({ ...f, language: symbolLanguageOf(f.fsPath) as SymbolLanguage }))
-  const halt = new AbortController()
-  const stopped = AbortSignal.any([signal, halt.signal])
   let failure: unknown
   let batch: ParsedFile[] = []
   let weight = 0
-  let written: Promise<void> = Promise.resolve()
+  let done = 0
+  let writing: Promise<void> = Promise.resolve()
   const flush = async (): Promise<void> => {
     const files = batch
-    if (files.length === 0) return
     batch = []
     weight = 0
-    const previous = written
-    written = previous.then(async () => {
+    if (files.length === 0 || failure !== undefined) return
+    // One write at a time, in order; a lane whose batch is full waits for the one before.
+    writing = writing.then(async () => {
       if (failure !== undefined) return
-      await ask({ write: files })
-      options.written(files.length)
-    }).catch((err: unknown) => {
-      // Kept, never left unhandled: the lanes stop at their next file and the build rejects with it.
-      failure ??= err
-      halt.abort()
+      try {
+        // A batch's transaction cannot be paused once begun: it waits for the calls running now instead.
+        await options.pause?.()
+        await options.write(files.map(entryOf))
+        done += files.length
+        options.progress?.(done)
+      } catch (err) {
+        failure ??= err
+      }
     })
-    await previous
+    await writing
   }
   let next = 0
+  const more = (): boolean => next < changed.length && failure === undefined && !signal.aborted
   const lane = async (parser: SymbolParser): Promise<void> => {
-    while (next < changed.length && !stopped.aborted) {
+    while (more()) {
+      await options.pause?.()
+      if (!more()) break
       const file = changed[next++]
       try {
-        const parsed = await readParsed(workspace, file, parser, stopped)
+        const parsed = await readParsed(workspace, file, parser, signal)
         batch.push(parsed)
         weight += parsed.text.length + FILE_WEIGHT + parsed.definitions.length * DEFINITION_WEIGHT
       } catch (err) {
-        if (stopped.aborted) break
+        if (signal.aborted) break
         // A file that vanished or changed kind since the walk, or one the parser gave up on: the next scan retries it.
-        log.debug({ err, file: file.relative }, 'file not indexed')
-        options.skipped()
+        options.skipped?.(file, err)
+        options.progress?.(++done)
         continue
       }
       if (weight >= BATCH_WEIGHT) await flush()
     }
   }
   await Promise.all(parsers.map(lane))
-  if (failure === undefined) await flush()
-  await written
+  await flush()
+  await writing
   if (failure !== undefined) throw failure
   signal.throwIfAborted()
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from '../../logger.js'
-import type { SymbolParser } from '../symbol-parser.js'
+import type { TreeSitterLocation } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
 import { createCodeIndex, type CodeIndex, type CodeIndexStatus } from './code-index.js'
 import { removeIndexFile } from './index-file.js'
@@ -11,7 +11,9 @@ import type { Sqlite } from './index-schema.js'
 /** What buildAndPublish needs. */
 export interface PublishOptions {
   workspace: WorkspaceService
-  parsers: SymbolParser[]
+  /** Where tree-sitter is, and how many parser threads the build runs. */
+  treeSitter: TreeSitterLocation
+  threads: number
   sqlite: Sqlite
   /** The published index file (replicas read it with codeIndex `shared`). */
   published: string
@@ -49,7 +51,7 @@ export async function buildAndPublish (options: PublishOptions): Promise<Publish
     lease = acquireLease(published)
   }
   const staging = stageIndex(options.sqlite, published)
-  const index = createCodeIndex({ workspace: options.workspace, parsers: options.parsers, sqlite: options.sqlite, file: staging, log, lease: false, journal: 'delete', ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) })
+  const index = createCodeIndex({ workspace: options.workspace, treeSitter: options.treeSitter, threads: options.threads, sqlite: options.sqlite, file: staging, log, lease: false, journal: 'delete', ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) })
   const timer = setInterval(() => options.progress?.(index.status()), everyMs)
   try {
     // The copied generation says it is complete: what counts is that this build's own scan finished.

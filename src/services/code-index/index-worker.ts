@@ -1,46 +1,41 @@
 import fs from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
-import { buildOutline } from '../outline.js'
-import type { RawDefinition } from '../symbol-parser.js'
-import { chunkFile } from './chunker.js'
-import { chunkHash, chunkText } from './chunk-text.js'
-import { codeTokens } from './code-tokens.js'
+import { createSymbolParser, type TreeSitterLocation } from '../symbol-parser.js'
+import { INDEX_NICENESS } from '../thread-priority.js'
+import { parseAndWrite } from './index-build.js'
 import { acquireLease, type IndexLease, type LeaseHolder } from './index-lease.js'
-import { loadSqlite, type FileEntry } from './index-schema.js'
+import { loadSqlite } from './index-schema.js'
 import { openIndexWriter, type IndexWriter } from './index-writer.js'
 import { storeProblemOf } from './store-errors.js'
 import { createFolderWatch } from './folder-watch.js'
-import { laneThread, scanTree, scanWorkspace, walkSources, type ScanLane, type ScanResult } from './index-scan.js'
+import { laneThread, scanTree, scanWorkspace, walkSources, type ScanLane } from './index-scan.js'
 import type { WorkspaceRoot } from '../workspace.js'
-
-/** One file as the scan read and parsed it. */
-export interface ParsedFile {
-  path: string
-  /** Display path: its words are searchable too ("upload" finds src/upload/…). */
-  shown: string
-  size: number
-  mtimeMs: number
-  language: string
-  text: string
-  definitions: RawDefinition[]
-}
+import { lowerThisThread } from '../thread-priority.js'
 
 /**
- * A request to the index thread. A scan takes the index's lease (unless told not to) and opens the writer; the
- * writes and removals of that scan follow, and `finish` (or `abandon`, when it failed) releases both. With
- * `watch`, the thread also sends `{ notice: 'changed' }` when a watched folder changed, and `{ notice:
- * 'watch-failed', why }` when it gives watching up.
+ * A request to the index thread. A scan takes the index's lease (unless told not to), walks, compares with what
+ * is indexed, reads, parses and writes what changed, marks the index complete and lets the lease go; it answers
+ * with what it did, or with who holds the lease. `abort` is heeded at once (a running scan stops between two
+ * files); `release` lets the lease go. While a scan runs, the thread sends `{ notice: 'progress', done, pending }`;
+ * with `watch`, `{ notice: 'changed' }` when a watched folder changed and `{ notice: 'watch-failed', why }` when it
+ * gives watching up.
  */
-export type IndexRequest = { scan: true } | { write: ParsedFile[] } | { remove: string[] } | { finish: number } | { abandon: true }
+export type IndexRequest = { scan: true } | { abort: true } | { release: true }
 
-/** The answer to a scan: what changed, or who holds the lease (nothing was walked). */
-export type ScanAnswer = (ScanResult & { busy?: undefined }) | { busy: LeaseHolder }
+/** The answer to a scan: what it found and did, or who holds the lease (nothing was walked). */
+export type ScanAnswer = { busy?: undefined, changed: number, gone: number, bytes: number } | { busy: LeaseHolder }
 
 /** What the index thread is started with. */
 export interface IndexThreadData {
   indexFile: string
+  /** Shared with the serving thread: 1 while a call a client waits on runs (the build yields between files). */
+  yieldFlag?: Int32Array
   /** The served roots, walked again by the thread's own scan. */
   roots: WorkspaceRoot[]
+  /** Where tree-sitter is: the thread starts its own parser threads. */
+  treeSitter: TreeSitterLocation
+  /** Parser threads. */
+  threads: number
   /** Watch the folders each scan walked, and say when one changed. */
   watch: boolean
   /** Take the index's lease for each scan (false: the caller holds it, as the `index` command does). */
@@ -51,31 +46,27 @@ export interface IndexThreadData {
   journal?: 'wal' | 'delete'
 }
 
-/** Turns a parsed file into what the index stores: its outline, its chunks and each chunk's search tokens. */
-export function entryOf (file: ParsedFile): FileEntry {
-  const lines = file.text.split('\n')
-  const symbols = buildOutline(file.definitions, lines)
-  const where = codeTokens(file.shown).join(' ')
-  const chunks = chunkFile(lines, symbols).map(chunk => ({
-    ...chunk,
-    hash: chunkHash(chunkText(lines, chunk.start, chunk.end)),
-    tokens: `${where} ${codeTokens(chunk.symbol).join(' ')} ${codeTokens(lines.slice(chunk.start - 1, chunk.end).join('\n')).join(' ')}`
-  }))
-  return { path: file.path, size: file.size, mtimeMs: file.mtimeMs, language: file.language, chunks, symbols }
-}
+/** How often a running scan reports its progress, ms. */
+const PROGRESS_MS = 250
+/** How long the build waits for a call to end before its next file, at most, and how often it looks. */
+const YIELD_MAX_MS = 1000
+const YIELD_STEP_MS = 5
 
-// The thread itself: chunking, tokenizing and SQLite writes happen here, never on the event loop that serves
-// requests. Each request is answered with its id once its transaction committed (or with the error, and the
-// store problem it is: a full disk, a read-only file system).
+// The thread itself: walking, reading, chunking, tokenizing and SQLite writes happen here, never on the event loop
+// that serves requests (its parser threads, its own). A request is answered with its id once done (or with the
+// error, and the store problem it is: a full disk, a read-only file system).
 /* c8 ignore start */
 if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?.indexFile !== undefined) {
+  lowerThisThread()
   const port = parentPort
   const data = workerData as IndexThreadData
   const sqlite = loadSqlite()
+  const parsers = Array.from({ length: data.threads }, () => createSymbolParser(data.treeSitter, { niceness: INDEX_NICENESS, yieldFlag: data.yieldFlag }))
   // The writer stays open between scans (closing one leaves its statements to the collector, see index-reader);
-  // writes happen only from a scan to its finish, with the lease.
+  // writes happen only during a scan, with the lease.
   let writer: IndexWriter | undefined
   let lease: IndexLease | undefined
+  let running: AbortController | undefined
   const release = (): void => {
     lease?.release()
     lease = undefined
@@ -94,39 +85,65 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
     writer ??= openIndexWriter(sqlite, data.indexFile, { maxBytes: data.maxBytes, journal: data.journal })
     return writer
   }
-  async function handle (request: IndexRequest): Promise<object> {
-    if ('scan' in request) {
-      release()
-      if (data.lease) {
-        const taken = acquireLease(data.indexFile)
-        if ('heldBy' in taken) return { busy: taken.heldBy }
-        lease = taken
+  /** While a call a client waits on runs, the next file waits (a second at most: a stream of calls never stalls the build). */
+  const flag = data.yieldFlag
+  const pause = flag === undefined
+    ? undefined
+    : async (): Promise<void> => {
+      for (let waited = 0; Atomics.load(flag, 0) === 1 && waited < YIELD_MAX_MS; waited += YIELD_STEP_MS) {
+        await new Promise(resolve => setTimeout(resolve, YIELD_STEP_MS))
       }
+    }
+  async function scan (signal: AbortSignal): Promise<ScanAnswer> {
+    if (data.lease) {
+      const taken = acquireLease(data.indexFile)
+      if ('heldBy' in taken) return { busy: taken.heldBy }
+      lease = taken
+    }
+    try {
       const store = open()
       // A jail of its own for each scan: its rule caches (every path tested) go with it, not kept for the process.
       const workspace = await scanWorkspace(data.roots)
-      const found = await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(new URL(import.meta.url), data.roots))
+      const found = await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(new URL(import.meta.url), data.roots), signal)
       watch?.update(found.folders)
-      return { changed: found.changed, gone: found.gone, bytes: found.bytes }
-    }
-    if ('write' in request) open().write(request.write.map(entryOf))
-    else if ('remove' in request) open().remove(request.remove)
-    else if ('finish' in request) {
-      open().finished(request.finish)
+      if (found.gone.length > 0) store.remove(found.gone)
+      let done = 0
+      const report = (): void => port.postMessage({ notice: 'progress', done, pending: found.changed.length, bytes: found.bytes })
+      report()
+      const timer = setInterval(report, PROGRESS_MS)
+      try {
+        await parseAndWrite(found.changed, { workspace, parsers, write: (entries) => store.write(entries), progress: (n) => { done = n }, pause }, signal)
+      } finally {
+        clearInterval(timer)
+        report()
+      }
+      store.finished(Date.now())
+      return { changed: found.changed.length, gone: found.gone.length, bytes: found.bytes }
+    } finally {
       release()
-    } else release()
-    return {}
+    }
   }
-  // Requests are handled one at a time, in order: a write never lands in the middle of a scan's comparison.
+  // Requests are handled one at a time, in order, but an abort is heeded at once.
   let queue: Promise<void> = Promise.resolve()
   port.on('message', (request: IndexRequest & { id: number }) => {
+    if ('abort' in request) {
+      running?.abort()
+      port.postMessage({ id: request.id })
+      return
+    }
     queue = queue.then(async () => {
       try {
-        port.postMessage({ id: request.id, ...await handle(request) })
+        if ('scan' in request) {
+          running = new AbortController()
+          port.postMessage({ id: request.id, ...await scan(running.signal) })
+        } else {
+          release()
+          port.postMessage({ id: request.id })
+        }
       } catch (err) {
-        // A failed step ends the scan: the lease goes with it, and the next scan starts afresh.
-        release()
         port.postMessage({ id: request.id, error: err instanceof Error ? err.message : String(err), problem: storeProblemOf(err) })
+      } finally {
+        running = undefined
       }
     })
   })
@@ -134,6 +151,7 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
 
 // A lane of a scan (started by the thread above for one walk): walks its share and answers once.
 if (parentPort !== null && (workerData as { scanLane?: ScanLane } | undefined)?.scanLane !== undefined) {
+  lowerThisThread()
   const port = parentPort
   const { roots, scanLane } = workerData as { roots: WorkspaceRoot[], scanLane: ScanLane }
   scanWorkspace(roots).then(async workspace => await walkSources(workspace, scanLane)).then(

@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { configuredRoots, type Config } from '../../config.js'
 import type { Logger } from '../../logger.js'
-import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../symbol-parser.js'
+import { locateTreeSitter, type TreeSitterLocation } from '../symbol-parser.js'
+import type { Activity } from '../activity.js'
 import type { WorkspaceService } from '../workspace.js'
 import { createCodeIndex, type CodeIndex } from './code-index.js'
 import { indexLocation, pruneStateDir, removeIndexFile } from './index-file.js'
@@ -14,6 +15,8 @@ import { createSemanticSearch, type SemanticSearch } from './semantic.js'
 export interface CodeIndexDependencies {
   sqlite?: ReturnType<typeof loadSqlite>
   treeSitter?: TreeSitterLocation | null
+  /** The server's running calls: the build yields to them. */
+  activity?: Activity
 }
 
 /** Parser threads of the index: indexThreads, or one per core up to two (each holds a tree-sitter heap). */
@@ -43,11 +46,13 @@ export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' 
   return createCodeIndex({
     workspace,
     // Threads of its own: a whole-tree scan never queues in front of a get_symbols call.
-    parsers: shared ? [] : Array.from({ length: indexThreadsOf(config) }, () => createSymbolParser(treeSitter)),
+    treeSitter,
+    threads: indexThreadsOf(config),
     sqlite,
     file: location.file,
     log,
     mode: shared ? 'shared' : 'write',
+    activity: deps.activity,
     watch: config.codeIndex === 'watch',
     ...(config.indexMaxMb > 0 ? { maxBytes: config.indexMaxMb * 1024 * 1024 } : {})
   })

@@ -12,9 +12,12 @@ const UTF8 = new TextDecoder()
 export async function readSourceText (workspace: WorkspaceService, handle: FileHandle, size: number, signal: AbortSignal): Promise<string | undefined> {
   const sniff = await workspace.sniff(handle)
   if (sniff.binary) return undefined
-  return sniff.encoding === 'utf8' && sniff.charset === undefined
-    ? UTF8.decode(await handle.readFile())
-    : (await workspace.readLines(handle, size, sniff, { start: 1, maxLines: Number.MAX_SAFE_INTEGER, signal })).lines.join('\n')
+  if (sniff.encoding !== 'utf8' || sniff.charset !== undefined) return (await workspace.readLines(handle, size, sniff, { start: 1, maxLines: Number.MAX_SAFE_INTEGER, signal })).lines.join('\n')
+  // Read with read(), which every handle has (the index thread's jail hands out synchronous ones).
+  const bytes = Buffer.allocUnsafe(size)
+  let filled = 0
+  for (let n = -1; n !== 0 && filled < size; filled += n) n = (await handle.read(bytes, filled, size - filled, filled)).bytesRead
+  return UTF8.decode(bytes.subarray(0, filled))
 }
 
 /**
