@@ -27,9 +27,7 @@ ENV NODE_ENV=production \
     WORKSPACE_MCP_PORT=3000 \
     WORKSPACE_MCP_ROOT=/workspace \
     WORKSPACE_MCP_ALLOWED_HOSTS=localhost,127.0.0.1 \
-    WORKSPACE_MCP_STATE_DIR=/tmp/workspace-mcp
-# The code index lives under the writable /tmp (a tmpfs with --read-only): rebuilt per container; mount a
-# volume there to keep it across restarts.
+    WORKSPACE_MCP_STATE_DIR=/var/lib/workspace-mcp
 WORKDIR /app
 # git for the history tools (run hardened, read-only; a mounted repository owned by another uid is fine).
 RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*
@@ -39,6 +37,11 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY docs ./docs
 COPY docs /workspace
+# The code index's folder: a volume (an anonymous one unless you name one), so a read-only root filesystem
+# still keeps it, sized by disk and not by a tmpfs. Replicas mount a published index read-only here
+# (WORKSPACE_MCP_CODE_INDEX=shared; docker/compose.yaml, docker/k8s/).
+RUN mkdir -p /var/lib/workspace-mcp && chown node:node /var/lib/workspace-mcp
+VOLUME /var/lib/workspace-mcp
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

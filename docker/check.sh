@@ -172,4 +172,78 @@ if [ -z "${KEEP:-}" ]; then
   [ "$code" = 0 ] || { ctr logs "$NAME" 2>&1 | tail -10; die "stop: exit code $code, expected 0 (drained)"; }
   echo "stop: drained, exit code 0"
 fi
+
+# ---------------------------------------------------------------- the shipped layout over a real tree
+# docker/compose.yaml's own limits, tmpfs sizes and volumes, read from the file: its indexer builds the code
+# index of a real tree (Linux 6.1's drivers/net, 5,123 source files) into a volume, and a replica mounts that
+# read-only (--code-index shared) and answers find_symbol and search_code through the port.
+say "the shipped layout: docker/compose.yaml's indexer and replica, its limits, over Linux drivers/net"
+read -r idx_mem idx_threads idx_tmp rep_mem rep_tmp < <(node --input-type=module -e '
+import { readFileSync } from "node:fs"
+import { parse } from "yaml"
+const { indexer, mcp } = parse(readFileSync("docker/compose.yaml", "utf8")).services
+const tmp = (service) => service.tmpfs.find(t => t.startsWith("/tmp:")).slice(5)
+console.log(indexer.deploy.resources.limits.memory, indexer.environment.WORKSPACE_MCP_INDEX_THREADS, tmp(indexer), mcp.deploy.resources.limits.memory, tmp(mcp))') \
+  || die "reading docker/compose.yaml"
+echo "indexer: memory $idx_mem, $idx_threads parser threads, /tmp tmpfs $idx_tmp; replica: memory $rep_mem, /tmp tmpfs $rep_tmp"
+
+# The tree: the bench corpus when it is unpacked, else drivers/net alone out of Debian's linux-source-6.1.
+tree=bench/.corpus/linux-source-6.1/drivers/net
+if [ ! -d "$tree" ]; then
+  tree=$LAB/tree/linux-source-6.1/drivers/net
+  if [ ! -d "$tree" ]; then
+    [ -f /usr/src/linux-source-6.1.tar.xz ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linux-source-6.1 >/dev/null; } || die "apt-get install linux-source-6.1"
+    mkdir -p "$LAB/tree" && tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$LAB/tree" linux-source-6.1/drivers/net || die "unpacking drivers/net"
+  fi
+fi
+tree=$(cd "$tree" && pwd)
+sources=$(find "$tree" -name '*.[ch]' | wc -l)
+[ "$sources" -ge 5000 ] || die "the tree has $sources C files, fewer than 5,000"
+volume=workspace-mcp-check-index
+ctr rm -f "$NAME-indexer" "$NAME-replica" >/dev/null 2>&1 || true
+ctr volume rm -f "$volume" >/dev/null 2>&1 || true
+ctr volume create "$volume" >/dev/null || die "volume create"
+cleanup_layout() {
+  [ -n "${KEEP:-}" ] || { ctr rm -f "$NAME-indexer" "$NAME-replica" >/dev/null 2>&1; ctr volume rm -f "$volume" >/dev/null 2>&1; } || true
+  cleanup
+}
+trap cleanup_layout EXIT
+
+built_at=$(now)
+ctr run --name "$NAME-indexer" --memory "$idx_mem" --memory-swap "$idx_mem" --read-only --tmpfs "/tmp:$idx_tmp" --cap-drop ALL --security-opt no-new-privileges \
+  -v "$tree:/workspace:ro" -v "$volume:/var/lib/workspace-mcp" -e WORKSPACE_MCP_INDEX_THREADS="$idx_threads" -e WORKSPACE_MCP_LOG_LEVEL=warn \
+  "$IMAGE" node dist/bin/cli.js index >"$LAB/indexer.out" 2>"$LAB/indexer.err" || { tail -20 "$LAB/indexer.err"; die "the indexer failed within $idx_mem"; }
+[ "$(ctr inspect -f '{{.HostConfig.Memory}}' "$NAME-indexer")" != 0 ] || die "the indexer ran without its memory limit"
+echo "indexer ($sources C files, $(( $(now) - built_at )) s, within $idx_mem): $(cat "$LAB/indexer.out")"
+[ "$(ctr inspect -f '{{.State.OOMKilled}}' "$NAME-indexer")" = false ] || die "the indexer was killed for memory"
+
+ctr run -d --name "$NAME-replica" -p "127.0.0.1:$((PORT + 1)):3000" --memory "$rep_mem" --memory-swap "$rep_mem" --read-only --tmpfs "/tmp:$rep_tmp" \
+  --cap-drop ALL --security-opt no-new-privileges -v "$tree:/workspace:ro" -v "$volume:/var/lib/workspace-mcp:ro" \
+  -e WORKSPACE_MCP_CODE_INDEX=shared -e WORKSPACE_MCP_MODE=stateless -e WORKSPACE_MCP_AUTH_TOKENS="check:$sha" "$IMAGE" >/dev/null || die "run the replica"
+PORT=$((PORT + 1)) TOKEN=$token node --input-type=module -e '
+const base = `http://127.0.0.1:${process.env.PORT}`
+const fail = (why) => { console.error(why); process.exit(1) }
+let up = false
+for (let i = 0; i < 120 && !up; i++) {
+  try { up = (await fetch(`${base}/healthz`)).ok } catch {}
+  if (!up) await new Promise(r => setTimeout(r, 250))
+}
+if (!up) fail("the replica does not answer /healthz")
+const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${process.env.TOKEN}` }
+const call = async (name, args) => {
+  const started = performance.now()
+  const res = await fetch(`${base}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }) })
+  return { body: await res.json(), ms: performance.now() - started }
+}
+const symbol = await call("find_symbol", { name: "e1000_probe" })
+const where = symbol.body.result?.structuredContent?.definitions?.[0]?.path
+if (where !== "ethernet/intel/e1000/e1000_main.c") fail(`find_symbol e1000_probe: ${JSON.stringify(symbol.body).slice(0, 400)}`)
+console.log(`find_symbol e1000_probe, on the first call of the replica: ${where} (${symbol.ms.toFixed(0)} ms)`)
+const code = await call("search_code", { query: "transmit timeout reset" })
+const hits = code.body.result?.structuredContent?.results ?? []
+if (code.body.result?.isError === true || hits.length === 0) fail(`search_code: ${JSON.stringify(code.body).slice(0, 400)}`)
+console.log(`search_code "transmit timeout reset": ${hits.length} chunks, first ${hits[0].path} (${code.ms.toFixed(0)} ms)`)
+' || { ctr logs "$NAME-replica" 2>&1 | tail -20; die "the replica over the shared index"; }
+echo "replica: $(ctr stats --no-stream --format '{{.MemUsage}}' "$NAME-replica" 2>/dev/null || echo 'memory use not reported here')"
+ctr stop -t 15 "$NAME-replica" >/dev/null
 say "container check: OK ($ENGINE, $(( $(now) - started )) s)"

@@ -132,11 +132,13 @@ export const WIND_DOWN_GRACE_MS = 1000
 /** How long their answers then get to reach the clients before connections close, ms. */
 const ANSWER_WRITE_MS = 1000
 
-/** How a drain ended: whether it finished in time, the calls stopped early, and whether any request went unanswered. */
+/** How a drain ended: whether it finished in time, the calls stopped early, the requests left unanswered, and the exit code that says so. */
 export interface DrainOutcome {
   drained: boolean
   stopped: ActiveCall[]
   unanswered: number
+  /** 0, or 1 when a request was still open at the end (a client stalled mid-body). */
+  exitCode: number
 }
 
 /**
@@ -149,11 +151,15 @@ export async function drainApp (app: App, runtime: Runtime, drainMs: number): Pr
   const stopped = drained ? [] : runtime.server.activeCalls()
   let unanswered = 0
   if (!drained) {
+    app.log.warn({ drainMs, stopped }, `drain ran out after ${drainMs} ms: ${stopped.length} call(s) answered early (partial, or SHUTTING_DOWN): ${stopped.map(c => `${c.tool} (${c.ms} ms)`).join(', ')}`)
     await runtime.windDown(WIND_DOWN_GRACE_MS)
-    if (!await app.mcpDrain(ANSWER_WRITE_MS)) unanswered = app.mcpStats().inflight
+    if (!await app.mcpDrain(ANSWER_WRITE_MS)) {
+      unanswered = app.mcpStats().inflight
+      app.log.error({ unanswered }, `${unanswered} request(s) still open at exit`)
+    }
   }
   // Still open (a client not reading its answer): it would hold close() forever.
   app.server.closeAllConnections()
   await app.close()
-  return { drained, stopped, unanswered }
+  return { drained, stopped, unanswered, exitCode: unanswered > 0 ? 1 : 0 }
 }

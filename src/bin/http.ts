@@ -17,12 +17,13 @@ export async function main (argv: string[]): Promise<void> {
   const runtime = await createRuntime(config, log)
   const app = await buildApp({ runtime, config })
 
-  const exit = async (code: number): Promise<void> => {
+  const exit = (code: number): void => {
     // The index thread may be writing: it is ended between two transactions, its lease released. A search still
     // running would outlive us (ripgrep writes nothing until it finds a match): close() kills it.
-    await Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())])
-    log.flush()
-    process.exit(code)
+    Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())]).finally(() => {
+      log.flush()
+      process.exit(code)
+    })
   }
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
@@ -36,10 +37,7 @@ export async function main (argv: string[]): Promise<void> {
     stopping = true
     log.info({ signal, drainMs: config.drainMs }, 'draining')
     // The listener stays open while draining: probes see /readyz answer 503, new /mcp requests get 503.
-    const { stopped, unanswered } = await drainApp(app, runtime, config.drainMs)
-    if (stopped.length > 0) log.warn({ drainMs: config.drainMs, stopped }, `drain ran out after ${config.drainMs} ms: ${stopped.length} call(s) answered early (partial, or SHUTTING_DOWN): ${stopped.map(c => `${c.tool} (${c.ms} ms)`).join(', ')}`)
-    if (unanswered > 0) log.error({ unanswered }, `${unanswered} request(s) still open at exit`)
-    await exit(unanswered > 0 ? 1 : 0)
+    exit((await drainApp(app, runtime, config.drainMs)).exitCode)
   }
   // A close() that fails (or a bug in draining) is exit 1, not a hang.
   /* c8 ignore start */

@@ -1,14 +1,14 @@
-import path from 'node:path'
 import { configuredRoots, loadConfig, parseConfigFlags } from '../config.js'
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
-import { createLogger, logDestination } from '../logger.js'
+import { createLogger, logDestination, type Logger } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createServices } from '../services/index.js'
 import { indexLocation } from '../services/code-index/index-file.js'
 import { holderText } from '../services/code-index/index-lease.js'
 import { buildAndPublish, type PublishOutcome } from '../services/code-index/index-publisher.js'
 import { loadSqlite } from '../services/code-index/index-schema.js'
-import { indexThreadsOf } from '../services/code-index/index.js'
+import { buildSettingsOf } from '../services/code-index/index.js'
+import type { CodeIndexStatus } from '../services/code-index/code-index.js'
 import { locateTreeSitter } from '../services/symbol-parser.js'
 import { splitArgs } from './command-runtime.js'
 
@@ -20,6 +20,11 @@ export interface IndexReport {
   stdout: string
   stderr: string
   exitCode: number
+}
+
+/** Logs a build's progress, one line each time it is told. */
+export function progressLogger (log: Logger): (status: CodeIndexStatus) => void {
+  return (status) => log.info({ done: status.done, pending: status.pending, files: status.files }, `index: ${status.done} of ${status.pending} changed files parsed`)
 }
 
 /** The seconds of --wait (default 600). */
@@ -65,18 +70,17 @@ export async function main (argv: string[]): Promise<void> {
   // The services only for the workspace: the index this command builds is its own, not the server's.
   const services = await createServices({ ...config, codeIndex: 'off', embeddingsUrl: '' }, log)
   const location = indexLocation(config.stateDir, configuredRoots(config), log)
-  if (location.temporary) throw new APP_ERR_CONFIG_INVALID(`stateDir (--state-dir / WORKSPACE_MCP_STATE_DIR): ${path.dirname(location.file)} cannot be written, and an index in a temporary file would be gone at exit`)
+  if (location.temporary) throw new APP_ERR_CONFIG_INVALID(`stateDir (--state-dir / WORKSPACE_MCP_STATE_DIR): ${location.dir} cannot be written, and an index in a temporary file would be gone at exit`)
   log.info({ file: location.file, roots: services.workspace.roots.map(r => r.name) }, 'index: building')
   const outcome = await buildAndPublish({
     workspace: services.workspace,
     treeSitter,
-    threads: indexThreadsOf(config),
+    ...buildSettingsOf(config),
     sqlite,
     published: location.file,
     log,
     waitMs: waitSeconds * 1000,
-    ...(config.indexMaxMb > 0 ? { maxBytes: config.indexMaxMb * 1024 * 1024 } : {}),
-    progress: (status) => log.info({ done: status.done, pending: status.pending, files: status.files }, `index: ${status.done} of ${status.pending} changed files parsed`)
+    progress: progressLogger(log)
   })
   await services.tokenizer.close()
   const report = indexReport(outcome, location.file, waitSeconds)

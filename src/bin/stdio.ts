@@ -32,22 +32,23 @@ export async function main (argv: string[], startup: StdioStartup): Promise<void
   log.info({ root: config.root, tools: runtime.registry.tools.length, codeCache: startup.codeCache }, 'stdio server ready')
   stdio.answered.then(runtime.warmUp)
 
-  const exit = async (code: number): Promise<void> => {
+  const exit = (code: number): void => {
     // The index thread may be writing: it is ended between two transactions, its lease released. ripgrep writes
     // nothing until it finds a match, so a closed pipe would not stop a running search: close() kills it.
-    await Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())])
-    log.flush()
-    // Let stdout drain what was already written; never wait on the event loop's timers.
-    if (process.stdout.writableLength === 0) process.exit(code)
-    process.stdout.once('drain', () => process.exit(code))
-    setTimeout(() => process.exit(code), 300).unref()
+    Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())]).finally(() => {
+      log.flush()
+      // Let stdout drain what was already written; never wait on the event loop's timers.
+      if (process.stdout.writableLength === 0) process.exit(code)
+      process.stdout.once('drain', () => process.exit(code))
+      setTimeout(() => process.exit(code), 300).unref()
+    })
   }
   // A signal cannot wait for every call: running searches stop with what they found, the rest answer
   // SHUTTING_DOWN, and those answers are written before the exit.
   const stop = async (): Promise<void> => {
     await runtime.windDown(WIND_DOWN_GRACE_MS)
     stdio.close()
-    await exit(0)
+    exit(0)
   }
   // stop() does not reject; this only turns a bug in it into exit 1 instead of a hang.
   /* c8 ignore next */
@@ -59,5 +60,5 @@ export async function main (argv: string[], startup: StdioStartup): Promise<void
   // Stdin EOF is how a client asks to shut down (it waits, then sends SIGTERM): answer every call already
   // sent — each ends by its deadline — so `printf '…' | workspace-mcp stdio` loses nothing on a cold start.
   if (reason === 'eof') await stdio.drain(config.toolTimeoutMs + ANSWER_GRACE_MS)
-  await exit(0)
+  exit(0)
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
-import { EXIT_BUSY, indexReport, waitSecondsOf } from '../../src/bin/index.js'
+import { EXIT_BUSY, indexReport, progressLogger, waitSecondsOf } from '../../src/bin/index.js'
 import type { CodeIndexStatus } from '../../src/services/code-index/code-index.js'
 import { acquireLease } from '../../src/services/code-index/index-lease.js'
 import { buildAndPublish } from '../../src/services/code-index/index-publisher.js'
@@ -41,6 +41,13 @@ t.test('the command builds, publishes one whole file (no log, no lock, no stagin
   const reader = openIndexReader(sqlite, path.join(stateDir, files[0]), true)
   t.equal(reader?.findSymbols('handler_7', 'exact', undefined, undefined, 1).length, 1, 'readable as replicas read it (immutable)')
   reader?.close()
+
+  // A state folder it cannot write: an index in a temporary file would be gone at exit, so none is built.
+  const blocked = path.join(stateDir, 'a-file')
+  fs.writeFileSync(blocked, '')
+  const refused = spawnSync(process.execPath, [COVERED_CLI, 'index', '--root', root, '--state-dir', blocked, '--log-level', 'silent'], { encoding: 'utf8', timeout: 60_000 })
+  t.equal(refused.status, 2)
+  t.match(refused.stderr, /stateDir \(--state-dir \/ WORKSPACE_MCP_STATE_DIR\): .*a-file cannot be written, and an index in a temporary file would be gone at exit/)
 })
 
 t.test('a build waits for one holding the lease, and gives up after --wait; a failed build leaves the published index as it was', async (t) => {
@@ -63,6 +70,15 @@ t.test('a build waits for one holding the lease, and gives up after --wait; a fa
   t.equal(reader?.state().counts.files, 30, 'the published index is the first build\'s')
   t.same(fs.readdirSync(path.dirname(published)), [path.basename(published)], 'no staging file or lock left behind')
   reader?.close()
+})
+
+t.test('progress lines, as the build reports them', async (t) => {
+  const lines: Array<Record<string, unknown>> = []
+  const spy = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line)) } })
+
+  progressLogger(spy)({ state: 'building', scanning: true, pending: 10, done: 4, failures: 0, files: 4, chunks: 4, symbols: 4 })
+
+  t.match(lines, [{ done: 4, pending: 10, files: 4, msg: 'index: 4 of 10 changed files parsed' }])
 })
 
 t.test('what the command prints and its exit code, for each outcome', async (t) => {

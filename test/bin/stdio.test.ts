@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BUNDLE, childEnv, CLI, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
 writeFileSync(join(root, 'hello.txt'), 'hello world\n')
@@ -238,4 +239,23 @@ t.test('a 64 MiB line (cap 10 MiB) gets one -32600 and one warning with its size
   const warnings = proc.stderr().split('\n').filter(line => line.includes('"level":40')).map(line => JSON.parse(line) as Record<string, unknown>)
   t.match(warnings, [{ bytes: 64 * 1024 * 1024 + 3, maxLineBytes: 10 * 1024 * 1024, msg: /^dropped a 67108867-byte line/ }])
   t.comment(`VmHWM before ${(before / 1048576).toFixed(1)} MiB, after ${(after / 1048576).toFixed(1)} MiB`)
+})
+
+t.test('SIGTERM during a search: the search stops and its call answers with what it found, marked partial, before the exit (0)', { timeout: 30000 }, async (t) => {
+  // tsc's output: the only run of src/bin/stdio.ts's signal path.
+  const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./hello.txt')}'\nexec sleep 60`)
+  const proc = spawnStdio(t, ['--root', root, '--ripgrep-path', rg, '--code-index', 'off'], {}, COVERED_CLI)
+  proc.send(init)
+  await proc.response(1)
+  proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'hit' } } })
+  await new Promise(resolve => setTimeout(resolve, 700))
+
+  proc.child.kill('SIGTERM')
+  const answer = await proc.response(2) as { result: { isError?: boolean, structuredContent: { matches: unknown[], notices: string[] } } }
+  const { code } = await proc.exited
+
+  t.equal(answer.result.isError, undefined)
+  t.equal(answer.result.structuredContent.matches.length, 1)
+  t.match(answer.result.structuredContent.notices, [/search stopped early: the server is shutting down/])
+  t.equal(code, 0)
 })

@@ -45,6 +45,8 @@ t.test('Dockerfile: multi-stage, non-root, health-checked, serving the shipped b
   t.match(env, /WORKSPACE_MCP_HOST=0\.0\.0\.0/, 'binds all interfaces inside the container')
   t.match(env, /WORKSPACE_MCP_ALLOWED_HOSTS=\S+/, 'a non-loopback bind comes with allowed hosts (the server refuses to start otherwise)')
   t.match(env, /WORKSPACE_MCP_ROOT=\/workspace/, 'serves /workspace')
+  t.match(env, /WORKSPACE_MCP_STATE_DIR=\/var\/lib\/workspace-mcp/, 'the index in its own folder, not a tmpfs')
+  t.ok(instructions.includes('VOLUME /var/lib/workspace-mcp'), 'a volume: writable under a read-only root, sized by disk')
 })
 
 t.test('every COPY source exists and is not excluded by .dockerignore', async t => {
@@ -75,6 +77,46 @@ t.test('compose: replicas sharing sessions through Redis behind nginx, auth on, 
   t.ok(nginx.ports.every((p: string) => p.startsWith('127.0.0.1:')), 'published on loopback only')
   t.ok(redis, 'redis service')
   t.match(read('docker/nginx.conf'), /^\s*server mcp:3000;$/m, 'nginx upstream is the mcp service')
+})
+
+/** Mebibytes of a compose or Kubernetes memory quantity (512M, 768Mi, 1G). */
+const mib = (quantity: string): number => Number(/^(\d+)/.exec(quantity)?.[1]) * (/G/.test(quantity) ? 1024 : 1)
+
+t.test('compose and Kubernetes: one index, built by one job into a volume sized by the formula, read by every replica', async t => {
+  const [compose] = yamlDocs('docker/compose.yaml')
+  const { mcp, indexer } = compose.services
+  t.same(indexer.command, ['node', 'dist/bin/cli.js', 'index'], 'compose: an indexer service builds it')
+  t.ok(indexer.volumes.includes('index:/var/lib/workspace-mcp'), 'into the named volume')
+  t.ok(mcp.volumes.includes('index:/var/lib/workspace-mcp:ro'), 'replicas mount it read-only')
+  t.equal(mcp.environment.WORKSPACE_MCP_CODE_INDEX, 'shared', 'replicas never build it')
+  t.same(mcp.depends_on.indexer, { condition: 'service_completed_successfully' }, 'replicas start once it is published')
+  t.ok('index' in compose.volumes, 'a named volume, not the 16 MB /tmp')
+  for (const service of [mcp, indexer]) t.notOk(service.tmpfs.some((mount: string) => mount.startsWith('/var/lib/workspace-mcp')), 'the index is not on a tmpfs')
+  // The formula (README Deploy) for the reference tree, Linux 6.1: 848 MB of source, two parser threads.
+  const formula = 280 + 0.2 * 848 + 130
+  t.ok(mib(indexer.deploy.resources.limits.memory) >= formula, `compose: the indexer's limit holds the reference tree (${Math.round(formula)} MiB)`)
+  t.equal(indexer.environment.WORKSPACE_MCP_INDEX_THREADS, '2')
+
+  const [deployment] = yamlDocs('docker/k8s/deployment.yaml')
+  const [cronjob] = yamlDocs('docker/k8s/index-cronjob.yaml')
+  const [indexPvc] = yamlDocs('docker/k8s/index-pvc.yaml')
+  const [kustomization] = yamlDocs('docker/k8s/kustomization.yaml')
+  const job = cronjob.spec.jobTemplate.spec.template.spec
+  const [builder] = job.containers
+  t.equal(cronjob.spec.concurrencyPolicy, 'Forbid', 'k8s: one build at a time')
+  t.same(builder.command, ['node', 'dist/bin/cli.js', 'index'])
+  t.ok(mib(builder.resources.limits.memory) >= formula, 'k8s: the job\'s limit holds the reference tree')
+  t.equal(job.volumes.find((v: { name: string }) => v.name === 'index').persistentVolumeClaim.claimName, indexPvc.metadata.name)
+  t.ok(Number(/^(\d+)Gi$/.exec(indexPvc.spec.resources.requests.storage)?.[1]) * 1024 >= 2 * 1.3 * 848, 'the index volume holds two generations of the reference tree\'s index')
+  const [replica] = deployment.spec.template.spec.containers
+  const env = Object.fromEntries(replica.env.map((e: { name: string, value?: string }) => [e.name, e.value]))
+  t.equal(env.WORKSPACE_MCP_CODE_INDEX, 'shared')
+  t.match(replica.volumeMounts.find((m: { name: string }) => m.name === 'index'), { mountPath: '/var/lib/workspace-mcp', readOnly: true })
+  t.ok(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000 >= Number(env.WORKSPACE_MCP_DRAIN_MS) + 5000, 'the grace period covers the drain and the answers after it')
+  // No pod starts on an image it cannot pull, or on a stranger's: the image is named through kustomize only.
+  for (const container of [replica, builder]) t.equal(container.image, 'workspace-mcp', 'the name kustomize maps')
+  t.same(kustomization.images, [{ name: 'workspace-mcp', newName: 'registry.invalid/set-your-registry/workspace-mcp', newTag: JSON.parse(read('package.json')).version }])
+  t.same([...kustomization.resources].sort(), ['deployment.yaml', 'hpa.yaml', 'index-cronjob.yaml', 'index-pvc.yaml', 'service.yaml', 'workspace-pvc.yaml'], 'every manifest, once')
 })
 
 t.test('kubernetes: auth from a Secret, probes, limits, non-root, read-only, the workspace volume, an autoscaler', async t => {
@@ -125,6 +167,12 @@ t.test('the project checks its own image: docker/check.sh, run by .ci/run, docum
   t.match(check, /status !== 401/, 'expects 401 without a token')
   t.match(check, /Bearer /, 'makes an authenticated MCP call')
   t.match(check, /stop -t \d+/, 'stops it gracefully and checks the exit code')
+  t.match(check, /parse\(readFileSync\("docker\/compose\.yaml"/, 'the shipped layout with the limits read from docker/compose.yaml itself')
+  t.match(check, /--memory "\$idx_mem"/, 'the indexer runs within its shipped memory limit')
+  t.match(check, /WORKSPACE_MCP_CODE_INDEX=shared/, 'a replica reads the index the indexer built')
+  t.match(check, /-ge 5000/, 'over a tree of at least 5,000 source files')
+  t.match(check, /"find_symbol"/, 'calls find_symbol through the port')
+  t.match(check, /"search_code"/, 'and search_code')
   t.match(read('.ci/run'), /^if bash docker\/check\.sh; then/m, '.ci/run runs it and counts its result')
   const readme = read('README.md')
   t.match(readme, /bash docker\/check\.sh/, 'the README documents it')

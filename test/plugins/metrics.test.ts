@@ -102,3 +102,22 @@ t.test('an event loop lagging past maxEventLoopDelayMs sheds /mcp with 503 + Ret
   t.match(shed.json(), { jsonrpc: '2.0', id: null, error: { message: /overloaded/ } })
   t.equal(probe.statusCode, 200)
 })
+
+t.test('a code index that cannot be written: its state and store failures in /metrics, listed as degraded by /readyz (still 200)', async (t) => {
+  let failures = 1
+  const problem = { kind: 'disk-full' as const, stateDir: '/var/lib/workspace-mcp', file: '/var/lib/workspace-mcp/index-x.sqlite', detail: 'database or disk is full', freeBytes: 1024 }
+  const codeIndex = { status: () => ({ state: 'unavailable', scanning: false, pending: 0, done: 0, failures, files: 0, chunks: 0, symbols: 0, problem }) } as never
+  const { app } = await buildTestApp(t, { services: { codeIndex } })
+
+  const first = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  failures = 3
+  const second = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  const ready = await app.inject({ method: 'GET', url: '/readyz' })
+
+  t.ok(metric(first, /^mcp_code_index_state\{state="unavailable"\} 1$/))
+  t.ok(metric(first, /^mcp_code_index_state\{state="ready"\} 0$/))
+  t.ok(metric(first, /^mcp_code_index_store_failures_total 1$/))
+  t.ok(metric(second, /^mcp_code_index_store_failures_total 3$/), 'a counter that follows the index\'s own count')
+  t.equal(ready.statusCode, 200)
+  t.same(ready.json(), { status: 'ok', degraded: ['code index unavailable: the code index cannot be written: the state disk is full (/var/lib/workspace-mcp: 1.0 KB free)'] })
+})

@@ -242,6 +242,13 @@ t.test('the index: a wait that times out or is aborted answers false; a thread t
   await closing.index.close()
   t.match(closing.index.status(), { state: 'building' }, 'not failed: it was stopped')
   t.equal(await closing.index.ready(1, new AbortController().signal), false, 'a closed index never scans again')
+  const finished = await built(t, { 'a.py': 'def a():\n    pass\n' }, { staleMs: 0 })
+  t.equal(await finished.index.ready(60_000, new AbortController().signal), true)
+  const last = finished.index.status().lastScan
+  await finished.index.close()
+  await new Promise(resolve => setTimeout(resolve, 5))
+  await finished.index.ready(60_000, new AbortController().signal)
+  t.equal(finished.index.status().lastScan, last, 'a call finding a closed index stale starts no scan')
 
   const dir = tempDir(t, 'wmcp-bad-worker-')
   fs.writeFileSync(path.join(dir, 'worker.mjs'), 'throw new Error("the index thread could not start")\n')
@@ -289,6 +296,11 @@ t.test('the index service: off, not installed, a state folder it cannot write', 
   const { root } = await built(t, {})
   const workspace = await createWorkspace({ root, log })
   const config = { codeIndex: 'on' as const, stateDir: tempDir(t, 'wmcp-statedir-'), root, roots: [], indexMaxMb: 0, indexThreads: 1, stateMaxAgeDays: 30, stateMaxMb: 0 }
+  const replica = codeIndexService({ ...config, codeIndex: 'shared', stateDir: path.join(config.stateDir, 'not-made') }, workspace, log) as CodeIndex
+  t.equal(await replica.ready(1, new AbortController().signal), false)
+  t.match(replica.status(), { state: 'unavailable', problem: { kind: 'missing' } }, 'shared: read only, its folder never made')
+  t.notOk(fs.existsSync(path.join(config.stateDir, 'not-made')))
+  await replica.close()
   t.equal(codeIndexService({ ...config, codeIndex: 'off' }, workspace, log), undefined)
   const warnings: string[] = []
   const warnLog = { warn: (msg: string) => warnings.push(msg) } as unknown as typeof log

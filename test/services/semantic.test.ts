@@ -273,4 +273,15 @@ t.test('the semantic service: only with a URL and a code index; a provider elsew
   t.equal(await indexedText(workspace, path.join(root, 'big.ts'), signal()), undefined, 'grown past the size limit')
   t.equal(await indexedText(workspace, path.join(root, 'blob.ts'), signal()), undefined, 'binary now')
   t.equal(await indexedText(workspace, path.join(root, 'gone.ts'), signal()), undefined, 'gone')
+
+  // A scan's end before the index file exists (a replica whose index is not published yet) starts no run.
+  let scanned: (changed: number) => void = () => {}
+  const noFile = { onScanned: (listener: (changed: number) => void) => { scanned = listener }, file: () => undefined } as unknown as CodeIndex
+  const fake = await startFakeEmbeddings()
+  t.teardown(() => fake.close())
+  const semantic = semanticService(config(`${fake.url}/v1`), noFile, workspace, capture) as NonNullable<ReturnType<typeof semanticService>>
+  scanned(3)
+  t.equal(semantic.status().state, 'waiting')
+  t.equal(fake.requests.length, 0, 'the provider was not asked')
+  await semantic.close()
 })

@@ -250,7 +250,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   }
 
   function rescan (): void {
-    if (shared || scanning !== undefined || stop.signal.aborted) return
+    if (scanning !== undefined || stop.signal.aborted) return
     again = false
     completeBefore = reader.state().complete
     progress.scanning = true

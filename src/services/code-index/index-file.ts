@@ -9,6 +9,8 @@ import type { RootSpec } from '../../config.js'
 export interface IndexLocation {
   file: string
   temporary: boolean
+  /** The state folder asked for (the file is elsewhere when it is temporary). */
+  dir: string
 }
 
 /** The state folder by default: $XDG_STATE_HOME/workspace-mcp, else ~/.local/state/workspace-mcp. */
@@ -27,14 +29,14 @@ export function indexLocation (stateDir: string, roots: readonly RootSpec[], log
   const key = createHash('sha256').update(roots.map(r => `${r.name}=${r.path}`).join('\n')).digest('hex').slice(0, 16)
   const dir = stateDir === '' ? defaultStateDir() : path.resolve(stateDir)
   // A shared index is only read: its folder may well be read-only, and is never made.
-  if (options.create === false) return { file: path.join(dir, `index-${key}.sqlite`), temporary: false }
+  if (options.create === false) return { file: path.join(dir, `index-${key}.sqlite`), temporary: false, dir }
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
     fs.accessSync(dir, fs.constants.W_OK)
-    return { file: path.join(dir, `index-${key}.sqlite`), temporary: false }
+    return { file: path.join(dir, `index-${key}.sqlite`), temporary: false, dir }
   } catch (err) {
     log.warn({ err, stateDir: dir }, 'state folder not writable: the code index lasts this run only')
-    return { file: path.join(os.tmpdir(), `workspace-mcp-index-${key}-${process.pid}.sqlite`), temporary: true }
+    return { file: path.join(os.tmpdir(), `workspace-mcp-index-${key}-${process.pid}.sqlite`), temporary: true, dir }
   }
 }
 
@@ -77,10 +79,10 @@ export function pruneStateDir (dir: string, keep: string, limits: StateLimits, l
     return []
   }
   const sizeOf = (file: string): number => COMPANIONS.reduce((sum, suffix) => sum + (fs.statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0)
-  const indexes = names.filter(name => INDEX_NAME.test(name)).map(name => path.join(dir, name)).flatMap(file => {
-    const stats = fs.statSync(file, { throwIfNoEntry: false })
-    return stats === undefined ? [] : [{ file, used: Math.max(stats.mtimeMs, fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.mtimeMs ?? 0), bytes: sizeOf(file) }]
-  })
+  const mtimeOf = (file: string): number => fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0
+  // A file removed since the listing reads as unused and empty: removing it again is harmless.
+  const indexes = names.filter(name => INDEX_NAME.test(name)).map(name => path.join(dir, name))
+    .map(file => ({ file, used: Math.max(mtimeOf(file), mtimeOf(`${file}-wal`)), bytes: sizeOf(file) }))
   let total = indexes.reduce((sum, index) => sum + index.bytes, 0)
   const removed: string[] = []
   const candidates = indexes.filter(index => index.file !== keep && !fs.existsSync(`${index.file}.lock`)).sort((a, b) => a.used - b.used)

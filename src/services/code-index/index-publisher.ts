@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from '../../logger.js'
 import type { TreeSitterLocation } from '../symbol-parser.js'
 import type { WorkspaceService } from '../workspace.js'
-import { createCodeIndex, type CodeIndex, type CodeIndexStatus } from './code-index.js'
+import { createCodeIndex, type CodeIndexStatus } from './code-index.js'
 import { removeIndexFile } from './index-file.js'
 import { acquireLease, type LeaseHolder } from './index-lease.js'
 import { publishIndex, stageIndex } from './index-publish.js'
@@ -25,8 +25,6 @@ export interface PublishOptions {
   /** Told how the build goes, every `everyMs` (default 2 s). */
   progress?: (status: CodeIndexStatus) => void
   everyMs?: number
-  /** More work on the finished index before it is published (embedding its chunks); rejects to fail the build. */
-  finish?: (index: CodeIndex) => Promise<void>
 }
 
 /** How a build ended: published (with the index's counts), the lease held by another past the wait, or failed. */
@@ -62,7 +60,6 @@ export async function buildAndPublish (options: PublishOptions): Promise<Publish
       status = index.status()
     }
     if (status.lastScan === undefined) return { outcome: 'failed', status }
-    await options.finish?.(index)
     // Written with a rollback journal and full syncs: the file is whole as it stands.
     await index.close()
     publishIndex(staging, published)

@@ -19,9 +19,9 @@ export interface CodeIndexDependencies {
   activity?: Activity
 }
 
-/** Parser threads of the index: indexThreads, or one per core up to two (each holds a tree-sitter heap). */
-export function indexThreadsOf (config: Pick<Config, 'indexThreads'>): number {
-  return config.indexThreads > 0 ? config.indexThreads : Math.min(2, availableParallelism())
+/** How the index is built: parser threads (indexThreads, or one per core up to two) and the size limit, if any. */
+export function buildSettingsOf (config: Pick<Config, 'indexThreads' | 'indexMaxMb'>, cores = availableParallelism()): { threads: number, maxBytes?: number } {
+  return { threads: config.indexThreads > 0 ? config.indexThreads : Math.min(2, cores), ...(config.indexMaxMb > 0 ? { maxBytes: config.indexMaxMb * 1024 * 1024 } : {}) }
 }
 
 /**
@@ -47,14 +47,13 @@ export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' 
     workspace,
     // Threads of its own: a whole-tree scan never queues in front of a get_symbols call.
     treeSitter,
-    threads: indexThreadsOf(config),
+    ...buildSettingsOf(config),
     sqlite,
     file: location.file,
     log,
     mode: shared ? 'shared' : 'write',
     activity: deps.activity,
-    watch: config.codeIndex === 'watch',
-    ...(config.indexMaxMb > 0 ? { maxBytes: config.indexMaxMb * 1024 * 1024 } : {})
+    watch: config.codeIndex === 'watch'
   })
 }
 
