@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import neostandard from 'neostandard'
 
 // Layers, bottom up: errors/config/logger → services → guide (and the tool-authoring API in
@@ -11,6 +12,15 @@ const noFs = { group: ['fs', 'fs/*', 'node:fs', 'node:fs/*'], message: 'Workspac
 const noSdk = { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], message: 'Only src/mcp/ and plugins/mcp-http import the SDK.' }
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] })
 
+// Each folder of src/services is a subsystem with one front door, its index.ts: from outside the folder only
+// that file may be imported; everything else in it is private to it.
+const SERVICE_FOLDERS = readdirSync(new URL('./src/services/', import.meta.url), { withFileTypes: true }).filter(d => d.isDirectory()).map(d => d.name)
+const frontDoors = (own) => SERVICE_FOLDERS.filter(folder => folder !== own).map(folder => ({
+  group: [`**/services/${folder}/*`, `!**/services/${folder}/index.js`, `../${folder}/*`, `!../${folder}/index.js`, `./${folder}/*`, `!./${folder}/index.js`],
+  message: `services/${folder}/ is reached through its front door, services/${folder}/index.js.`
+}))
+const serviceLayer = [noFastify, noSdk, top, upper('guide', 'tools', 'mcp', 'fixtures')]
+
 export default [
   ...neostandard({ ts: true, ignores: ['dist/**', 'coverage/**', '.tap/**', 'bench/.corpus/**', 'test/fixtures/symbols/**', 'bench/.scratch/**', '.team/**', '.tmp-*/**', '**/*.tmp.*'] }),
   { files: ['src/**/*.ts', 'plugins/**/*.ts'], rules: { 'no-console': 'error' } },
@@ -18,10 +28,12 @@ export default [
     files: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'],
     rules: restrict(noSdk, top, { group: ['./services/*', './tools/*', './mcp/*', './guide/*', './fixtures/*'], message: 'config/errors/logger are leaves.' })
   },
-  { files: ['src/services/**/*.ts'], rules: restrict(noFastify, noSdk, top, upper('guide', 'tools', 'mcp', 'fixtures')) },
-  { files: ['src/guide/**/*.ts'], rules: restrict(noFastify, noSdk, noFs, top, upper('mcp', 'fixtures'), toolImplementations) },
-  { files: ['src/tools/**/*.ts'], rules: restrict(noFastify, noSdk, noFs, top, upper('guide', 'mcp', 'fixtures')) },
-  { files: ['src/mcp/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('guide', 'fixtures'), toolImplementations) },
-  { files: ['src/fixtures/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('mcp')) },
-  { files: ['plugins/**/*.ts'], rules: restrict(noFs, { group: ['**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'plugins are composed by app.ts, never the other way round.' }) }
+  { files: ['src/services/*.ts'], rules: restrict(...serviceLayer, ...frontDoors()) },
+  ...SERVICE_FOLDERS.map(folder => ({ files: [`src/services/${folder}/**/*.ts`], rules: restrict(...serviceLayer, ...frontDoors(folder)) })),
+  { files: ['src/guide/**/*.ts'], rules: restrict(noFastify, noSdk, noFs, top, upper('mcp', 'fixtures'), toolImplementations, ...frontDoors()) },
+  { files: ['src/tools/**/*.ts'], rules: restrict(noFastify, noSdk, noFs, top, upper('guide', 'mcp', 'fixtures'), ...frontDoors()) },
+  { files: ['src/mcp/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('guide', 'fixtures'), toolImplementations, ...frontDoors()) },
+  { files: ['src/fixtures/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('mcp'), ...frontDoors()) },
+  { files: ['src/*.ts', 'src/bin/**/*.ts'], ignores: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'], rules: restrict(...frontDoors()) },
+  { files: ['plugins/**/*.ts'], rules: restrict(noFs, { group: ['**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'plugins are composed by app.ts, never the other way round.' }, ...frontDoors()) }
 ]

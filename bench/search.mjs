@@ -44,12 +44,12 @@ function timeRaw (rgPath, args) {
 
 async function loadEngine () {
   const dist = path.join(repo, 'dist', 'src')
-  if (!existsSync(path.join(dist, 'services', 'search.js'))) {
+  if (!existsSync(path.join(dist, 'services', 'search', 'index.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first')
   }
   const load = (p) => import(pathToFileURL(path.join(dist, p)).href)
   const [{ createWorkspace }, { createSearch }, { createTokenizer }, { searchRegex }, pino] = await Promise.all([
-    load('services/workspace.js'), load('services/search.js'), load('services/tokenizer.js'), load('tools/search-regex.js'), import('pino')
+    load('services/workspace/index.js'), load('services/search/index.js'), load('services/tokenizer/index.js'), load('tools/search-regex.js'), import('pino')
   ])
   return { createWorkspace, createSearch, createTokenizer, searchRegex, pino: pino.default }
 }

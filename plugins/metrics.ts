@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { McpServer } from '../src/mcp/server.js'
 import type { Limiter } from '../src/services/limiter.js'
-import type { CodeIndex } from '../src/services/code-index/code-index.js'
+import type { CodeIndex } from '../src/services/code-index/index.js'
 
 /** Options of the metrics endpoint. */
 export interface MetricsOptions {

@@ -18,15 +18,23 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const outdir = path.join(root, 'dist', 'bin')
 
 rmSync(outdir, { recursive: true, force: true }) // stale chunks never ship
+
+/** The built thread modules: every src/services module named `*-worker.ts`, as tsc wrote it. */
+function threadModules () {
+  const services = path.join(root, 'src', 'services')
+  return readdirSync(services, { recursive: true }).filter(name => name.endsWith('-worker.ts'))
+    .map(name => path.join(root, 'dist', 'src', 'services', name.replace(/\.ts$/, '.js')))
+}
+
 /** What both builds share: Node 20, ripgrep's binary left to its package, maps without sources. */
 const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', external: ['@vscode/ripgrep', 'ajv', 'pdfjs-dist', '@photostructure/sqlite'], sourcemap: 'linked', sourcesContent: false }
 await build({
   ...common,
-  // The code index's thread is its own entry: a Worker loads it by URL beside the chunk that starts it.
+  // Each thread module is an entry of its own, named after it: a Worker loads it by URL beside the chunk that
+  // starts it (services/threads/thread.ts, threadModule).
   entryPoints: {
     cli: path.join(root, 'dist', 'src', 'cli.js'),
-    'index-worker': path.join(root, 'dist', 'src', 'services', 'code-index', 'index-worker.js'),
-    'vector-worker': path.join(root, 'dist', 'src', 'services', 'code-index', 'vector-worker.js')
+    ...Object.fromEntries(threadModules().map(file => [path.basename(file, '.js'), file]))
   },
   format: 'esm',
   splitting: true,

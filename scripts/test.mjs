@@ -2,7 +2,8 @@
 // `npm test [-- tap args]`: runs tap and prints a terse report — one line per test file, the failing
 // assertions in full, tap's coverage table when coverage is short — ending with `N passed, N failed,
 // N skipped`. The raw TAP goes to .tap/report/results.tap for later reading. Exits with tap's code.
-// Named files (`npm test -- test/x.test.ts`) run without coverage.
+// Named files (`npm test -- test/x.test.ts`) and `--changed` (tap's: the tests of what changed since the last
+// run, `npm run test:changed`) run without coverage.
 import { spawn } from 'node:child_process'
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -28,7 +29,7 @@ process.on('exit', () => rmSync(state, { recursive: true, force: true }))
 // part of the code, so it runs without coverage (faster, and a file reaching no source is no failure) —
 // unless the caller passes a coverage flag of their own.
 const args = process.argv.slice(2)
-const subset = args.some(arg => !arg.startsWith('-') && existsSync(arg)) && !args.some(arg => /^--(allow-incomplete-coverage|disable-coverage|no-allow-incomplete-coverage)\b/.test(arg))
+const subset = args.some(arg => (!arg.startsWith('-') && existsSync(arg)) || arg === '--changed' || arg === '-n') && !args.some(arg => /^--(allow-incomplete-coverage|disable-coverage|no-allow-incomplete-coverage)\b/.test(arg))
 const tapArgs = ['--reporter=tap', ...(subset ? ['--disable-coverage'] : []), ...args]
 const child = spawn(process.execPath, [tapBin, ...tapArgs], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, XDG_STATE_HOME: state } })
 let file = []        // the indented TAP of the test file running now

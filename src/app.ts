@@ -88,6 +88,8 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     ? undefined
     : await (await import('../plugins/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log: runtime.log })
   if (shared !== undefined) app.addHook('onClose', async () => { await shared.close() })
+  // The app owns the runtime it serves: closing one (a drain, a test) ends the other's threads and index too.
+  app.addHook('onClose', async () => { await runtime.close() })
   await app.register(mcpHttp, {
     server: runtime.server,
     mode: config.mode,

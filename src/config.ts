@@ -14,7 +14,6 @@ export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'HTTP bind address. A non-loopback address requires allowedHosts, and authentication unless insecureNoAuth.' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port (0 picks a free one).' }),
   mode: Type.Union([Type.Literal('stateful'), Type.Literal('stateless')], { default: 'stateful', description: 'Streamable HTTP mode: sessions + SSE, or one request per POST.' }),
-  fixtures: Type.Union([Type.Literal('none'), Type.Literal('conformance')], { default: 'none', description: 'Extra tools/resources/prompts: `conformance` adds the official suite\'s fixtures.' }),
   logFormat: Type.Union(['auto', 'json', 'pretty'].map(f => Type.Literal(f)), { default: 'auto', description: 'Log lines as JSON, or pretty (pino-pretty, coloured); auto: pretty when the log stream is a terminal, JSON otherwise.' }),
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(l => Type.Literal(l)), { default: 'info', description: 'pino log level (HTTP logs to stdout, stdio to stderr).' }),
   callLogLevel: Type.Union([Type.Literal('debug'), Type.Literal('info')], { default: 'debug', description: 'Level of the per-call `{ tool, durationMs, outcome }` log line.' }),

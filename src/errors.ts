@@ -64,6 +64,21 @@ export const APP_ERR_INSUFFICIENT_SCOPE = createError<[string]>('APP_ERR_INSUFFI
 /** The server is draining for shutdown and takes no new requests. */
 export const APP_ERR_SHUTTING_DOWN = createError('APP_ERR_SHUTTING_DOWN', 'Server is shutting down; retry on another instance', 503)
 
+// Protocol 2026-07-28's own refusals (its JSON-RPC numbers are chosen in src/mcp/rpc.ts, with every other).
+/** A routing header and the body disagree (or a required header is absent). */
+export const APP_ERR_HEADER_MISMATCH = createError<[string]>('APP_ERR_HEADER_MISMATCH', 'the request headers and body disagree: %s', 400)
+/** The request needs client capabilities its envelope did not declare. */
+export const APP_ERR_MISSING_CLIENT_CAPABILITY = createError<[string]>('APP_ERR_MISSING_CLIENT_CAPABILITY', 'this request needs client capabilities the request did not declare: %s', 400)
+/** The envelope names a protocol version this server does not speak. */
+export const APP_ERR_UNSUPPORTED_VERSION = createError<[string]>('APP_ERR_UNSUPPORTED_VERSION', 'unsupported protocol version %s', 400)
+/** No HTTP route here. */
+export const APP_ERR_NOT_FOUND = createError<[string]>('APP_ERR_NOT_FOUND', 'Not Found: %s', 404)
+
+/** An error with the JSON-RPC `data` the client gets beside its message. */
+export function withRpcData<E extends Error> (err: E, data: unknown): E {
+  return Object.assign(err, { rpcData: data })
+}
+
 // Tool execution: reaches the model as `isError: true` text, verbatim.
 /** A tool failure whose message is written for the model. */
 export const APP_ERR_TOOL = createError<[string]>('APP_ERR_TOOL', '%s', 400)
@@ -111,18 +126,42 @@ export const TOOL_ERROR_CODES = [
 /** One of TOOL_ERROR_CODES. */
 export type ToolErrorCode = typeof TOOL_ERROR_CODES[number]
 
+/**
+ * What a caller can do next after an error a service raised, as a fact: the tool layer says it in a sentence
+ * that names the tool to call (tools/next-step.ts), so services never name tools.
+ */
+export type NextStep =
+  | 'describe-path' | 'list-now' | 'list-layout' | 'list-from-root' | 'list-links' | 'inside-only' | 'list-or-find'
+  | 'list-the-directory' | 'list-commits' | 'name-a-commit' | 'read-or-grep' | 'describe-file' | 'describe-damaged'
+  | 'describe-damaged-or-encrypted' | 'rank-by-words'
+
+/** A next step, with the path and argument it is about. */
+export interface NextStepFacts {
+  step: NextStep
+  /** The path as the client sees it. */
+  path?: string
+  /** The argument that carried it, e.g. `paths[2]`. */
+  field?: string
+}
+
 /** A tool error: APP_ERR_TOOL plus the stable code the text starts with. */
 export interface ToolError extends Error {
   code: 'APP_ERR_TOOL'
   toolCode: ToolErrorCode
+  /** A next step the tool layer has yet to add to the text as its hint. */
+  next?: NextStepFacts
 }
 
-const sentence = (s: string): string => /[.!?]$/.test(s) ? s : `${s}.`
+/** The text ending in a full stop (or another sentence end). */
+export const sentence = (s: string): string => /[.!?]$/.test(s) ? s : `${s}.`
 
-/** Builds the model-facing error `ERROR <CODE>: <message>. Hint: <next call>`. */
-export function toolError (toolCode: ToolErrorCode, message: string, hint?: string): ToolError {
-  const text = `ERROR ${toolCode}: ${sentence(message)}${hint ? ` Hint: ${sentence(hint)}` : ''}`
-  return Object.assign(new APP_ERR_TOOL(text), { toolCode }) as ToolError
+/**
+ * Builds the model-facing error `ERROR <CODE>: <message>. Hint: <next call>`. A service gives the next step as
+ * facts instead of a hint naming a tool; the tool layer adds that hint (tools/next-step.ts).
+ */
+export function toolError (toolCode: ToolErrorCode, message: string, hint?: string | NextStepFacts): ToolError {
+  const text = `ERROR ${toolCode}: ${sentence(message)}${typeof hint === 'string' && hint !== '' ? ` Hint: ${sentence(hint)}` : ''}`
+  return Object.assign(new APP_ERR_TOOL(text), { toolCode }, typeof hint === 'object' ? { next: hint } : {}) as ToolError
 }
 
 /** True for errors raised with toolError() (or APP_ERR_TOOL). */
@@ -161,5 +200,9 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_UNAUTHORIZED,
   APP_ERR_INSUFFICIENT_SCOPE,
   APP_ERR_SHUTTING_DOWN,
+  APP_ERR_HEADER_MISMATCH,
+  APP_ERR_MISSING_CLIENT_CAPABILITY,
+  APP_ERR_UNSUPPORTED_VERSION,
+  APP_ERR_NOT_FOUND,
   APP_ERR_TOOL
 }

@@ -1,8 +1,10 @@
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
-import { createServices, type Services } from './services/index.js'
+import { closeServices, createServices, type Services } from './services/index.js'
 import { tools as productTools } from './tools/index.js'
 import type { AnyTool } from './tools/define-tool.js'
+import type { ResourceDefinition, ResourceTemplateDefinition } from './tools/define-resource.js'
+import type { PromptDefinition } from './tools/define-prompt.js'
 import { createRegistry, type Registry } from './mcp/registry.js'
 import { createMcpServer, type McpServer, type NarrowServices } from './mcp/server.js'
 import { narrowServices } from './services/client-roots.js'
@@ -42,11 +44,20 @@ export interface Runtime {
   close: () => Promise<void>
 }
 
-/** Optional replacements, for tests and benchmarks. */
+/** Tools, resources and prompts served beside the product's (a test server's fixtures). */
+export interface RuntimeExtras {
+  tools?: AnyTool[]
+  resources?: ResourceDefinition[]
+  resourceTemplates?: ResourceTemplateDefinition[]
+  prompts?: PromptDefinition[]
+}
+
+/** Optional replacements and additions, for tests and benchmarks. */
 export interface RuntimeOverrides {
   services?: Services
   tools?: AnyTool[]
-  /** false skips the boot-time convention lint (the `check` command reports violations itself). */
+  extras?: RuntimeExtras
+  /** false skips the boot-time convention lint (the `check` command reports violations itself); it never covers `tools` or extras. */
   lint?: boolean
 }
 
@@ -64,16 +75,17 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
   const services = { ...baseServices, guide: baseServices.guide ?? createUsageGuide({ docsFile, root: baseServices.workspace?.root, log }) }
   const user = baseServices.workspace === undefined ? [] : await readWorkspaceTemplates(baseServices.workspace, config.templatesDir, log)
   const prompts = loadTemplatePrompts({ builtin: readPackageTemplates(join(PACKAGE_ROOT, 'docs', 'templates')), user, log })
-  // Loaded only on request, so the product path never imports the fixtures (a separate bundle chunk).
-  const fixtures = config.fixtures === 'conformance' ? (await import('./fixtures/conformance.js')).conformanceFixtures() : undefined
+  const extras = overrides.extras ?? {}
+  const extraNames = new Set((extras.tools ?? []).map(tool => tool.name))
   const registry = createRegistry({
-    tools: [...(overrides.tools ?? productTools), ...(fixtures?.tools ?? [])],
+    tools: [...(overrides.tools ?? productTools), ...(extras.tools ?? [])],
     services,
-    resources: [helpResource(), ...(fixtures?.resources ?? [])],
-    resourceTemplates: [helpTemplate(), ...(fixtures?.resourceTemplates ?? [])],
-    prompts: [...prompts, ...(fixtures?.prompts ?? [])],
+    resources: [helpResource(), ...(extras.resources ?? [])],
+    resourceTemplates: [helpTemplate(), ...(extras.resourceTemplates ?? [])],
+    prompts: [...prompts, ...(extras.prompts ?? [])],
     pageSize: config.toolsPageSize,
-    lint: overrides.lint === false ? undefined : bootLint
+    // The conventions hold the product's tools: not a test's stand-ins, nor extras named by someone else (the suite's).
+    lint: overrides.lint === false || overrides.tools !== undefined ? undefined : (entries) => bootLint(entries.filter(e => !extraNames.has(e.name)))
   })
   const { catalog } = registry
   const server = createMcpServer({
@@ -97,11 +109,7 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
   }
   let closing: Promise<void> | undefined
   const close = async (): Promise<void> => {
-    closing ??= (async () => {
-      const { codeIndex, semantic, tokenizer, search } = registry.services
-      await Promise.allSettled([semantic?.close(), codeIndex?.close(), tokenizer?.close()])
-      search?.close()
-    })()
+    closing ??= closeServices(registry.services)
     await closing
   }
   return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp, windDown, close }

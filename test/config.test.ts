@@ -6,7 +6,7 @@ import { ConfigSchema, allowedValues, configFlagName, configuredRoots, loadConfi
 t.test('defaults: root is the current directory, loopback bind on 3000, stateful', async (t) => {
   const config = loadConfig({}, {}, '/tmp')
 
-  t.match(config, { root: '/tmp', host: '127.0.0.1', port: 3000, mode: 'stateful', fixtures: 'none' })
+  t.match(config, { root: '/tmp', host: '127.0.0.1', port: 3000, mode: 'stateful' })
   t.ok(Object.isFrozen(config))
 })
 

@@ -8,7 +8,7 @@ import { createRegistry } from '../src/mcp/registry.js'
 import { defineTool, textResult, type AnyTool, type ToolDefinition } from '../src/tools/define-tool.js'
 import { bootLint, checkBudget, firstSentence, lintConventions, RULES, TOOL_TOKEN_ALLOWANCE, type Violation } from '../src/guide/conventions.js'
 import pino from 'pino'
-import { createTokenizer } from '../src/services/tokenizer.js'
+import { createTokenizer } from '../src/services/tokenizer/tokenizer.js'
 import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
@@ -213,9 +213,13 @@ t.test('the boot lint turns violations into a registry boot error naming tool an
   })
 })
 
-t.test('fixture tools (the conformance suite\'s) are exempt', async (t) => {
-  const registry = createRegistry({ tools: [tool({ name: 'echo', category: 'fixture', description: 'Echo.' })], services: {} })
-  t.same(lintConventions(registry.services.catalog?.entries() ?? []), [])
+t.test('tools served beside the product\'s (a test entry\'s extras) are not linted at boot; the product\'s are', async (t) => {
+  const fixture = tool({ name: 'echo', category: 'guide', description: 'Echo.' })
+  t.ok(lintConventions(createRegistry({ tools: [fixture], services: {} }).services.catalog?.entries() ?? []).length > 0, 'the fixture breaks the conventions')
+  const runtime = await createRuntime(loadConfig({ root: fileURLToPath(new URL('./fixtures/symbols', import.meta.url)), codeIndex: 'off' }, {}), pino({ level: 'silent' }), { extras: { tools: [fixture] } })
+  t.teardown(() => runtime.close())
+  t.ok(runtime.registry.tools.some(entry => entry.wire.name === 'echo'), 'yet it is served')
+  t.ok(runtime.registry.tools.some(entry => entry.wire.name === 'read_files'), 'beside the product\'s tools, which passed the lint')
 })
 
 t.test('first sentences end at . ! ? followed by space, never inside e.g.', async (t) => {

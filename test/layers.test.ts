@@ -1,5 +1,8 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import t from 'tap'
 import { ESLint } from 'eslint'
+import { tools } from '../src/tools/index.js'
 
 // The layer rules in eslint.config.js, applied to snippets as if they were files of each layer:
 // a type-only import across a layer is as much a violation as a value import.
@@ -13,9 +16,9 @@ async function restricted (filePath: string, source: string): Promise<boolean> {
 
 t.test('an upward import is refused in every layer, type-only included; a downward one is allowed', async (t) => {
   const refused: Array<[string, string]> = [
-    ['src/services/walk.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
-    ['src/services/walk.ts', "import type { AnyTool as X } from '../tools/define-tool.js'"],
-    ['src/services/walk.ts', "import type { Session as X } from '../mcp/session.js'"],
+    ['src/services/workspace/walk.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
+    ['src/services/workspace/walk.ts', "import type { AnyTool as X } from '../tools/define-tool.js'"],
+    ['src/services/workspace/walk.ts', "import type { Session as X } from '../mcp/session.js'"],
     ['src/guide/render.ts', "import type { Session as X } from '../mcp/session.js'"],
     ['src/guide/render.ts', "import { readFiles as X } from '../tools/read-files.js'"],
     ['src/tools/read-files.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
@@ -29,10 +32,54 @@ t.test('an upward import is refused in every layer, type-only included; a downwa
   ]
   const allowed: Array<[string, string]> = [
     ['src/guide/render.ts', "import type { AnyTool as X } from '../tools/define-tool.js'"],
-    ['src/tools/read-files.ts', "import type { Tokenizer as X } from '../services/tokenizer.js'"],
+    ['src/tools/read-files.ts', "import type { Tokenizer as X } from '../services/tokenizer/index.js'"],
     ['src/mcp/registry.ts', "import type { Services as X } from '../services/index.js'"],
     ['plugins/mcp-http.ts', "import type { Session as X } from '../src/mcp/session.js'"]
   ]
   for (const [file, source] of refused) t.equal(await restricted(file, source), true, `${file}: ${source}`)
   for (const [file, source] of allowed) t.equal(await restricted(file, source), false, `${file}: ${source}`)
+})
+
+t.test('a service folder is reached through its front door only: its other files are private to it', async (t) => {
+  const refused: Array<[string, string]> = [
+    ['src/tools/read-files.ts', "import type { WalkEntry as X } from '../services/workspace/walk.js'"],
+    ['src/tools/read-files.ts', "import { createTokenizer as X } from '../services/tokenizer/tokenizer.js'"],
+    ['src/services/code-index/code-index.ts', "import type { Tokenizer as X } from '../tokenizer/tokenizer.js'"],
+    ['src/services/code-index/code-index.ts', "import { startThread as X } from '../threads/thread.js'"],
+    ['src/services/index.ts', "import { createGit as X } from './git/git.js'"],
+    ['src/mcp/session.ts', "import type { SearchPage as X } from '../services/search/search.js'"],
+    ['src/runtime.ts', "import type { CodeIndex as X } from './services/code-index/code-index.js'"],
+    ['src/bin/index.ts', "import { loadSqlite as X } from '../services/code-index/index-schema.js'"],
+    ['plugins/metrics.ts', "import type { CodeIndex as X } from '../src/services/code-index/code-index.js'"]
+  ]
+  const allowed: Array<[string, string]> = [
+    ['src/tools/read-files.ts', "import type { WalkEntry as X } from '../services/workspace/index.js'"],
+    ['src/services/code-index/code-index.ts', "import type { Tokenizer as X } from '../tokenizer/index.js'"],
+    ['src/services/code-index/code-index.ts', "import type { ChunkRow as X } from './index-schema.js'"],
+    ['src/services/index.ts', "import { createGit as X } from './git/index.js'"],
+    ['plugins/metrics.ts', "import type { CodeIndex as X } from '../src/services/code-index/index.js'"]
+  ]
+  for (const [file, source] of refused) t.equal(await restricted(file, source), true, `${file}: ${source}`)
+  for (const [file, source] of allowed) t.equal(await restricted(file, source), false, `${file}: ${source}`)
+})
+
+t.test('services name no tool in the errors they raise: the tool layer says which to call (tools/next-step.ts)', async (t) => {
+  const names = tools.map(tool => tool.name)
+  const calls: string[] = []
+  for (const file of fs.readdirSync('src/services', { recursive: true, encoding: 'utf8' }).filter(f => f.endsWith('.ts'))) {
+    const source = fs.readFileSync(path.join('src/services', file), 'utf8')
+    for (let at = source.indexOf('toolError('); at !== -1; at = source.indexOf('toolError(', at + 1)) {
+      // The call's text: up to the parenthesis that closes it.
+      let depth = 0
+      let end = at + 'toolError'.length
+      do {
+        if (source[end] === '(') depth++
+        else if (source[end] === ')') depth--
+        end++
+      } while (depth > 0 && end < source.length)
+      calls.push(`${file}: ${source.slice(at, end)}`)
+    }
+  }
+  t.ok(calls.length >= 30, `the calls were found (${calls.length})`)
+  t.same(calls.filter(call => names.some(name => call.includes(name))), [])
 })

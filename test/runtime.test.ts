@@ -1,4 +1,5 @@
 import t from 'tap'
+import { conformanceFixtures } from './fixtures/conformance/conformance.js'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -41,12 +42,15 @@ t.test('the production runtime lists every shipped tool, in the order src/tools/
   t.strictSame(plain.registry.unavailable, { search_semantic: ['semantic'] }, 'without a provider, search_semantic alone is not listed')
 })
 
-t.test('fixtures = conformance adds the suite\'s tools, resources and prompts (loaded on request); none adds none', async (t) => {
-  const withFixtures = await createRuntime(loadConfig({ root, fixtures: 'conformance' }, {}), log)
+t.test('extras are served beside the product\'s tools, resources and prompts; without them, none is', async (t) => {
+  const fixtures = conformanceFixtures()
+  const withExtras = await createRuntime(loadConfig({ root }, {}), log, { extras: fixtures })
   const without = await createRuntime(loadConfig({ root }, {}), log)
+  t.teardown(async () => { await withExtras.close(); await without.close() })
   const names = (runtime: typeof without) => runtime.registry.tools.map(tool => tool.wire.name)
 
-  t.ok(names(withFixtures).includes('test_simple_text'))
-  t.ok(names(withFixtures).includes('read_files'), 'the product tools stay')
+  t.ok(names(withExtras).includes('test_simple_text'))
+  t.ok(names(withExtras).includes('read_files'), 'the product tools stay')
+  t.equal(withExtras.registry.tools.length, without.registry.tools.length + fixtures.tools.length)
   t.notOk(names(without).some(name => name.startsWith('test_')))
 })

@@ -9,7 +9,7 @@ import { childEnv, CLI, cliCommand, spawnStdio } from './helpers/spawn-stdio.js'
 import { spawnHttp } from './helpers/spawn-http.js'
 import { commitAll } from './helpers/git-repo.js'
 import { makePdf, makePng } from './helpers/documents.js'
-import { startFakeEmbeddings } from '../src/fixtures/fake-embeddings.js'
+import { startFakeEmbeddings } from './helpers/fake-embeddings.js'
 
 // The parity test: the same built bin over stdio and over Streamable HTTP must publish identical
 // bytes for initialize, every tools/list page, resources, prompts and a set of tool calls.

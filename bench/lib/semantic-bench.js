@@ -54,7 +54,7 @@ async function untilEmbedded (state, fake, log) {
 /** Runs the section; returns report rows. */
 export async function runSemanticBench (log) {
   if (!existsSync(path.join(TREE, 'Makefile'))) throw new Error('the Linux tree is missing: run bench/corpus.sh first')
-  const { startFakeEmbeddings } = await import('../../dist/src/fixtures/fake-embeddings.js')
+  const { startFakeEmbeddings } = await import('./fake-embeddings.js')
   const fake = await startFakeEmbeddings({ dims: DIMS })
   const state = mkdtempSync(path.join(tmpdir(), 'wmcp-semantic-bench-'))
   try {

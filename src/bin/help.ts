@@ -10,11 +10,11 @@ type ConfigKeySchema = TSchema & { description: string, default?: unknown } & ({
 
 const SERVER_KEYS: Record<CommandName, string[]> = {
   serve: Object.keys(ConfigSchema.properties),
-  stdio: ['root', 'ripgrepPath', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'fixtures', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'listCacheTtlMs', 'readCacheTtlMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
+  stdio: ['root', 'ripgrepPath', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'listCacheTtlMs', 'readCacheTtlMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
   index: ['root', 'roots', 'allowHardLinks', 'stateDir', 'indexMaxMb', 'indexThreads', 'logFormat', 'logLevel'],
-  tools: ['root', 'fixtures', 'docsFile'],
-  guide: ['root', 'fixtures', 'docsFile'],
-  check: ['root', 'fixtures', 'docsFile']
+  tools: ['root', 'docsFile'],
+  guide: ['root', 'docsFile'],
+  check: ['root', 'docsFile']
 }
 
 const EXTRA: Partial<Record<CommandName, string>> = {

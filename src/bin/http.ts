@@ -2,19 +2,22 @@ import { buildApp, drainApp } from '../app.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
 import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
-import { createRuntime } from '../runtime.js'
+import { createRuntime, type RuntimeExtras } from '../runtime.js'
 
 /** How long the services get to close at exit, ms. */
 const CLOSE_WAIT_MS = 2000
 
-/** `workspace-mcp serve`: Streamable HTTP on /mcp plus /healthz; logs to stdout; drains on SIGTERM. */
-export async function main (argv: string[]): Promise<void> {
+/**
+ * `workspace-mcp serve`: Streamable HTTP on /mcp plus /healthz; logs to stdout; drains on SIGTERM. `extras` are
+ * served beside the product's tools (a test entry's fixtures; the shipped command passes none).
+ */
+export async function main (argv: string[], extras?: RuntimeExtras): Promise<void> {
   const flags = parseConfigFlags(argv)
   const config = loadConfig(flags)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, await logDestination(1, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
-  const runtime = await createRuntime(config, log)
+  const runtime = await createRuntime(config, log, { extras })
   const app = await buildApp({ runtime, config })
 
   const exit = (code: number): void => {

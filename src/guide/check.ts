@@ -1,5 +1,5 @@
 import type { ToolCatalog } from '../services/catalog.js'
-import type { Tokenizer } from '../services/tokenizer.js'
+import type { Tokenizer } from '../services/tokenizer/index.js'
 import { checkBudget, formatViolation, lintConventions, TOOL_TOKEN_ALLOWANCE, type Violation } from './conventions.js'
 import type { DocState } from './docs.js'
 import type { UsageGuide } from './usage-guide.js'
@@ -9,7 +9,7 @@ export const DOCS_RULE = { id: 7, name: 'docs-complete' }
 
 /** Everything `workspace-mcp check` found. */
 export interface CheckReport {
-  /** Tool name → documentation state (fixture tools excluded). */
+  /** Tool name → documentation state. */
   states: Record<string, DocState>
   /** Tokens of each tool's tools/list entry (rule 5 holds each to `allowance`). */
   toolTokens: Record<string, number>
@@ -26,14 +26,8 @@ export interface CheckReport {
  * entry is optional (without one the guide documents a tool from its definition); one that exists must be Complete.
  */
 export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokenizer: Tokenizer): Promise<CheckReport> {
-  const entries = catalog.entries()
-  const product = entries.filter(e => e.category !== 'fixture')
-  const violations = lintConventions(entries)
-  // The budget is the product's: the conformance suite's fixture tools (--fixtures) are left out.
-  const names = new Set(product.map(e => e.name))
-  const wires = (JSON.parse(catalog.manifestJson()) as Array<{ name: string }>).filter(w => names.has(w.name))
-  const manifest = JSON.stringify(wires)
-  const budget = await checkBudget(manifest, tokenizer)
+  const violations = lintConventions(catalog.entries())
+  const budget = await checkBudget(catalog.manifestJson(), tokenizer)
   violations.push(...budget.violations)
 
   const overlay = guide.overlay()
@@ -45,7 +39,6 @@ export async function runChecks (catalog: ToolCatalog, guide: UsageGuide, tokeni
   const states: Record<string, DocState> = {}
   // docs.tools holds every catalog entry, in catalog order.
   for (const [name, { state }] of docs.tools) {
-    if (!names.has(name)) continue
     states[name] = state
     // A half-written entry is unfinished work, while no entry is a choice: the definition's text suffices.
     if (state === 'Documented') violations.push({ tool: name, rule: DOCS_RULE, message: `is Documented; add examples and a returns note under tools.${name} in ${overlay.file}` })

@@ -1,5 +1,5 @@
 import type { CatalogEntry } from '../services/catalog.js'
-import type { Tokenizer } from '../services/tokenizer.js'
+import type { Tokenizer } from '../services/tokenizer/index.js'
 
 /** A convention rule: number (as in the docs) and short name. */
 export interface Rule {
@@ -214,16 +214,15 @@ export async function checkBudget (manifestJson: string, tokenizer: Tokenizer, a
 }
 
 /**
- * Runs rules 1–4 and 6 over published tools; fixture tools (the conformance suite's) are exempt.
+ * Runs rules 1–4 and 6 over published tools.
  * Rule 5 is checkBudget: it needs the BPE worker, so it runs in `check` and tests, not at boot.
  */
 export function lintConventions (entries: CatalogEntry[]): Violation[] {
-  const tools = entries.filter(e => e.category !== 'fixture')
   const out: Violation[] = []
-  for (const entry of tools) {
+  for (const entry of entries) {
     ruleBatch(entry, out)
     ruleFirstSentence(entry, out)
-    rulePartner(entry, tools, out)
+    rulePartner(entry, entries, out)
     ruleParams(entry, out)
     ruleNaming(entry, out)
   }

@@ -1,4 +1,4 @@
-import type { WorkspaceService } from '../services/workspace-types.js'
+import type { WorkspaceService } from '../services/workspace/index.js'
 import { compareText } from '../services/compare-text.js'
 
 /** Most values one completion returns (the spec caps a response at 100). */

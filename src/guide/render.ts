@@ -10,8 +10,7 @@ export const CATEGORY_TITLES: Record<string, string> = {
   search: 'Search',
   read: 'Read',
   history: 'History',
-  guide: 'Guide',
-  fixture: 'Fixtures'
+  guide: 'Guide'
 }
 
 const isRecord = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -1,9 +1,10 @@
+import { APP_ERR_INVALID_PARAMS, APP_ERR_UNKNOWN_METHOD } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Send } from './channel.js'
 import { routeMessage } from './era.js'
 import { methodsOf } from './methods.js'
 import { rejected, serveModern, type ModernContext } from './modern.js'
-import { errorMessage, RPC_ERROR, type RequestId } from './rpc.js'
+import { errorMessage, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 import { Session } from './session.js'
 import type { CallHandle } from './tool-call.js'
@@ -72,8 +73,8 @@ export class Connection {
     if (route.era === 'legacy' || route.envelope === undefined) {
       // This connection speaks 2026-07-28: a request without an envelope is either a removed method or incomplete.
       return Promise.resolve(MODERN_METHODS.has(message.method)
-        ? errorMessage(message.id, { code: RPC_ERROR.InvalidParams, message: 'this connection speaks protocol 2026-07-28: params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities' })
-        : errorMessage(message.id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${message.method.slice(0, 100)} (this connection speaks protocol 2026-07-28)` }))
+        ? errorMessage(message.id, toRpcError(new APP_ERR_INVALID_PARAMS('this connection speaks protocol 2026-07-28: params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities')))
+        : errorMessage(message.id, toRpcError(new APP_ERR_UNKNOWN_METHOD(`${message.method.slice(0, 100)} (this connection speaks protocol 2026-07-28)`))))
     }
     return serveModern(this.shared, message, route.envelope, this.context)
   }

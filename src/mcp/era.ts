@@ -1,3 +1,4 @@
+import { APP_ERR_HEADER_MISMATCH, APP_ERR_INVALID_PARAMS, APP_ERR_UNSUPPORTED_VERSION, withRpcData } from '../errors.js'
 import { LOG_LEVELS, type RequestId } from './rpc.js'
 import type { Classified } from './wire.js'
 
@@ -20,9 +21,6 @@ export const META = {
 /** Modern revisions served, newest first (what server/discover advertises). */
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28']
 
-/** JSON-RPC codes the modern era adds. */
-export const MODERN_ERROR = { HeaderMismatch: -32020, MissingClientCapability: -32021, UnsupportedProtocolVersion: -32022 } as const
-
 /** Revision identifiers are ISO dates: every one from 2026-07-28 on is modern. */
 export const isModernVersion = (version: string): boolean => version >= '2026-07-28'
 
@@ -44,8 +42,8 @@ export interface RoutingHeaders {
   params?: Record<string, string>
 }
 
-/** A JSON-RPC error and the HTTP status it travels with. */
-export interface Rejection { code: number, message: string, data?: unknown, status: number }
+/** A refusal before any handler: an APP_ERR_* whose statusCode is the HTTP status it travels with. */
+export type Rejection = Error & { statusCode?: number }
 
 /** Where a message goes: the 2025 session, the modern engine, or straight back as an error. */
 export type Route =
@@ -56,11 +54,9 @@ export type Route =
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const LEGACY: Route = { era: 'legacy' }
 
-const reject = (id: RequestId | null, code: number, message: string, data?: unknown): Route =>
-  ({ era: 'reject', id, error: { code, message, status: 400, ...(data === undefined ? {} : { data }) } })
+const reject = (id: RequestId | null, error: Rejection): Route => ({ era: 'reject', id, error })
 
-const mismatch = (id: RequestId | null, what: string): Route =>
-  reject(id, MODERN_ERROR.HeaderMismatch, `the request headers and body disagree: ${what}`)
+const mismatch = (id: RequestId | null, what: string): Route => reject(id, new APP_ERR_HEADER_MISMATCH(what))
 
 /** Validates a claimed envelope; the first problem, naming its key, or the envelope. */
 export function readEnvelope (meta: Record<string, unknown>): Envelope | string {
@@ -90,16 +86,16 @@ export function routeMessage (message: Classified, headers: RoutingHeaders = NO_
     if (message.method === 'initialize') return mismatch(id, `initialize is the 2025 handshake, but MCP-Protocol-Version names ${headers.protocolVersion}`)
     // Notifications carry no envelope: the header decides for them.
     if (message.kind === 'notification') return { era: 'modern', envelope: undefined }
-    return reject(id, -32602, `MCP-Protocol-Version names ${headers.protocolVersion}, so params._meta must carry ${META.protocolVersion} and ${META.clientCapabilities}`, { missing: meta === undefined ? ['_meta'] : [META.protocolVersion] })
+    return reject(id, withRpcData(new APP_ERR_INVALID_PARAMS(`MCP-Protocol-Version names ${headers.protocolVersion}, so params._meta must carry ${META.protocolVersion} and ${META.clientCapabilities}`), { missing: meta === undefined ? ['_meta'] : [META.protocolVersion] }))
   }
   const envelope = readEnvelope(meta)
-  if (typeof envelope === 'string') return reject(id, -32602, `invalid _meta envelope: ${envelope}`)
+  if (typeof envelope === 'string') return reject(id, new APP_ERR_INVALID_PARAMS(`invalid _meta envelope: ${envelope}`))
   if (headers.protocolVersion !== undefined && headers.protocolVersion !== envelope.protocolVersion) {
     return mismatch(id, `_meta names protocol version ${envelope.protocolVersion}, MCP-Protocol-Version names ${headers.protocolVersion}`)
   }
   if (headers.method !== undefined && headers.method !== message.method) return mismatch(id, `the body's method is ${message.method}, Mcp-Method names ${headers.method}`)
   if (!MODERN_PROTOCOL_VERSIONS.includes(envelope.protocolVersion)) {
-    return reject(id, MODERN_ERROR.UnsupportedProtocolVersion, `unsupported protocol version ${envelope.protocolVersion.slice(0, 40)} (supported: ${MODERN_PROTOCOL_VERSIONS.join(', ')})`, { supported: MODERN_PROTOCOL_VERSIONS, requested: envelope.protocolVersion })
+    return reject(id, withRpcData(new APP_ERR_UNSUPPORTED_VERSION(`${envelope.protocolVersion.slice(0, 40)} (supported: ${MODERN_PROTOCOL_VERSIONS.join(', ')})`), { supported: MODERN_PROTOCOL_VERSIONS, requested: envelope.protocolVersion }))
   }
   return { era: 'modern', envelope }
 }

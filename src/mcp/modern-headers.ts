@@ -1,4 +1,5 @@
-import { MODERN_ERROR, type Rejection, type RoutingHeaders } from './era.js'
+import { APP_ERR_HEADER_MISMATCH, withRpcData } from '../errors.js'
+import type { Rejection, RoutingHeaders } from './era.js'
 import type { ServerShared } from './server.js'
 
 // The routing headers of a modern HTTP request (SEP-2243): MCP-Protocol-Version and Mcp-Method on
@@ -25,8 +26,7 @@ export function decodeHeaderValue (raw: string): string | undefined {
   }
 }
 
-const mismatch = (message: string, header: string): Rejection =>
-  ({ code: MODERN_ERROR.HeaderMismatch, message: `the request headers and body disagree: ${message}`, data: { header }, status: 400 })
+const mismatch = (message: string, header: string): Rejection => withRpcData(new APP_ERR_HEADER_MISMATCH(message), { header })
 
 /** Which body field Mcp-Name mirrors, per method. */
 const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }

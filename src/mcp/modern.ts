@@ -1,8 +1,8 @@
-import { APP_ERR_INVALID_PARAMS, toolError } from '../errors.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_MISSING_CLIENT_CAPABILITY, APP_ERR_UNKNOWN_METHOD, toolError, withRpcData } from '../errors.js'
 import { isInputRequired } from '../tools/define-tool.js'
 import type { Logger } from '../logger.js'
 import type { RequestChannel, Send } from './channel.js'
-import { META, MODERN_ERROR, MODERN_PROTOCOL_VERSIONS, type Envelope, type Rejection, type RoutingHeaders } from './era.js'
+import { META, MODERN_PROTOCOL_VERSIONS, type Envelope, type Rejection, type RoutingHeaders } from './era.js'
 import { bindingOf, INPUT_METHODS, readInput } from './input-required.js'
 import { checkRoutingHeaders } from './modern-headers.js'
 import { methodsOf, type Handler, type ModernScope } from './methods.js'
@@ -116,8 +116,7 @@ class ModernRequest implements ModernScope {
 
 /** The serialized error for a rejection, with its status. */
 export function rejected (id: RequestId | null, error: Rejection): ModernAnswer {
-  const { status, ...body } = error
-  return { message: errorMessage(id, body), status }
+  return { message: errorMessage(id, toRpcError(error, { modern: true })), status: error.statusCode ?? 500 }
 }
 
 /**
@@ -164,10 +163,10 @@ function admit (scope: ModernRequest, { id, method, params }: ModernRequestMessa
     if (bad !== undefined) return rejected(id, bad)
   }
   const entry = MODERN_METHODS.get(method)
-  if (entry === undefined) return rejected(id, { code: RPC_ERROR.MethodNotFound, message: `Method not found: ${method.slice(0, 100)}${shared.modern.removed.has(method) ? ' (removed in protocol 2026-07-28)' : ''}`, status: 404 })
+  if (entry === undefined) return rejected(id, new APP_ERR_UNKNOWN_METHOD(`${method.slice(0, 100)}${shared.modern.removed.has(method) ? ' (removed in protocol 2026-07-28)' : ''}`))
   const missing = shared.modern.missingCapabilities(method, params, scope.clientCapabilities)
   if (missing === undefined) return entry.handle
-  return rejected(id, { code: MODERN_ERROR.MissingClientCapability, message: `this request needs client capabilities the request did not declare: ${Object.keys(missing).join(', ')}`, data: { requiredCapabilities: missing }, status: 400 })
+  return rejected(id, withRpcData(new APP_ERR_MISSING_CLIENT_CAPABILITY(Object.keys(missing).join(', ')), { requiredCapabilities: missing }))
 }
 
 /** The method's handler, with a retry's answers read first (only a retry carries answers or state: a first call skips the binding string). */
@@ -179,9 +178,7 @@ function handle (scope: ModernRequest, { id, method, params }: ModernRequestMess
 
 /** A handler's error, in-band with 200 (the ladder above sets its own statuses). */
 function failure (scope: ModernRequest, { id, method }: ModernRequestMessage, err: unknown): ModernAnswer {
-  const rpc = toRpcError(err)
+  const rpc = toRpcError(err, { modern: true })
   if (rpc.code === RPC_ERROR.InternalError) scope.log.error({ err, method }, 'request failed')
-  // spec 2026-07-28 (SEP-2164): a resource not found is invalid params, -32602, its uri in data.
-  if (rpc.code === RPC_ERROR.ResourceNotFound) rpc.code = RPC_ERROR.InvalidParams
   return { message: errorMessage(id, rpc), status: 200 }
 }

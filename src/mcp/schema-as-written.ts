@@ -42,9 +42,10 @@ export function asWritten (tool: string, input: TObject): { schema: JsonSchema, 
     validate (raw) {
       const args = raw === undefined || raw === null ? {} : raw
       if (check(args)) return { ok: true, value: { ...(args as Record<string, unknown>) } }
-      const [first] = check.errors ?? []
-      const field = first === undefined || first.instancePath === '' ? 'arguments' : first.instancePath.slice(1).replaceAll('/', '.')
-      return { ok: false, unknown: false, message: `${field}: ${first?.message ?? 'does not match the input schema'}` }
+      // A failed check always leaves errors, each with a message (Ajv's `messages` option is on by default).
+      const first = (check.errors as Array<{ instancePath: string, message: string }>)[0]
+      const field = first.instancePath === '' ? 'arguments' : first.instancePath.slice(1).replaceAll('/', '.')
+      return { ok: false, unknown: false, message: `${field}: ${first.message}` }
     }
   }
 }

@@ -1,11 +1,9 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from '../logger.js'
-import { isOutside } from './beneath.js'
-import type { GitService } from './git.js'
+import type { GitService } from './git/index.js'
 import type { Services } from './index.js'
-import { createWorkspace } from './workspace.js'
-import { createWorkspaceSet } from './workspace-set.js'
+import { createWorkspace, createWorkspaceSet, isOutside } from './workspace/index.js'
 
 /** Options of narrowServices. */
 export interface NarrowOptions {

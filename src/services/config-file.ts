@@ -1,6 +1,6 @@
 import { closeSync, constants as fsc, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import { isOutside } from './beneath.js'
+import { isOutside } from './workspace/index.js'
 
 /** A file named by the operator's configuration (the tool docs overlay), read synchronously. */
 export interface ConfigFile {

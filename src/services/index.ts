@@ -2,18 +2,18 @@ import type { Logger } from '../logger.js'
 import { configuredRoots, type Config } from '../config.js'
 import type { ToolCatalog } from './catalog.js'
 import { systemClock, type Clock } from './clock.js'
-import { createWorkspace, type WorkspaceService } from './workspace.js'
-import { createWorkspaceSet } from './workspace-set.js'
-import { createPdfReader } from './pdf-text.js'
-import { createSearch, type SearchService } from './search.js'
-import { createTokenizer, type Tokenizer } from './tokenizer.js'
+import { createWorkspace, type WorkspaceService } from './workspace/index.js'
+import { createWorkspaceSet } from './workspace/index.js'
+import { createPdfReader } from './workspace/index.js'
+import { createSearch, type SearchService } from './search/index.js'
+import { createTokenizer, type Tokenizer } from './tokenizer/index.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { createActivity, type Activity } from './activity.js'
-import { createGit, gitRepositories, type GitRepositories } from './git.js'
-import { symbolParser, type SymbolParser } from './symbol-parser.js'
+import { createGit, gitRepositories, type GitRepositories } from './git/index.js'
+import { symbolParser, type SymbolParser } from './symbols/index.js'
 import { codeIndexService, semanticService } from './code-index/index.js'
-import type { SemanticSearch } from './code-index/semantic.js'
-import type { CodeIndex } from './code-index/code-index.js'
+import type { SemanticSearch } from './code-index/index.js'
+import type { CodeIndex } from './code-index/index.js'
 
 /**
  * Every injectable service; a tool whose service is absent is neither listed nor callable. Layers above
@@ -46,7 +46,7 @@ export type ServiceName = keyof Services
 /** The services createServices always builds (search is absent only without ripgrep). */
 export type ProductionServices = Services & Required<Pick<Services, 'workspace' | 'tokenizer' | 'clock' | 'limiter'>>
 
-/** Creates the production services for a config; closes nothing (they hold no handles). */
+/** Creates the production services for a config; closeServices ends the threads, index and processes they hold. */
 export async function createServices (config: Config, log: Logger): Promise<ProductionServices> {
   const queue = config.maxQueuedWork
   const limiter = createLimiter({
@@ -76,4 +76,15 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
   const codeIndex = codeIndexService(config, workspace, log, { activity })
   const semantic = semanticService(config, codeIndex, workspace, log)
   return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), codeIndex, semantic, clock: systemClock, limiter, activity }
+}
+
+/**
+ * Ends what the services hold: the code index (its thread, lease and reader), the vector thread, the token
+ * counting, parsing and PDF threads, and any ripgrep still running. A closed service starts nothing again on its
+ * own; idempotent.
+ */
+export async function closeServices (services: Services): Promise<void> {
+  const { semantic, codeIndex, tokenizer, symbols, workspace, search } = services
+  search?.close()
+  await Promise.allSettled([semantic?.close(), codeIndex?.close(), tokenizer?.close(), symbols?.close(), workspace?.pdf.close()])
 }

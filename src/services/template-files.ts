@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../logger.js'
 import { compareText } from './compare-text.js'
-import type { WorkspaceService } from './workspace.js'
+import type { WorkspaceService } from './workspace/index.js'
 
 /** One template file's text, as the prompt loader parses it. */
 export interface TemplateSource {

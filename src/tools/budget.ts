@@ -1,4 +1,4 @@
-import type { Tokenizer } from '../services/tokenizer.js'
+import type { Tokenizer } from '../services/tokenizer/index.js'
 import { counted } from './format.js'
 import type { Pagination } from './paging.js'
 

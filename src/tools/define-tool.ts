@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TUnsafe } from '@sinclair/typebox'
 import type { Logger } from '../logger.js'
-import type { ToolErrorCode } from '../errors.js'
+import { isToolError, type ToolErrorCode } from '../errors.js'
+import { withNextStep } from './next-step.js'
 import type { ServiceName, Services } from '../services/index.js'
 
 /** Schema keyword that marks a parameter as an injected service (stripped from the wire schema). */
@@ -15,7 +16,7 @@ export function Inject<K extends ServiceName> (service: K): TUnsafe<NonNullable<
 }
 
 /** Guide categories, in the order the guide renders them. */
-export const TOOL_CATEGORIES = ['navigation', 'search', 'read', 'history', 'guide', 'fixture'] as const
+export const TOOL_CATEGORIES = ['navigation', 'search', 'read', 'history', 'guide'] as const
 /** A tool's category. */
 export type ToolCategory = typeof TOOL_CATEGORIES[number]
 
@@ -150,9 +151,25 @@ export interface ToolDefinition<I extends TObject = TObject, R extends RunResult
 /** A tool of any input shape, as lists and the registry hold it. */
 export type AnyTool = ToolDefinition<TObject, RunResult>
 
-/** Defines a tool; the registry derives the wire schema, validator and requirements from it. */
+/**
+ * Defines a tool; the registry derives the wire schema, validator and requirements from it. A tool error a
+ * service raised with a next step leaves the tool with that step's hint (tools/next-step.ts).
+ */
 export function defineTool<I extends TObject, R extends RunResult = ToolResult> (definition: ToolDefinition<I, R>): ToolDefinition<I, R> {
-  return definition
+  const run = definition.run.bind(definition)
+  const hinted = (err: unknown): never => { throw isToolError(err) ? withNextStep(err) : err }
+  return {
+    ...definition,
+    run (args, ctx) {
+      let out: ReturnType<typeof run>
+      try {
+        out = run(args, ctx)
+      } catch (err) {
+        return hinted(err)
+      }
+      return out instanceof Promise ? out.catch(hinted) : out
+    }
+  }
 }
 
 /** A text result (Markdown first), optionally with structuredContent. */

@@ -1,4 +1,4 @@
-import { displayText } from '../services/path-names.js'
+import { displayText } from '../services/workspace/index.js'
 
 /** Longest line shown before it is cut with a marker. */
 export const MAX_LINE_CHARS = 2000

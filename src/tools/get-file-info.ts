@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
-import type { InspectedPath, WorkspaceService } from '../services/workspace.js'
+import { withNextStep } from './next-step.js'
+import type { InspectedPath, WorkspaceService } from '../services/workspace/index.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted, formatBytes, languageOf, shownInput } from './format.js'
 import { nonTextKind } from './read-nontext.js'
@@ -145,7 +146,7 @@ export const getFileInfo = defineTool({
         // Unexpected errors go to dispatch, which masks and logs them with a ref; describe raises none today.
         /* c8 ignore next */
         if (!isToolError(err)) throw err
-        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: err.message })
+        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: withNextStep(err).message })
       }
     }
     const result: ToolResult = { content: [{ type: 'text', text: items.map(line).join('\n') }], structuredContent: { items: items.map(structured) } }

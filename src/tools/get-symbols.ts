@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
-import { buildOutline, type OutlineSymbol } from '../services/outline.js'
-import { MAX_SOURCE_BYTES, SYMBOL_KINDS, supportedLanguages, symbolLanguageOf, type SymbolKind } from '../services/symbol-languages.js'
-import type { SymbolParser } from '../services/symbol-parser.js'
-import type { WorkspaceService } from '../services/workspace.js'
+import { withNextStep } from './next-step.js'
+import { buildOutline, type OutlineSymbol } from '../services/symbols/index.js'
+import { MAX_SOURCE_BYTES, SYMBOL_KINDS, supportedLanguages, symbolLanguageOf, type SymbolKind } from '../services/symbols/index.js'
+import type { SymbolParser } from '../services/symbols/index.js'
+import type { WorkspaceService } from '../services/workspace/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted, formatBytes, shownInput } from './format.js'
@@ -86,7 +87,7 @@ async function outlineOf (workspace: WorkspaceService, parser: SymbolParser, inp
     // The workspace and the parser raise tool errors only; anything else is a bug for dispatch to mask and log.
     /* c8 ignore next */
     if (!isToolError(err)) throw err
-    outline.error = { code: err.toolCode, message: err.message }
+    outline.error = { code: err.toolCode, message: withNextStep(err).message }
   }
   return outline
 }

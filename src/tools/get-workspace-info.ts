@@ -3,8 +3,8 @@ import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import { counted } from './format.js'
 import { problemHint, problemText } from './code-index-common.js'
-import type { CodeIndexStatus } from '../services/code-index/code-index.js'
-import type { SemanticStatus } from '../services/code-index/semantic.js'
+import type { CodeIndexStatus } from '../services/code-index/index.js'
+import type { SemanticStatus } from '../services/code-index/index.js'
 
 /** The index's state in words: what an agent can expect of find_symbol and search_code now. */
 function indexState (status: CodeIndexStatus): string {

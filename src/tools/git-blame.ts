@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
-import type { BlameLine } from '../services/git.js'
+import type { BlameLine } from '../services/git/index.js'
 import { fitLargest } from './budget.js'
 import { defineTool, textResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { CommitSummary } from '../services/git.js'
+import type { CommitSummary } from '../services/git/index.js'
 import { fitLargest } from './budget.js'
 import { defineTool, textResult } from './define-tool.js'
 import { clip, gitDate, GitTail, repositoryPath, Revision, short } from './git-common.js'

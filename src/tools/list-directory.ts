@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
-import type { WalkEntry } from '../services/walk.js'
+import type { WalkEntry } from '../services/workspace/index.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { counted, formatBytes } from './format.js'
 import { compareText, formatCall, paginate, pagingFooter, PaginationOutput } from './paging.js'

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
-import type { WorkspaceService } from '../services/workspace.js'
-import type { Tokenizer } from '../services/tokenizer.js'
+import { withNextStep } from './next-step.js'
+import type { WorkspaceService } from '../services/workspace/index.js'
+import type { Tokenizer } from '../services/tokenizer/index.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { cutLine, formatBytes, MAX_LINE_CHARS, shownInput } from './format.js'
-import { IMAGE_MIMES } from '../services/binary-kind.js'
+import { IMAGE_MIMES } from '../services/workspace/index.js'
 import { binaryError, nonTextKind, pageRange, pdfNote, readImage, readPdf, type ImageRead } from './read-nontext.js'
 import { imageLine, windowOf, withEncoding } from './read-window.js'
 import { formatCall } from './paging.js'
@@ -117,7 +118,7 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
     // The workspace raises tool errors only; anything else is a bug for dispatch to mask and log.
     /* c8 ignore next */
     if (!isToolError(err)) throw err
-    item.error = { code: err.toolCode, message: err.message }
+    item.error = { code: err.toolCode, message: withNextStep(err).message }
   }
   return item
 }

@@ -1,8 +1,8 @@
 import { toolError } from '../errors.js'
-import { binaryKind, imageFacts, isPdfHead, type BinaryKind } from '../services/binary-kind.js'
-import type { FileSniff } from '../services/file-lines.js'
-import type { PdfReader } from '../services/pdf-text.js'
-import type { WorkspaceService } from '../services/workspace.js'
+import { binaryKind, imageFacts, isPdfHead, type BinaryKind } from '../services/workspace/index.js'
+import type { FileSniff } from '../services/workspace/index.js'
+import type { PdfReader } from '../services/workspace/index.js'
+import type { WorkspaceService } from '../services/workspace/index.js'
 import { counted, formatBytes, languageOf } from './format.js'
 import { formatCall } from './paging.js'
 

@@ -1,4 +1,4 @@
-import type { Tokenizer } from '../services/tokenizer.js'
+import type { Tokenizer } from '../services/tokenizer/index.js'
 import { fitLadder, fitLargest, MAX_RESPONSE_TOKENS, type Rung } from './budget.js'
 import { renderSearch, type RenderInput, type RenderLevel } from './search-regex-render.js'
 import { counted } from './format.js'

@@ -1,4 +1,4 @@
-import type { ContentItem, FileItem, SearchLine, SearchPage } from '../services/search.js'
+import type { ContentItem, FileItem, SearchLine, SearchPage } from '../services/search/index.js'
 import { pagingFooter, type Pagination } from './paging.js'
 import { counted } from './format.js'
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
-import type { HiddenMatches } from '../services/search.js'
+import type { HiddenMatches } from '../services/search/index.js'
 import { formatCall, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
 import { fitSearch } from './search-regex-fit.js'
 import { counted } from './format.js'

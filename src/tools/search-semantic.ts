@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { queryTerms } from '../services/code-index/code-tokens.js'
-import type { ChunkRow } from '../services/code-index/index-schema.js'
-import { fuseRankings } from '../services/code-index/rank-fusion.js'
-import type { SemanticSearch } from '../services/code-index/semantic.js'
-import type { CodeIndex } from '../services/code-index/code-index.js'
+import { queryTerms } from '../services/code-index/index.js'
+import type { HybridHit } from '../services/code-index/index.js'
+import type { SemanticSearch } from '../services/code-index/index.js'
+import type { CodeIndex } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
@@ -35,7 +34,7 @@ const SearchSemanticInput = Type.Object({
   tokenizer: Inject('tokenizer')
 })
 
-interface Hit extends ChunkRow { shown: string, fused: number, similarity?: number }
+interface Hit extends HybridHit { shown: string }
 
 /** What the answer covers when not every chunk has a vector: a note, or nothing. */
 function coverageNote (semantic: SemanticSearch, index: CodeIndex): string[] {
@@ -73,26 +72,16 @@ export const searchSemantic = defineTool({
     const { query, path, page_size: pageSize = 10, offset = 0, max_response_tokens: budget = 8000, workspace, codeIndex, semantic, tokenizer } = args
     const scope = await scopeOf(workspace, path, ctx.signal)
     const notes = await indexNotes(codeIndex, ctx)
-    const vector = await semantic.embedQuery(query, ctx.signal)
     const terms = queryTerms(query).slice(0, MAX_QUERY_TERMS)
-    // The vector thread compares while this thread ranks by words.
-    const nearing = semantic.nearest(vector, scope, DEPTH)
-    const words = terms.length > 0 ? codeIndex.searchChunks(terms, scope, DEPTH) : []
-    const near = await nearing
+    const ranking = await semantic.search({ text: query, terms }, scope, DEPTH, ctx.signal)
     notes.push(...coverageNote(semantic, codeIndex))
-    const rows = new Map(words.map(row => [row.id, row]))
-    for (const row of codeIndex.chunksById(near.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)
-    const similarity = new Map(near.map(n => [n.id, n.similarity]))
+    // A chunk outside a narrowed session is not shown.
     const hits: Hit[] = []
-    for (const { id, score } of fuseRankings([near.map(n => n.id), words.map(w => w.id)])) {
-      // A chunk rewritten since the vectors were loaded is gone; one outside a narrowed session is not shown.
-      const row = rows.get(id)
-      const shown = row === undefined ? undefined : shownPath(workspace, row.path)
-      if (row === undefined || shown === undefined) continue
-      const sim = similarity.get(id)
-      hits.push({ ...row, shown, fused: score, ...(sim !== undefined ? { similarity: sim } : {}) })
+    for (const hit of ranking.hits) {
+      const shown = shownPath(workspace, hit.path)
+      if (shown !== undefined) hits.push({ ...hit, shown })
     }
-    const page = paginate(hits, offset, pageSize, near.length >= DEPTH || words.length >= DEPTH)
+    const page = paginate(hits, offset, pageSize, ranking.deeper)
     const termSet = new Set(terms)
     const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchSemanticInput)

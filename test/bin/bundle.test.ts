@@ -1,86 +1,27 @@
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BUNDLE, spawnStdio } from '../helpers/spawn-stdio.js'
 
-// The conformance fixtures ship in the package but never load on the product path: they live in a
-// chunk that only a dynamic import() reaches (createRuntime, when fixtures = conformance). Proven on
-// the built bundle by following static imports from cli.js and from every command's entry chunk.
-// (stdio.cjs, the CommonJS copy of the stdio command, holds them too, behind esbuild's lazy module
-// init: compiled and run only when that require() runs — the third test lists them through it.)
+// What the build ships (dist/bin): no test code, and the stdio command as a CommonJS bundle with its code cache.
 
 const DIST = dirname(BUNDLE)
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
-const MARK = 'Tests simple text content response'
+const FIXTURES = fileURLToPath(new URL('../fixtures/conformance/', import.meta.url))
 
-const STATIC = /^(?:import|export)\b[^;]*?\bfrom\s*"(\.\/[^"]+)"|^import\s*"(\.\/[^"]+)"/gm
-const DYNAMIC = /\bimport\(\s*"(\.\/[^"]+)"\s*\)/g
-
-const chunks = new Map(readdirSync(DIST).filter(f => f.endsWith('.js')).map(f => [f, readFileSync(join(DIST, f), 'utf8')]))
-const targets = (file: string, pattern: RegExp): string[] =>
-  [...(chunks.get(file) ?? '').matchAll(pattern)].map(m => (m[1] ?? m[2]).slice(2))
-
-/** Every chunk loaded when `file` loads: itself and its static imports, transitively. */
-function staticClosure (file: string): Set<string> {
-  const seen = new Set<string>()
-  const queue = [file]
-  while (queue.length > 0) {
-    const next = queue.pop()!
-    if (seen.has(next)) continue
-    seen.add(next)
-    queue.push(...targets(next, STATIC))
-  }
-  return seen
-}
-
-function srcFiles (dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter(e => e.isFile() && e.name.endsWith('.ts')).map(e => join(e.parentPath, e.name))
-}
-
-t.test('the marker is the fixtures\' own text, and exactly one built chunk holds it', async (t) => {
-  const holders = srcFiles(SRC).filter(f => readFileSync(f, 'utf8').includes(MARK)).map(f => relative(SRC, f))
-  const built = [...chunks].filter(([, text]) => text.includes(MARK)).map(([f]) => f)
-
-  t.strictSame(holders, ['fixtures/conformance-tools.ts'])
-  t.equal(built.length, 1, `one chunk: ${built.join(', ')}`)
-  t.not(built[0], 'cli.js')
-})
-
-t.test('no command statically loads the fixtures chunk; the runtime reaches it by a dynamic import only', async (t) => {
-  const fixtureChunk = [...chunks].find(([, text]) => text.includes(MARK))![0]
-  const commands = targets('cli.js', DYNAMIC)
-  t.ok(commands.some(f => f.startsWith('stdio-')) && commands.some(f => f.startsWith('http-')), `cli.js loads the commands lazily: ${commands.join(', ')}`)
-
-  for (const entry of ['cli.js', ...commands]) {
-    const loaded = staticClosure(entry)
-    t.notOk(loaded.has(fixtureChunk), `${entry} (with ${[...loaded].join(', ')}) does not load ${fixtureChunk}`)
-  }
-  for (const entry of commands.filter(f => /^(stdio|http)-/.test(f))) {
-    const lazy = [...staticClosure(entry)].flatMap(f => targets(f, DYNAMIC))
-    t.ok(lazy.includes(fixtureChunk), `${entry} can still load ${fixtureChunk} on request`)
-  }
-})
-
-t.test('stdio --fixtures conformance loads the lazy chunk and lists the fixture tools; without it they are absent', async (t) => {
-  const root = t.testdir({ 'a.txt': 'x\n' })
-  const listed: string[][] = []
-  for (const args of [['--fixtures', 'conformance'], []]) {
-    const proc = spawnStdio(t, ['--root', root, '--log-level', 'silent', ...args], {}, BUNDLE)
-    proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } } })
-    await proc.response(1)
-    proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-    proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
-    const list = await proc.response(2) as { result: { tools: Array<{ name: string }> } }
-    proc.child.stdin.end()
-    await proc.exited
-    listed.push(list.result.tools.map(tool => tool.name))
-  }
-
-  t.ok(listed[0].includes('test_simple_text'), 'with fixtures')
-  t.ok(listed[0].includes('read_files'))
-  t.notOk(listed[1].includes('test_simple_text'), 'without fixtures')
+t.test('no fixture ships: the conformance suite\'s texts are in test/ only, and in no built file', async (t) => {
+  // Texts only the fixtures hold: a tool's description and a tool's name.
+  const marks = ['Tests simple text content response', 'test_simple_text']
+  const fixtureText = readdirSync(FIXTURES).map(f => readFileSync(join(FIXTURES, f), 'utf8')).join('\n')
+  for (const mark of marks) t.ok(fixtureText.includes(mark), `the fixtures hold "${mark}" (so this test can fail)`)
+  const built = readdirSync(DIST).filter(f => /\.(c?js|json)$/.test(f))
+  t.ok(built.includes('cli.js') && built.includes('stdio.cjs'), `the build is there (${built.length} files)`)
+  const holders = built.filter(f => marks.some(mark => readFileSync(join(DIST, f), 'utf8').includes(mark)))
+  t.same(holders, [], 'dist/bin holds none of them')
+  const sources = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter(f => f.endsWith('.ts'))
+  t.same(sources.filter(f => marks.some(mark => readFileSync(join(SRC, f), 'utf8').includes(mark))), [], 'nor does src/')
 })
 
 t.test('the shipped YAML is answered from the build\'s parse table: yaml loads only for a document the package does not ship', async (t) => {

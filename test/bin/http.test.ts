@@ -6,7 +6,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { request } from 'undici'
 // tsc's output, for coverage: these are the only runs of src/bin/http.ts's signal and drain paths.
-import { COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { COVERED_CLI, FIXTURE_SERVE } from '../helpers/spawn-stdio.js'
 import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-http-bin-'))
@@ -76,8 +76,8 @@ t.test('serve refuses a non-loopback bind without allowedHosts, naming the setti
 })
 
 /** Starts `serve` with `args`; resolves with its base URL, its output so far and a promise of its exit. */
-async function startServe (t: Test, args: string[]) {
-  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+async function startServe (t: Test, args: string[], serve = [COVERED_CLI, 'serve']) {
+  const child = spawn(process.execPath, [...serve, '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   const state = { output: '' }
   const exit = new Promise<[number | null, string | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
@@ -114,7 +114,7 @@ async function hangingCall (url: string): Promise<{ controller: AbortController,
 }
 
 t.test('a call that outlives the drain is answered SHUTTING_DOWN on its stream before the exit (0); probes see 503 meanwhile', { timeout: 30000 }, async (t) => {
-  const { child, url, state, exit } = await startServe(t, ['--fixtures', 'conformance', '--drain-ms', '1500'])
+  const { child, url, state, exit } = await startServe(t, ['--drain-ms', '1500'], FIXTURE_SERVE)
   const call = await hangingCall(url)
   t.teardown(() => call.controller.abort())
 
@@ -155,7 +155,7 @@ t.test('SIGTERM during a search that outlives the drain: the search stops and it
 })
 
 t.test('a second SIGTERM ends the drain at once with exit 1', { timeout: 30000 }, async (t) => {
-  const { child, url, state, exit } = await startServe(t, ['--fixtures', 'conformance', '--drain-ms', '60000'])
+  const { child, url, state, exit } = await startServe(t, ['--drain-ms', '60000'], FIXTURE_SERVE)
   const call = await hangingCall(url)
   t.teardown(() => call.controller.abort())
 

@@ -10,8 +10,8 @@ import { acquireLease } from '../../src/services/code-index/index-lease.js'
 import { buildAndPublish } from '../../src/services/code-index/index-publisher.js'
 import { loadSqlite, type Sqlite } from '../../src/services/code-index/index-schema.js'
 import { openIndexReader } from '../../src/services/code-index/index-reader.js'
-import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
-import { createWorkspace } from '../../src/services/workspace.js'
+import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbols/parser.js'
+import { createWorkspace } from '../../src/services/workspace/workspace.js'
 import { COVERED_CLI } from '../helpers/spawn-stdio.js'
 
 // `workspace-mcp index`: builds the index once and publishes it for replicas (issue 29, item 3).

@@ -4,11 +4,16 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { spawnHttp } from '../helpers/spawn-http.js'
-import { COVERED_CLI, untracked } from '../helpers/spawn-stdio.js'
+import type { AddressInfo } from 'node:net'
+import pino from 'pino'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { createRuntime } from '../../src/runtime.js'
+import { conformanceFixtures } from '../fixtures/conformance/conformance.js'
+import { untracked } from '../helpers/spawn-stdio.js'
 
-// Runs the official suite (@modelcontextprotocol/conformance) against one built HTTP bin started with
-// `--fixtures conformance`: 0.1.16 (the `latest` tag, `--suite all`) and the prerelease 0.2.0-alpha.12
+// Runs the official suite (@modelcontextprotocol/conformance) against one HTTP server in this process, serving
+// the suite's fixtures beside the product's tools: 0.1.16 (the `latest` tag, `--suite all`) and the prerelease 0.2.0-alpha.12
 // with `--requirements 2025-11-25` and `--requirements 2026-07-28` (one server serves both eras). Every
 // scenario must pass except those in baseline.json (scenario → reason; every entry must still fail), and
 // of what a requirement set does not score, only extensions may fail: pending scenarios count too.
@@ -74,10 +79,19 @@ async function conformanceRun (t: Test, url: string, label: string, bundle: stri
   return { scenarios, passed, checks, notScored, code: run.code }
 }
 
-t.test('the official conformance suites pass, both eras, against one --fixtures conformance server', async (t) => {
+/** The HTTP server with the fixtures, in this process on a port of its own; closed on teardown. */
+async function fixtureServer (t: Test, root: string): Promise<{ url: string }> {
+  const config = loadConfig({ root, host: '127.0.0.1', port: 0, logLevel: 'silent' }, {})
+  const runtime = await createRuntime(config, pino({ level: 'silent' }), { extras: conformanceFixtures() })
+  const app = await buildApp({ runtime, config })
+  t.teardown(async () => { await app.close() })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp` }
+}
+
+t.test('the official conformance suites pass, both eras, against one server with the suite\'s fixtures', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'wmcp-conformance-root-'))
-  // tsc's output, for coverage: the suites are the only clients of some fixtures.
-  const server = await spawnHttp(t, ['--fixtures', 'conformance', '--root', root], {}, COVERED_CLI)
+  const server = await fixtureServer(t, root)
 
   const expected = join(work, 'expected-failures.yml')
   const baselined = Object.keys(BASELINE)

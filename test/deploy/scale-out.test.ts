@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { findNginx, NOBODY, startNginx, startReplica, unprivileged, upstreamsSeen } from '../helpers/processes.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
-import { CLI, untracked } from '../helpers/spawn-stdio.js'
+import { CLI, FIXTURE_SERVE, untracked } from '../helpers/spawn-stdio.js'
 
 // Stateful scale-out on real parts, all on 127.0.0.1: three replicas of the built bin sharing a real
 // redis-server, behind nginx round-robin (docker/nginx.conf, no stickiness). One session's requests
@@ -33,8 +33,8 @@ t.test('three stateful replicas share sessions through Redis behind round-robin 
   if (drop.prefix.length > 0) chownSync(nginxDir, NOBODY, NOBODY)
   const redisUrl = await startRedis(t)
 
-  const args = ['--mode', 'stateful', '--redis-url', redisUrl, '--session-check-ms', '200', '--fixtures', 'conformance', '--root', root]
-  const replicas = await Promise.all([0, 1, 2].map(() => startReplica(t, args)))
+  const args = ['--mode', 'stateful', '--redis-url', redisUrl, '--session-check-ms', '200', '--root', root]
+  const replicas = await Promise.all([0, 1, 2].map(() => startReplica(t, args, FIXTURE_SERVE)))
   const proxy = await startNginx(t, nginxDir, replicas.map(r => r.port))
   const url = `http://127.0.0.1:${proxy.port}/mcp`
 

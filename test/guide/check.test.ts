@@ -20,17 +20,6 @@ async function reportFor (t: Test, argv: string[]) {
   return runChecks(runtime.registry.catalog, runtime.guide, runtime.tokenizer)
 }
 
-t.test('with --fixtures conformance, the budget and the states are the product\'s alone', async (t) => {
-  const product = await reportFor(t, [])
-  const withFixtures = await reportFor(t, ['--fixtures', 'conformance'])
-
-  t.same(Object.keys(withFixtures.states), Object.keys(product.states), 'no fixture tool is reported')
-  t.notOk('test_simple_text' in withFixtures.toolTokens)
-  t.equal(withFixtures.tokens, product.tokens, 'the fixtures\' schemas are not counted')
-  t.equal(withFixtures.budget, product.budget)
-  t.same(withFixtures.violations, [])
-})
-
 t.test('the verdict counts violations in words: one violation, two violations', async (t) => {
   const report = await reportFor(t, [])
   const violation = { tool: 'read_files', rule: DOCS_RULE, message: 'is Documented' }

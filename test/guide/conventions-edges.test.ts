@@ -3,7 +3,7 @@
 import t from 'tap'
 import { checkBudget, lintConventions, RULES, type Violation } from '../../src/guide/conventions.js'
 import type { CatalogEntry } from '../../src/services/catalog.js'
-import { createTokenizer } from '../../src/services/tokenizer.js'
+import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 
 const entry = (overrides: Partial<CatalogEntry>): CatalogEntry => ({
   name: 'read_notes',

@@ -69,8 +69,7 @@ t.test('instructions are generated from the registry: categories, where to start
   const text = generateInstructions(registry.services.catalog?.entries() ?? [])
 
   t.match(text, /^Read-only access to one workspace/)
-  t.match(text, /guide: get_tool_usage_guide/)
-  t.match(text, /fixture: echo_text, fail_tool/)
+  t.match(text, /Tools by category — guide: echo_text, fail_tool, slow_tool, ask_client, get_tool_usage_guide\./)
   t.match(text, /workspace:\/\/help/)
   t.notMatch(text, /Start with/, 'no start tool among these')
   t.notMatch(text, /takes up to/, 'no batch field with a maximum among these')

@@ -7,7 +7,7 @@ import { createRegistry } from '../../src/mcp/registry.js'
 import { createMcpServer } from '../../src/mcp/server.js'
 import { fillBundle, loadTemplatePrompts, parseBundle } from '../../src/guide/prompts.js'
 import { readPackageTemplates, readWorkspaceTemplates } from '../../src/services/template-files.js'
-import { createWorkspace } from '../../src/services/workspace.js'
+import { createWorkspace } from '../../src/services/workspace/workspace.js'
 import { captureLogger, initializedSession } from '../helpers/engine.js'
 
 const BUILTIN = readPackageTemplates(fileURLToPath(new URL('../../docs/templates', import.meta.url)))

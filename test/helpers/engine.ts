@@ -24,7 +24,7 @@ export const testTools = [
   defineTool({
     name: 'echo_text',
     title: 'Echo Text',
-    category: 'fixture',
+    category: 'guide',
     description: 'Echo the given text back, for tests of validation and defaults.',
     annotations: { readOnlyHint: true },
     input: Type.Object({
@@ -41,7 +41,7 @@ export const testTools = [
   defineTool({
     name: 'fail_tool',
     title: 'Fail',
-    category: 'fixture',
+    category: 'guide',
     description: 'Fails on purpose, with a tool error or an unexpected exception.',
     annotations: {},
     input: Type.Object({ kind: Type.Union([Type.Literal('tool'), Type.Literal('crash')], { description: 'How to fail, e.g. "tool"' }) }),
@@ -53,7 +53,7 @@ export const testTools = [
   defineTool({
     name: 'slow_tool',
     title: 'Slow',
-    category: 'fixture',
+    category: 'guide',
     description: 'Waits until cancelled or until ms pass, reporting progress.',
     annotations: {},
     input: Type.Object({ ms: Type.Integer({ minimum: 0, description: 'Milliseconds to wait, e.g. 100' }) }),
@@ -71,7 +71,7 @@ export const testTools = [
   defineTool({
     name: 'ask_client',
     title: 'Ask',
-    category: 'fixture',
+    category: 'guide',
     description: 'Sends sampling/createMessage to the client and returns its answer.',
     annotations: {},
     input: Type.Object({}),
@@ -83,7 +83,7 @@ export const testTools = [
   defineTool({
     name: 'needs_search',
     title: 'Needs Search',
-    category: 'fixture',
+    category: 'guide',
     description: 'Only listed when the search service is configured.',
     annotations: {},
     input: Type.Object({ search: Inject('search') }),
@@ -118,7 +118,7 @@ export function parkedTool (seen: string[]) {
   return defineTool({
     name: 'parked',
     title: 'Parked',
-    category: 'fixture',
+    category: 'guide',
     description: 'Waits 300 ms, noting whether its signal aborted first.',
     annotations: {},
     input: Type.Object({}),
@@ -139,7 +139,7 @@ export function askForeverTool (method: string, params: Record<string, unknown> 
   return defineTool<typeof NO_ARGS, RunResult>({
     name: 'ask_forever',
     title: 'Ask Forever',
-    category: 'fixture',
+    category: 'guide',
     description: 'Never satisfied.',
     annotations: {},
     input: NO_ARGS,
@@ -151,7 +151,7 @@ export function askForeverTool (method: string, params: Record<string, unknown> 
 export const byRegionTool = defineTool({
   name: 'by_region',
   title: 'By Region',
-  category: 'fixture',
+  category: 'guide',
   description: 'Takes a region that travels as a header too.',
   annotations: {},
   input: Type.Object({

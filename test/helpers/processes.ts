@@ -51,9 +51,9 @@ export async function stop (child: ChildProcess): Promise<number | null> {
 }
 
 /** Starts one replica of the built bin (`serve` on 127.0.0.1:0 with `args`, as `nobody` when root); resolves its port once it logs its URL. */
-export async function startReplica (t: Test, args: string[]): Promise<{ child: ChildProcess, port: number }> {
+export async function startReplica (t: Test, args: string[], serve = [CLI, 'serve']): Promise<{ child: ChildProcess, port: number }> {
   const { prefix } = unprivileged()
-  const [command, ...rest] = [...prefix, process.execPath, CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args]
+  const [command, ...rest] = [...prefix, process.execPath, ...serve, '--host', '127.0.0.1', '--port', '0', ...args]
   if (prefix.length > 0) letNobodyRecord()
   const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(CLI, { WORKSPACE_MCP_LOG_LEVEL: 'info' }) })
   t.teardown(() => stop(child))

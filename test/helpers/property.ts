@@ -1,9 +1,14 @@
-import type { Parameters } from 'fast-check'
+import fc, { type Parameters } from 'fast-check'
 
-/** The seed property tests run with: fixed, so a CI run is repeatable; `FC_SEED=random` explores new inputs. */
-const seed = process.env.FC_SEED === 'random' ? undefined : Number(process.env.FC_SEED ?? 20261124)
+// Property tests explore new inputs on every run: each test process draws its own seed, and a failure prints
+// it (fast-check's message ends `{ seed: …, path: … }`). `FC_SEED=<seed> npm test -- <file>` replays that run.
+const seed = process.env.FC_SEED !== undefined && process.env.FC_SEED !== '' ? Number(process.env.FC_SEED) : (Math.random() * 0x7fffffff) | 0
+fc.configureGlobal({ ...fc.readConfigureGlobal(), seed })
 
-/** fast-check run options: `numRuns` at the shared seed (a failure prints the seed and path to replay it). */
+/** The seed this process's property tests run with. */
+export const PROPERTY_SEED = seed
+
+/** fast-check run options: `numRuns`, at this process's seed. */
 export function runs (numRuns: number): Parameters<unknown> {
-  return seed === undefined || Number.isNaN(seed) ? { numRuns } : { numRuns, seed }
+  return { numRuns, seed }
 }

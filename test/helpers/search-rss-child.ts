@@ -1,8 +1,8 @@
 // Child process of search-memory.test.ts: RSS growth of search_regex on a one-line file, measured alone.
 // argv: <root> <file relative to root> <concurrent searches>; prints {"before":…, "peak":…} in bytes.
 import pino from 'pino'
-import { createSearch } from '../../src/services/search.js'
-import { createWorkspace } from '../../src/services/workspace.js'
+import { createSearch } from '../../src/services/search/search.js'
+import { createWorkspace } from '../../src/services/workspace/workspace.js'
 
 const [root, file, concurrency] = process.argv.slice(2)
 const log = pino({ level: 'silent' })

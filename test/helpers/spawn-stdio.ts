@@ -21,6 +21,12 @@ export const CLI = process.env.WORKSPACE_MCP_TEST_CLI ?? BUNDLE
 export const COVERED_CLI = path.join(TSC_OUT, 'cli.js')
 
 /**
+ * `workspace-mcp serve` with the conformance suite's fixtures served beside the product's tools: the test-only
+ * entry (test/fixtures/conformance/serve.ts) run from source. Arguments that stand for `[CLI, 'serve']`.
+ */
+export const FIXTURE_SERVE = ['--import', fileURLToPath(new URL('./ts-loader.mjs', import.meta.url)), fileURLToPath(new URL('../fixtures/conformance/serve.ts', import.meta.url))]
+
+/**
  * The environment for a child running `cli`. Only the tsc output reports coverage: the bundle's
  * composed source maps place V8's blocks differently, and merging them counts phantom branches.
  */

@@ -5,8 +5,8 @@ import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { systemClock, type Clock } from '../../src/services/clock.js'
-import { createTokenizer, type Tokenizer } from '../../src/services/tokenizer.js'
-import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
+import { createTokenizer, type Tokenizer } from '../../src/services/tokenizer/tokenizer.js'
+import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
 import type { ToolContext, ToolResult } from '../../src/tools/define-tool.js'
 
 /** What createHostileWorkspace builds. */

@@ -18,7 +18,7 @@ const askingTools = [
   defineTool<typeof NO_ARGS, RunResult>({
     name: 'ask_twice',
     title: 'Ask Twice',
-    category: 'fixture',
+    category: 'guide',
     description: 'Asks for a name, then a colour, then answers.',
     annotations: {},
     input: NO_ARGS,

@@ -17,7 +17,7 @@ const contextTools = [
   defineTool({
     name: 'tamper_context',
     title: 'Tamper',
-    category: 'fixture',
+    category: 'guide',
     description: 'Tries to abort itself, move its deadline and replace its context members, then waits.',
     annotations: {},
     input: Type.Object({ ms: Type.Integer({ minimum: 0, description: 'Milliseconds to wait, e.g. 50' }) }),

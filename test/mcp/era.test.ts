@@ -1,6 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { META, MODERN_ERROR, readEnvelope, routeMessage, type RoutingHeaders } from '../../src/mcp/era.js'
+import { META, readEnvelope, routeMessage, type RoutingHeaders } from '../../src/mcp/era.js'
+import { RPC_ERROR, toRpcError } from '../../src/mcp/rpc.js'
 import { classify } from '../../src/mcp/wire.js'
 import { runs } from '../helpers/property.js'
 
@@ -28,19 +29,20 @@ t.test('an envelope makes a request modern, with the capabilities, client and lo
 })
 
 t.test('rejections, each with the request id and status 400: envelope, header mismatch, unsupported version', async (t) => {
-  const code = (out: ReturnType<typeof route>) => out.era === 'reject' ? [out.id, out.error.code, out.error.status] : out.era
+  const code = (out: ReturnType<typeof route>) => out.era === 'reject' ? [out.id, toRpcError(out.error, { modern: true }).code, out.error.statusCode] : out.era
   t.same(code(route('tools/list', {}, { protocolVersion: '2026-07-28' })), [1, -32602, 400], 'a modern header without an envelope')
   t.same(code(route('tools/list', { _meta: { [META.clientCapabilities]: {} } }, { protocolVersion: '2026-07-28' })), [1, -32602, 400], 'an envelope without its version')
   t.same(code(route('tools/list', { _meta: { [META.protocolVersion]: '2026-07-28' } })), [1, -32602, 400], 'no clientCapabilities')
   t.same(code(route('tools/list', { _meta: envelope({ [META.clientInfo]: 'me' }) })), [1, -32602, 400], 'clientInfo not an object')
   t.same(code(route('tools/list', { _meta: envelope({ [META.logLevel]: 'loud' }) })), [1, -32602, 400], 'an unknown log level')
-  t.same(code(route('initialize', { protocolVersion: '2025-11-25', capabilities: {} }, { protocolVersion: '2026-07-28' })), [1, MODERN_ERROR.HeaderMismatch, 400])
-  t.same(code(route('tools/list', { _meta: envelope() }, { protocolVersion: '2025-11-25' })), [1, MODERN_ERROR.HeaderMismatch, 400])
-  t.same(code(route('tools/list', { _meta: envelope() }, { method: 'TOOLS/LIST' })), [1, MODERN_ERROR.HeaderMismatch, 400], 'method values are case-sensitive')
+  t.same(code(route('initialize', { protocolVersion: '2025-11-25', capabilities: {} }, { protocolVersion: '2026-07-28' })), [1, RPC_ERROR.HeaderMismatch, 400])
+  t.same(code(route('tools/list', { _meta: envelope() }, { protocolVersion: '2025-11-25' })), [1, RPC_ERROR.HeaderMismatch, 400])
+  t.same(code(route('tools/list', { _meta: envelope() }, { method: 'TOOLS/LIST' })), [1, RPC_ERROR.HeaderMismatch, 400], 'method values are case-sensitive')
   // The header is checked before the version, so a body naming an unknown version under a good header is a mismatch.
-  t.same(code(route('tools/list', { _meta: envelope({ [META.protocolVersion]: 'v999' }) }, { protocolVersion: '2026-07-28' })), [1, MODERN_ERROR.HeaderMismatch, 400])
+  t.same(code(route('tools/list', { _meta: envelope({ [META.protocolVersion]: 'v999' }) }, { protocolVersion: '2026-07-28' })), [1, RPC_ERROR.HeaderMismatch, 400])
   const unsupported = route('tools/list', { _meta: envelope({ [META.protocolVersion]: '2025-11-25' }) }, { protocolVersion: '2025-11-25' })
-  t.match(unsupported, { era: 'reject', error: { code: MODERN_ERROR.UnsupportedProtocolVersion, data: { supported: ['2026-07-28'], requested: '2025-11-25' } } })
+  t.match(code(unsupported), [1, RPC_ERROR.UnsupportedProtocolVersion, 400])
+  t.match(unsupported, { era: 'reject', error: { rpcData: { supported: ['2026-07-28'], requested: '2025-11-25' } } })
 })
 
 t.test('property: any valid envelope routes modern, any request without one (and no modern header) routes 2025', async (t) => {

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { defineTool, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
 import { defineResource } from '../../src/tools/define-resource.js'
 import { META, type Envelope, type RoutingHeaders } from '../../src/mcp/era.js'
+import { rejected } from '../../src/mcp/modern.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
 import { askForeverTool, byRegionTool, testEngine, testTools } from '../helpers/engine.js'
 
@@ -17,7 +18,7 @@ const modernTools = [
   defineTool({
     name: 'needs_sampling',
     title: 'Needs Sampling',
-    category: 'fixture',
+    category: 'guide',
     description: 'Runs only for a client that declares sampling.',
     annotations: {},
     input: NO_ARGS,
@@ -27,7 +28,7 @@ const modernTools = [
   defineTool<typeof NO_ARGS, RunResult>({
     name: 'ask_name',
     title: 'Ask Name',
-    category: 'fixture',
+    category: 'guide',
     description: 'Asks for a name with state, then greets.',
     annotations: {},
     input: NO_ARGS,
@@ -201,4 +202,10 @@ t.test('input rounds: the question goes to the client with sealed state; only th
   for (const responses of [null, { who: 12345 }, 'x']) {
     t.match(await ask(server, 'tools/call', { name: 'ask_name', arguments: {}, inputResponses: responses }), { body: { error: { code: -32602, message: /inputResponses/ } } })
   }
+})
+
+t.test('a refusal travels with its own HTTP status; one without (a bug, not a client mistake) is a 500 internal error', async (t) => {
+  const bug = rejected(7, new Error('boom'))
+  t.equal(bug.status, 500)
+  t.match(JSON.parse(bug.message ?? ''), { id: 7, error: { code: -32603 } })
 })

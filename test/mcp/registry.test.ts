@@ -8,7 +8,7 @@ import { systemClock } from '../../src/services/clock.js'
 const many = (n: number) => Array.from({ length: n }, (_, i) => defineTool({
   name: `tool_${i}`,
   title: `Tool ${i}`,
-  category: 'fixture',
+  category: 'guide',
   description: `Synthetic tool number ${i} for pagination.`,
   annotations: { readOnlyHint: true },
   input: Type.Object({ q: Type.Optional(Type.String({ description: 'Query, e.g. "x"' })) }),
@@ -33,10 +33,14 @@ t.test('tools/list pages follow opaque cursors and cover every tool exactly once
   t.throws(() => registry.toolsListPage('bogus'), { code: 'APP_ERR_INVALID_PARAMS' })
 })
 
-t.test('the serialized page is computed once: the same bytes every time', async (t) => {
-  const registry = createRegistry({ tools: testTools, services: { clock: systemClock } })
+t.test('the serialized page is computed once, at registration: a definition changed later does not reach it', async (t) => {
+  const tools = testTools.map(tool => ({ ...tool }))
+  const registry = createRegistry({ tools, services: { clock: systemClock } })
+  const first = registry.toolsListPage(undefined)
 
-  t.equal(registry.toolsListPage(undefined), registry.toolsListPage(undefined))
+  tools[0].description = 'Changed after registration.'
+  t.equal(registry.toolsListPage(undefined), first, 'the same bytes as before the change')
+  t.notMatch(first, /Changed after registration/)
   t.equal(JSON.parse(registry.services.catalog!.manifestJson()).length, registry.tools.length)
 })
 
@@ -48,7 +52,7 @@ t.test('a schema the compatibility check rejects stops startup, naming the tool 
   const bad = defineTool({
     name: 'bad_tool',
     title: 'Bad',
-    category: 'fixture',
+    category: 'guide',
     description: 'Has a parameter with no description.',
     annotations: {},
     input: Type.Object({ a: Type.Union([Type.String(), Type.Number()], { description: 'mixed, e.g. 1' }), b: Type.String() }),
@@ -79,7 +83,7 @@ t.test('a definition without name, input or run, and duplicate resources or prom
 })
 
 const withInput = (name: string, input: ReturnType<typeof Type.Object>, extra: Partial<AnyTool> = {}): AnyTool => ({
-  name, title: name, category: 'fixture', description: 'A tool for registry checks.', annotations: {}, input, run: () => textResult('ok'), ...extra
+  name, title: name, category: 'guide', description: 'A tool for registry checks.', annotations: {}, input, run: () => textResult('ok'), ...extra
 })
 
 t.test('x-mcp-header: a header-name token on a primitive top-level parameter, once per tool', async (t) => {
@@ -114,7 +118,7 @@ t.test('an injected service declared optional never gates its tool, and neither 
   const createTool = (name: string, optional: boolean): AnyTool => defineTool({
     name,
     title: name,
-    category: 'fixture',
+    category: 'guide',
     description: `Report whether the clock service was injected (${name}).`,
     annotations: { readOnlyHint: true },
     input: Type.Object({ clock: optional ? Type.Optional(Inject('clock')) : Inject('clock') }),

@@ -17,7 +17,7 @@ const edgeTools = [
   defineTool({
     name: 'request_method',
     title: 'Request',
-    category: 'fixture',
+    category: 'guide',
     description: 'Sends the given method to the client and returns its answer.',
     annotations: {},
     input: Type.Object({ method: Type.String({ description: 'Method, e.g. "roots/list"' }) }),
@@ -28,7 +28,7 @@ const edgeTools = [
   defineTool({
     name: 'fire_and_forget',
     title: 'Fire',
-    category: 'fixture',
+    category: 'guide',
     description: 'Sends sampling/createMessage and returns without waiting for the answer.',
     annotations: {},
     input: Type.Object({}),
@@ -41,7 +41,7 @@ const edgeTools = [
   defineTool({
     name: 'request_after_abort',
     title: 'Late',
-    category: 'fixture',
+    category: 'guide',
     description: 'Waits for its deadline, then sends sampling/createMessage anyway.',
     annotations: {},
     input: Type.Object({}),
@@ -77,7 +77,7 @@ t.test('a tools/call that reaches a closed session is cancelled at once: no resp
   const probe = defineTool({
     name: 'probe_signal',
     title: 'Probe',
-    category: 'fixture',
+    category: 'guide',
     description: 'Reports whether its signal is aborted when it starts.',
     annotations: {},
     input: Type.Object({}),

@@ -58,7 +58,7 @@ t.test('a tool not offered here answers the error its definition declares; one t
   const gated = defineTool({
     name: 'needs_semantic',
     title: 'Needs Semantic',
-    category: 'fixture',
+    category: 'guide',
     description: 'Only listed with an embeddings provider.',
     annotations: {},
     input: Type.Object({ semantic: Inject('semantic') }),

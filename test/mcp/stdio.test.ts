@@ -1,7 +1,7 @@
 import t from 'tap'
 import { PassThrough, Writable } from 'node:stream'
 import { serveStdio } from '../../src/mcp/stdio.js'
-import { testEngine } from '../helpers/engine.js'
+import { parkedTool, testEngine } from '../helpers/engine.js'
 
 /** serveStdio over in-memory streams; `lines` collects what the server writes. */
 function harness (maxLineBytes?: number) {
@@ -53,12 +53,27 @@ t.test('string chunks, blank lines and a character split across chunks', async (
   ].sort())
 })
 
-t.test('EOF resolves done; drain closes the session', async (t) => {
-  const { input, stdio } = harness()
+t.test('EOF resolves done; drain waits for a running call up to its limit, then closes the session, which stops it', async (t) => {
+  const seen: string[] = []
+  const { server, log } = testEngine({ tools: [parkedTool(seen)] })
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const lines: string[] = []
+  output.on('data', (chunk: Buffer) => { for (const l of chunk.toString().split('\n')) if (l) lines.push(l) })
+  const stdio = serveStdio({ server, input, output, log })
+  input.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+  input.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+  input.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"parked","arguments":{},"_meta":{"progressToken":"p"}}}\n')
+  // The call is running once its progress arrives.
+  for (let i = 0; i < 200 && !lines.some(l => l.includes('notifications/progress')); i++) await new Promise(resolve => setTimeout(resolve, 5))
 
   input.end()
   t.equal(await stdio.done, 'eof')
   await stdio.drain(10)
+  t.same(seen, ['aborted'], 'the call outlived the drain: closing the session stopped it')
+  await new Promise(resolve => setTimeout(resolve, 20))
+  t.ok(lines.some(l => l.includes('notifications/progress')), 'it was running')
+  t.notOk(lines.some(l => l.includes('"id":2')), 'a closed session answers nothing more (the client hung up first)')
 })
 
 t.test('an output error (EPIPE) ends the session and nothing more is written', async (t) => {

@@ -107,7 +107,7 @@ t.test('over tools/call, a nested unknown property is an UNKNOWN_ARGUMENT tool e
     tools: [{
       name: 'nested_tool',
       title: 'Nested',
-      category: 'fixture',
+      category: 'guide',
       description: 'Takes a list of objects, for the nested closure test.',
       annotations: {},
       input: Type.Object({ files: Type.Array(Type.Object({ path: Type.String({ description: 'Path' }) }), { description: 'Files' }) }),

@@ -4,8 +4,8 @@ import pino from 'pino'
 import { buildTestApp } from '../helpers/build-app.js'
 import { openSession, postMcp } from '../helpers/rpc.js'
 import { createLimiter } from '../../src/services/limiter.js'
-import { createSearch } from '../../src/services/search.js'
-import { createWorkspace } from '../../src/services/workspace.js'
+import { createSearch } from '../../src/services/search/search.js'
+import { createWorkspace } from '../../src/services/workspace/workspace.js'
 
 // /metrics in Prometheus text, and /readyz telling when the server cannot do its work.
 
@@ -106,7 +106,7 @@ t.test('an event loop lagging past maxEventLoopDelayMs sheds /mcp with 503 + Ret
 t.test('a code index that cannot be written: its state and store failures in /metrics, listed as degraded by /readyz (still 200)', async (t) => {
   let failures = 1
   const problem = { kind: 'disk-full' as const, stateDir: '/var/lib/workspace-mcp', file: '/var/lib/workspace-mcp/index-x.sqlite', detail: 'database or disk is full', freeBytes: 1024 }
-  const codeIndex = { status: () => ({ state: 'unavailable', scanning: false, pending: 0, done: 0, failures, files: 0, chunks: 0, symbols: 0, problem }) } as never
+  const codeIndex = { close: async () => {}, status: () => ({ state: 'unavailable', scanning: false, pending: 0, done: 0, failures, files: 0, chunks: 0, symbols: 0, problem }) } as never
   const { app } = await buildTestApp(t, { services: { codeIndex } })
 
   const first = (await app.inject({ method: 'GET', url: '/metrics' })).body

@@ -13,7 +13,7 @@ import { defineTool, textResult } from '../../src/tools/define-tool.js'
 const streamTwice = defineTool({
   name: 'stream_twice',
   title: 'Stream twice',
-  category: 'fixture',
+  category: 'guide',
   description: 'Reports progress, closes its stream, reports progress again and answers.',
   annotations: {},
   input: Type.Object({}),

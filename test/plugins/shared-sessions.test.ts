@@ -18,7 +18,7 @@ const authTokens = TOKENS.map((token, i) => `${['alice', 'bob'][i]}:${createHash
 const closesEarly = defineTool({
   name: 'closes_early',
   title: 'Closes early',
-  category: 'fixture',
+  category: 'guide',
   description: 'Closes its stream, then answers a little later.',
   annotations: {},
   input: Type.Object({}),

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -26,15 +26,34 @@ const tap = {
   'node-arg': [`--import=${path.join(repo, 'test/helpers/ts-loader.mjs')}`]
 }
 
+type Files = { [name: string]: string | Buffer | Files }
+
+/**
+ * A fixture project outside the checkout (not t.testdir, under our .tap/): its tap run finds its own root there,
+ * and never cleans or reports into this run's .tap/ while other test files use it.
+ */
+function fixtureProject (t: Test, files: Files): string {
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-runner-'))
+  t.teardown(() => fs.rmSync(project, { recursive: true, force: true }))
+  const write = (dir: string, entries: Files): void => {
+    for (const [name, body] of Object.entries(entries)) {
+      if (typeof body === 'string' || Buffer.isBuffer(body)) fs.writeFileSync(path.join(dir, name), body)
+      else { fs.mkdirSync(path.join(dir, name)); write(path.join(dir, name), body) }
+    }
+  }
+  write(project, files)
+  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))
+  return project
+}
+
 t.test('a failing and a passing file: terse lines, the failure in full, the raw TAP saved, the summary last', async (t) => {
-  const project = t.testdir({
+  const project = fixtureProject(t, {
     'package.json': JSON.stringify({ type: 'module', tap }),
     test: {
       'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')),
       'fail.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/fail.test.ts'))
     }
   })
-  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))
 
   const run = runner(['test/pass.test.ts', 'test/fail.test.ts'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
   const lines = run.stdout.trimEnd().split('\n')
@@ -51,11 +70,10 @@ t.test('a failing and a passing file: terse lines, the failure in full, the raw 
 })
 
 t.test('an all-green run exits 0 and says so', async (t) => {
-  const project = t.testdir({
+  const project = fixtureProject(t, {
     'package.json': JSON.stringify({ type: 'module', tap }),
     test: { 'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')) }
   })
-  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))
 
   const run = runner(['test/pass.test.ts'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
 
@@ -64,14 +82,12 @@ t.test('an all-green run exits 0 and says so', async (t) => {
 })
 
 t.test('coverage short of 100%: the table is printed and the run fails though every assertion passed; not when files are named', async (t) => {
-  // Outside the checkout: tap leaves files under a .tap/ folder (where t.testdir lives) out of coverage.
-  const project = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-runner-'))
-  t.teardown(() => fs.rmSync(project, { recursive: true, force: true }))
-  fs.mkdirSync(path.join(project, 'test'))
-  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ type: 'module', tap: { ...tap, 'disable-coverage': false } }))
-  fs.writeFileSync(path.join(project, 'half.js'), 'export const half = (n) => n > 0 ? n / 2 : 0\n')
-  fs.writeFileSync(path.join(project, 'test', 'half.test.js'), "import t from 'tap'\nimport { half } from '../half.js'\nt.equal(half(4), 2)\n")
-  fs.symlinkSync(path.join(repo, 'node_modules'), path.join(project, 'node_modules'))
+  // Outside the checkout also because tap leaves files under a .tap/ folder out of coverage.
+  const project = fixtureProject(t, {
+    'package.json': JSON.stringify({ type: 'module', tap: { ...tap, 'disable-coverage': false } }),
+    'half.js': 'export const half = (n) => n > 0 ? n / 2 : 0\n',
+    test: { 'half.test.js': "import t from 'tap'\nimport { half } from '../half.js'\nt.equal(half(4), 2)\n" }
+  })
 
   const run = runner([], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
   const lines = run.stdout.trimEnd().split('\n')

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
 import { createHostileWorkspace, type HostileWorkspace } from '../helpers/workspace-fixture.js'
-import { startFakeEmbeddings, type FakeEmbeddings } from '../../src/fixtures/fake-embeddings.js'
+import { startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-embeddings.js'
 
 // The canary battery: every hostile path through every workspace tool, resource and prompt, over both
 // real transports (the built bin). The rule is "no fact about anything outside the root": the secret

@@ -5,8 +5,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
-import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
-import { displayName, parseName } from '../../src/services/path-names.js'
+import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
+import { displayName, parseName } from '../../src/services/workspace/path-names.js'
 
 // Property-based tests of the one path resolver. For arbitrary strings built from a grammar of hostile
 // pieces, (1) a resolved path is really inside the root, and (2) the answer for any spelling is

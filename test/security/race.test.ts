@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
-import { createWorkspace } from '../../src/services/workspace.js'
+import { createWorkspace } from '../../src/services/workspace/workspace.js'
 
 // Check-then-open races: someone with write access to the workspace swaps a folder for a link to the
 // outside while calls run. Resolution, open and listing must never hand back a byte from outside:

@@ -1,18 +1,17 @@
+import path from 'node:path'
 import t from 'tap'
 import pino from 'pino'
 import { loadConfig } from '../../src/config.js'
+import { closeServices, createServices, type Services } from '../../src/services/index.js'
 import { captureLogger } from '../helpers/engine.js'
 
 // createServices: the production services for a config, with ripgrep optional.
 
 t.test('without ripgrep the services come up without search, and the operator is told', async (t) => {
-  const { createServices } = await t.mockImport<typeof import('../../src/services/index.js')>('../../src/services/index.js', {
-    '../../src/services/search.js': { createSearch: async () => { throw new Error('ripgrep not found on PATH') } }
-  })
   const root = t.testdir({ 'a.txt': 'x' })
   const { log, lines } = captureLogger()
 
-  const services = await createServices(loadConfig({ root }, {}), log)
+  const services = await createServices(loadConfig({ root, ripgrepPath: path.join(root, 'no-such-rg') }, {}), log)
 
   t.equal(services.search, undefined)
   t.ok(services.workspace !== undefined && services.tokenizer !== undefined)
@@ -21,7 +20,6 @@ t.test('without ripgrep the services come up without search, and the operator is
 })
 
 t.test('with ripgrep every service is there', async (t) => {
-  const { createServices } = await import('../../src/services/index.js')
   const root = t.testdir({ 'a.txt': 'x' })
 
   const services = await createServices(loadConfig({ root }, {}), pino({ level: 'silent' }))
@@ -29,4 +27,20 @@ t.test('with ripgrep every service is there', async (t) => {
   t.ok(services.search !== undefined)
   services.search?.close()
   await services.tokenizer?.close()
+})
+
+t.test('closeServices ends each service it finds, even when another fails to close; a set of none closes at once', async (t) => {
+  const closed: string[] = []
+  const closer = (name: string, fail = false) => ({ close: async () => { closed.push(name); if (fail) throw new Error(`${name} would not close`) } })
+  const services = {
+    search: { close: () => { closed.push('search') } },
+    semantic: closer('semantic', true),
+    codeIndex: closer('codeIndex'),
+    tokenizer: closer('tokenizer'),
+    symbols: closer('symbols'),
+    workspace: { pdf: closer('pdf') }
+  } as unknown as Services
+  await closeServices(services)
+  t.same(closed.sort(), ['codeIndex', 'pdf', 'search', 'semantic', 'symbols', 'tokenizer'])
+  await t.resolves(closeServices({}))
 })

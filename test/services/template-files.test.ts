@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import pino from 'pino'
 import { readPackageTemplates, readWorkspaceTemplates } from '../../src/services/template-files.js'
-import { createWorkspace } from '../../src/services/workspace.js'
+import { createWorkspace } from '../../src/services/workspace/workspace.js'
 
 // Where prompt templates come from: the package's own folder, and the workspace's through the jail.
 

@@ -9,10 +9,10 @@ import t from 'tap'
 import type { Test } from 'tap'
 import pino from 'pino'
 import { Type } from '@sinclair/typebox'
-import { createSearch } from '../../src/services/search.js'
-import { createTokenizer } from '../../src/services/tokenizer.js'
-import { createWorkspace } from '../../src/services/workspace.js'
-import { suggestPaths } from '../../src/services/suggest.js'
+import { createSearch } from '../../src/services/search/search.js'
+import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
+import { createWorkspace } from '../../src/services/workspace/workspace.js'
+import { suggestPaths } from '../../src/services/workspace/suggest.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
 import { listDirectory } from '../../src/tools/list-directory.js'
 import { findFiles } from '../../src/tools/find-files.js'
@@ -93,7 +93,7 @@ t.test('TIMEOUT says what shortens the tool\'s work; a result cut short is logge
   const waits = defineTool({
     name: 'wait_long',
     title: 'Wait',
-    category: 'fixture',
+    category: 'guide',
     description: 'Waits until aborted.',
     annotations: {},
     input: Type.Object({}),
@@ -107,7 +107,7 @@ t.test('TIMEOUT says what shortens the tool\'s work; a result cut short is logge
   const partial = defineTool({
     name: 'cut_short',
     title: 'Cut short',
-    category: 'fixture',
+    category: 'guide',
     description: 'Returns a partial answer.',
     annotations: {},
     input: Type.Object({}),
@@ -116,7 +116,7 @@ t.test('TIMEOUT says what shortens the tool\'s work; a result cut short is logge
   const whole = defineTool({
     name: 'all_of_it',
     title: 'All of it',
-    category: 'fixture',
+    category: 'guide',
     description: 'Returns a complete answer, saying so.',
     annotations: {},
     input: Type.Object({}),

@@ -3,7 +3,7 @@ import t from 'tap'
 import { counted, cutLine, formatBytes, languageOf, shownInput } from '../../src/tools/format.js'
 import { compareText } from '../../src/tools/paging.js'
 import { fitLadder } from '../../src/tools/budget.js'
-import { createTokenizer } from '../../src/services/tokenizer.js'
+import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 
 t.test('formatBytes: bytes below 1 KiB, one decimal below 100 of a unit, whole numbers above, ? for unknown', async (t) => {
   t.equal(formatBytes(-1), '? B', 'a failed lstat')

@@ -1,6 +1,6 @@
 import t from 'tap'
 import pino from 'pino'
-import { createSearch } from '../../src/services/search.js'
+import { createSearch } from '../../src/services/search/search.js'
 import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
 import { createRegistry } from '../../src/mcp/registry.js'
@@ -25,8 +25,9 @@ t.test('reports the root by name only, limits, ripgrep version and capabilities'
     limits: { search_timeout_ms: 15000, max_line_chars: 2000, min_response_tokens: 1000, max_response_tokens: 20000 },
     capabilities: { gitignore: true, tokenizer: 'cl100k_base', tools: ['search_regex', 'get_workspace_info'] }
   })
-  const wire = registry.tool('get_workspace_info')!
-  t.strictSame(Object.keys((wire as unknown as { wire: { inputSchema: { properties: object } } }).wire?.inputSchema?.properties ?? {}), [])
+  const inputSchema = registry.tool('get_workspace_info')!.wire.inputSchema as { type: string, properties: Record<string, unknown> }
+  t.equal(inputSchema.type, 'object')
+  t.strictSame(Object.keys(inputSchema.properties), [], 'no parameter: the injected services are not published')
 })
 
 t.test('a filesystem root is named "/" (its basename is empty), and a PCRE2 build is said to be left off', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { createTokenizer } from '../../src/services/tokenizer.js'
+import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 import { readFiles } from '../../src/tools/read-files.js'
 import { BIG_LINES, bigLine, hostileServices, textOf, toolContext } from '../helpers/workspace-fixture.js'
 

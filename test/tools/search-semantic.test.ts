@@ -8,15 +8,15 @@ import { createCodeIndex, type CodeIndex } from '../../src/services/code-index/c
 import { semanticService } from '../../src/services/code-index/index.js'
 import { loadSqlite } from '../../src/services/code-index/index-schema.js'
 import type { SemanticSearch } from '../../src/services/code-index/semantic.js'
-import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbol-parser.js'
-import { createTokenizer } from '../../src/services/tokenizer.js'
-import { createWorkspace, type WorkspaceService } from '../../src/services/workspace.js'
+import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbols/parser.js'
+import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
+import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
 import { loadConfig } from '../../src/config.js'
 import { isToolError } from '../../src/errors.js'
 import type { ToolResult } from '../../src/tools/define-tool.js'
 import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
 import { searchSemantic, SearchSemanticOutput } from '../../src/tools/search-semantic.js'
-import { startFakeEmbeddings, type FakeEmbeddings } from '../../src/fixtures/fake-embeddings.js'
+import { startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-embeddings.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
@@ -64,7 +64,7 @@ const search = async (f: Pick<Fixture, 'workspace' | 'index' | 'semantic'>, args
 const data = (r: ToolResult): Record<string, any> => r.structuredContent as Record<string, any>
 const paths = (r: ToolResult): string[] => data(r).results.map((x: { path: string }) => x.path)
 
-t.test('search_semantic: by meaning first, fused with the word ranking, with the lines and the exact next call', async (t) => {
+t.test('search_semantic: the nearest vectors first (word-hashing fake provider), fused with the word ranking, with the lines and the exact next call', async (t) => {
   const f = await fixture(t)
   t.match(f.semantic.status(), { state: 'ready', vectors: f.index.status().chunks })
   const found = await search(f, { query: 'retry the failed uploads', page_size: 3 })
@@ -124,15 +124,23 @@ t.test('search_semantic: a failed background run is noted; a session narrowed to
   t.equal(data(empty).results.length, 1)
 })
 
-t.test('search_semantic: top-level code, a query of no words, a chunk gone since the vectors were loaded, nothing near', async (t) => {
+t.test('search_semantic: top-level code, a query of no words, nothing near', async (t) => {
   const f = await fixture(t)
   const code = await search(f, { query: 'deploy the rollout', page_size: 1 })
   t.match(textOf(code), /\n## scripts\/deploy\.py:1-4 code \(similarity 0\.\d\d\)\n/)
   t.same(data(code).results[0].symbol, undefined, 'top-level code has no symbol')
   t.ok(data(await search(f, { query: '!! ?' })).results.length > 0, 'no word to rank by: by meaning alone')
-  const stale: SemanticSearch = { ...f.semantic, nearest: async () => [{ id: 987654, similarity: 0.9 }] }
-  const none = await search({ ...f, semantic: stale }, { query: '!! ?' })
-  t.same(data(none).results, [], 'a chunk rewritten since is passed by')
+  const wordsOnly: SemanticSearch = {
+    ...f.semantic,
+    search: async (...args) => {
+      const ranking = await f.semantic.search(...args)
+      return { ...ranking, hits: ranking.hits.map(({ similarity: _, ...hit }) => hit) }
+    }
+  }
+  t.match(textOf(await search({ ...f, semantic: wordsOnly }, { query: 'deploy the rollout', page_size: 1 })), /\n## scripts\/deploy\.py:1-4 code \(by words only\)\n/, 'a chunk without a vector is said to be found by its words')
+  const far: SemanticSearch = { ...f.semantic, search: async () => ({ hits: [], deeper: false }) }
+  const none = await search({ ...f, semantic: far }, { query: '!! ?' })
+  t.same(data(none).results, [])
   t.match(textOf(none), /\nNothing indexed comes close\. search_regex searches every file as text; list_directory shows what is there\.\n/)
 })
 

@@ -1,4 +1,4 @@
-import type { OutlineSymbol } from '../outline.js'
+import type { OutlineSymbol } from '../symbols/index.js'
 
 /** A span of a file indexed (and found) as one unit: a definition, part of a big one, or code between them. */
 export interface Chunk {

@@ -1,14 +1,15 @@
 import path from 'node:path'
 import fs from 'node:fs'
+import { randomUUID } from 'node:crypto'
 import type { Logger } from '../../logger.js'
-import type { TreeSitterLocation } from '../symbol-parser.js'
-import type { WorkspaceService } from '../workspace.js'
+import type { TreeSitterLocation } from '../symbols/index.js'
+import type { WorkspaceService } from '../workspace/index.js'
 import { freeBytes } from './index-file.js'
-import { holderText } from './index-lease.js'
+import { dropLease, holderText } from './index-lease.js'
 import { followIndexFile } from './index-reader.js'
 import type { ChunkRow, NameMatch, PathScope, Sqlite, StoreCounts, SymbolRow } from './index-schema.js'
 import type { IndexRequest, IndexThreadData, ScanAnswer } from './index-worker.js'
-import { startRequestThread, threadModule, type RequestThread } from './request-thread.js'
+import { INDEX_NICENESS, startThread, threadModule, ThreadError, type Thread } from '../threads/index.js'
 import type { StoreProblem } from './store-errors.js'
 import type { Activity } from '../activity.js'
 
@@ -133,7 +134,9 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
   let started = false
   /** A change was seen while a scan ran: scan again after it. */
   let again = false
-  let thread: RequestThread | undefined
+  let thread: Thread | undefined
+  // Names this index's leases, so one its thread could not let go is told from another holder's in this process.
+  const leaseToken = randomUUID()
   let retry: NodeJS.Timeout | undefined
   let retries = 0
   /** Source bytes the last scan found: what the index's size follows. */
@@ -167,7 +170,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     return { state, ...counts, ...progress, ...(built === undefined ? {} : { built }), ...(sourceBytes === undefined ? {} : { sourceBytes }) }
   }
 
-  function openThread (): RequestThread {
+  function openThread (): Thread {
     const data: IndexThreadData = {
       indexFile: file,
       yieldFlag,
@@ -177,20 +180,24 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       watch: options.watch === true,
       lease: options.lease !== false,
       maxBytes: options.maxBytes,
-      journal: options.journal
+      journal: options.journal,
+      niceness: INDEX_NICENESS,
+      leaseToken
     }
-    return startRequestThread(options.workerUrl ?? threadModule('index-worker'), data, 'index', (notice) => {
-      if (notice.notice === 'progress') {
-        const { done, pending, bytes } = notice as unknown as { done: number, pending: number, bytes: number }
-        Object.assign(progress, { done, pending })
-        sourceBytes = bytes
-        notify()
-      } else if (notice.notice === 'changed') {
-        rescanSoon()
-      } else {
-        log.warn({ reason: (notice as { why?: string }).why }, 'code index: folders no longer watched; the index is refreshed when a call finds it older than 30 s')
-      }
-    })
+    return startThread(options.workerUrl ?? threadModule('index-worker', import.meta.url), { name: 'index-worker', data, niceness: INDEX_NICENESS, onNotice })
+  }
+  /** What the index thread says on its own: a scan's progress, a watched folder changed, watching given up. */
+  function onNotice (notice: Record<string, unknown>): void {
+    if (notice.notice === 'progress') {
+      const { done, pending, bytes } = notice as { done: number, pending: number, bytes: number }
+      Object.assign(progress, { done, pending })
+      sourceBytes = bytes
+      notify()
+    } else if (notice.notice === 'changed') {
+      rescanSoon()
+    } else {
+      log.warn({ reason: notice.why }, 'code index: folders no longer watched; the index is refreshed when a call finds it older than 30 s')
+    }
   }
   const ask = async <T extends object>(request: IndexRequest): Promise<T> => await (thread ??= openThread()).request<T>(request)
 
@@ -256,7 +263,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     progress.scanning = true
     scanning = scan().catch((err: unknown) => {
       if (stop.signal.aborted) return
-      const problem = (err as { problem?: StoreProblem }).problem
+      const problem = err instanceof ThreadError ? err.details.problem as StoreProblem | undefined : undefined
       if (problem !== undefined) return unavailable(problem, err as Error)
       // Scans fail with Errors only: the walk's tool errors, a write the thread refused, the thread's own error.
       progress.error = (err as Error).message
@@ -321,12 +328,19 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       clearTimeout(retry)
       const closing = thread
       thread = undefined
-      // A running scan stops between two files and lets the lease go (a lock left with this live process's id
-      // would hold off a later writer); the thread ends after that.
-      await closing?.request({ abort: true }).catch(() => undefined)
+      if (closing?.serving === false) {
+        // Still starting: it has done nothing worth waiting for. A lease it took as it ended is let go here.
+        await closing.terminate()
+        dropLease(file, leaseToken)
+      } else {
+        // A running scan stops between two files and lets the lease go (a lock left with this live process's id
+        // would hold off a later writer); the thread ends after that.
+        await closing?.request({ abort: true }).catch(() => undefined)
+        await scanning
+        await closing?.request({ release: true }).catch(() => undefined)
+        await closing?.terminate()
+      }
       await scanning
-      await closing?.request({ release: true }).catch(() => undefined)
-      await closing?.terminate()
       reader.close()
     }
   }

@@ -85,15 +85,13 @@ export type EmbeddingsError = ToolError & { status?: number }
 /** What a failed request tells the caller: the error, and whether trying again may help. */
 interface Failure { error: EmbeddingsError, retry: boolean, afterMs?: number }
 
-const HINT = 'search_code ranks code by its words without embeddings; get_workspace_info shows the index\'s state'
-
 /** A client of the configured provider: bounded answers, retries with backoff, vectors checked and normalised. */
 export function createEmbeddingProvider (settings: EmbeddingsSettings): EmbeddingProvider {
   const where = `${settings.url.origin}${settings.url.pathname}`
   const fail = (why: string, retry: boolean, answered?: { status: number, afterMs?: number }): Failure => {
     // A provider may echo what it was sent; the key never leaves in an error.
     const text = settings.apiKey === undefined ? why : why.split(settings.apiKey).join('***')
-    const error: EmbeddingsError = toolError('EMBEDDINGS_FAILED', `the embeddings provider ${where} (model ${settings.model}) ${text}`, HINT)
+    const error: EmbeddingsError = toolError('EMBEDDINGS_FAILED', `the embeddings provider ${where} (model ${settings.model}) ${text}`, { step: 'rank-by-words' })
     if (answered !== undefined) error.status = answered.status
     return { error, retry, ...(answered?.afterMs !== undefined ? { afterMs: answered.afterMs } : {}) }
   }

@@ -1,7 +1,10 @@
-import { buildOutline } from '../outline.js'
-import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbol-languages.js'
-import type { RawDefinition, SymbolParser } from '../symbol-parser.js'
-import type { WorkspaceService } from '../workspace.js'
+import { buildOutline } from '../symbols/index.js'
+import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbols/index.js'
+import type { RawDefinition, SymbolParser } from '../symbols/index.js'
+
+/** What the build asks of a parser. */
+type Parse = Pick<SymbolParser, 'definitions'>
+import type { WorkspaceService } from '../workspace/index.js'
 import { chunkFile } from './chunker.js'
 import { chunkHash, chunkText } from './chunk-text.js'
 import { codeTokens } from './code-tokens.js'
@@ -44,7 +47,7 @@ const DEFINITION_WEIGHT = 600
 /** What parseAndWrite needs. */
 export interface BuildOptions {
   workspace: WorkspaceService
-  parsers: SymbolParser[]
+  parsers: Parse[]
   /** Stores a batch (one transaction); a throw stops the build with that error. */
   write: (entries: FileEntry[]) => void | Promise<void>
   /** Called after each file is done (written, or passed by), with how many are done so far. */
@@ -58,7 +61,7 @@ export interface BuildOptions {
 /** A file the scan found new or changed, with the language the parser reads it as. */
 interface Changed extends ChangedFile { language: SymbolLanguage }
 
-async function readParsed (workspace: WorkspaceService, entry: Changed, parser: SymbolParser, signal: AbortSignal): Promise<ParsedFile> {
+async function readParsed (workspace: WorkspaceService, entry: Changed, parser: Parse, signal: AbortSignal): Promise<ParsedFile> {
   // The walk listed it through verified folders; openFile opens it without following a link and checks the
   // open descriptor is inside the root, so no second resolve is needed.
   const handle = await workspace.openFile({ relative: entry.relative, fsPath: entry.fsPath, requested: entry.relative, base: '' })
@@ -113,7 +116,7 @@ export async function parseAndWrite (changedFiles: readonly ChangedFile[], optio
   }
   let next = 0
   const more = (): boolean => next < changed.length && failure === undefined && !signal.aborted
-  const lane = async (parser: SymbolParser): Promise<void> => {
+  const lane = async (parser: Parse): Promise<void> => {
     while (more()) {
       await options.pause?.()
       if (!more()) break

@@ -7,6 +7,8 @@ export interface LeaseHolder {
   host: string
   /** When it was taken, ms since the epoch. */
   since: number
+  /** Which holder in its process (a code index names its thread's leases, see dropLease). */
+  token?: string
 }
 
 /** A held lease: renewed in the background until released. */
@@ -17,6 +19,8 @@ export interface IndexLease {
 /** How long a lease lasts without renewal: a holder that died is taken over after this. */
 export const LEASE_STALE_MS = 60_000
 const RENEW_MS = 10_000
+
+const UNKNOWN: LeaseHolder = { pid: 0, host: 'unknown', since: 0 }
 
 const lockOf = (file: string): string => `${file}.lock`
 
@@ -44,28 +48,25 @@ function abandoned (lock: string, holder: LeaseHolder | undefined, now: number):
 
 /**
  * Moves an abandoned lock out of the way, atomically: two processes taking over at once cannot both remove it,
- * and one that moved a lock another had just made anew puts it back.
+ * and one that moved a lock another had just made anew puts it back. Either way the caller tries again.
  */
-export function takeOver (lock: string, judged: LeaseHolder | undefined): boolean {
+export function takeOver (lock: string, judged: LeaseHolder | undefined): void {
   const aside = `${lock}.${process.pid}.${Date.now()}`
   try {
     fs.renameSync(lock, aside)
   } catch {
-    // Someone else moved it first: try again from the start.
-    return true
+    // Someone else moved it first.
+    return
   }
   const moved = holderOf(aside)
-  if (moved?.pid === judged?.pid && moved?.since === judged?.since) {
-    fs.rmSync(aside, { force: true })
-    return true
+  if (moved?.pid !== judged?.pid || moved?.since !== judged?.since) {
+    try {
+      fs.linkSync(aside, lock)
+    } catch /* c8 ignore start */ {
+      // A third process made a lock between the move and this (a race of three processes taking over at once).
+    } /* c8 ignore stop */
   }
-  try {
-    fs.linkSync(aside, lock)
-  } catch /* c8 ignore start */ {
-    // A third process made a lock between the move and this (a race of three processes taking over at once).
-  } /* c8 ignore stop */
   fs.rmSync(aside, { force: true })
-  return false
 }
 
 /**
@@ -73,10 +74,10 @@ export function takeOver (lock: string, judged: LeaseHolder | undefined): boolea
  * and hosts sharing the folder. Returns the lease, or who holds it. A lease not renewed for a minute, or held by a
  * process of this host that is gone, is taken over. Renewal (the lock's mtime) runs every 10 s until release.
  */
-export function acquireLease (file: string, now = Date.now(), renewMs = RENEW_MS): IndexLease | { heldBy: LeaseHolder } {
+export function acquireLease (file: string, now = Date.now(), renewMs = RENEW_MS, token?: string): IndexLease | { heldBy: LeaseHolder } {
   const lock = lockOf(file)
-  const me: LeaseHolder = { pid: process.pid, host: os.hostname(), since: now }
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const me: LeaseHolder = { pid: process.pid, host: os.hostname(), since: now, ...(token === undefined ? {} : { token }) }
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(lock, JSON.stringify(me), { flag: 'wx', mode: 0o600 })
       const renew = setInterval(() => {
@@ -98,12 +99,22 @@ export function acquireLease (file: string, now = Date.now(), renewMs = RENEW_MS
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const holder = holderOf(lock)
-      if (!abandoned(lock, holder, now)) return { heldBy: holder ?? { pid: 0, host: 'unknown', since: 0 } }
-      if (!takeOver(lock, holder)) return { heldBy: holderOf(lock) ?? { pid: 0, host: 'unknown', since: 0 } }
+      if (!abandoned(lock, holder, now)) return { heldBy: holder ?? UNKNOWN }
+      // The next attempt makes the lock, or finds whoever made it first.
+      takeOver(lock, holder)
     }
   }
   /* c8 ignore next */
-  return { heldBy: holderOf(lock) ?? { pid: 0, host: 'unknown', since: 0 } }
+  return { heldBy: holderOf(lock) ?? UNKNOWN }
+}
+
+/**
+ * Removes the lease on `file` when `token`'s holder in this process has it: what a thread ended before it could
+ * let its lease go (while it was starting) may have left.
+ */
+export function dropLease (file: string, token: string): void {
+  const holder = holderOf(lockOf(file))
+  if (holder?.pid === process.pid && holder.token === token) fs.rmSync(lockOf(file), { force: true })
 }
 
 /** Describes a holder in a sentence ("process 42 on build-7 since 10:31:02 UTC"). */

@@ -1,11 +1,11 @@
-import { Worker } from 'node:worker_threads'
 import pino from 'pino'
-import { syncFs } from '../fs-ops.js'
+import { syncFs } from '../workspace/index.js'
 import { createLimiter } from '../limiter.js'
-import { MAX_SOURCE_BYTES, symbolLanguageOf } from '../symbol-languages.js'
-import { createWorkspace, type WorkspaceRoot, type WorkspaceService } from '../workspace.js'
-import { createWorkspaceSet } from '../workspace-set.js'
+import { MAX_SOURCE_BYTES, symbolLanguageOf } from '../symbols/index.js'
+import { createWorkspace, type WorkspaceRoot, type WorkspaceService } from '../workspace/index.js'
+import { createWorkspaceSet } from '../workspace/index.js'
 import type { IndexedFile } from './index-schema.js'
+import { startThread, threadModule } from '../threads/index.js'
 
 /** Most files one scan looks at, shared by its lanes (each walk stops at its share: the first ones in walk order). */
 export const MAX_INDEXED_FILES = 500_000
@@ -135,18 +135,17 @@ export async function scanTree (workspace: WorkspaceService, index: IndexedSet, 
 }
 
 /**
- * A lane walked by a thread of its own (`url`: the index thread's module), started for the one walk and ended
- * after it.
+ * A lane walked by a thread of its own (the `lane-worker` module unless `url`, at `niceness` when set), started
+ * for the one walk and ended after it.
  */
-export function laneThread (url: URL, roots: readonly WorkspaceRoot[]): LaneWalker {
-  return async (lane) => await new Promise<LaneFound>((resolve, reject) => {
-    const worker = new Worker(url, { workerData: { roots, scanLane: lane } })
-    worker.once('message', (answer: { found?: LaneFound, error?: string }) => {
-      if (answer.found !== undefined) resolve(answer.found)
-      else reject(new Error(answer.error))
-      worker.terminate().catch(() => undefined)
-    })
-    worker.once('error', reject)
-    worker.once('exit', () => reject(new Error('the scan lane thread ended')))
-  })
+export function laneThread (roots: readonly WorkspaceRoot[], options: { url?: URL, niceness?: number } = {}): LaneWalker {
+  const url = options.url ?? threadModule('lane-worker', import.meta.url)
+  return async (lane) => {
+    const thread = startThread(url, { name: 'lane-worker', data: { roots }, niceness: options.niceness })
+    try {
+      return (await thread.request<{ found: LaneFound }>(lane)).found
+    } finally {
+      await thread.terminate()
+    }
+  }
 }

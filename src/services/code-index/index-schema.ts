@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import type { DatabaseSyncInstance } from '@photostructure/sqlite'
 import type { Chunk } from './chunker.js'
-import type { OutlineSymbol } from '../outline.js'
+import type { OutlineSymbol } from '../symbols/index.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
 export const SCHEMA_VERSION = '4'

@@ -1,16 +1,14 @@
 import fs from 'node:fs'
-import { parentPort, workerData } from 'node:worker_threads'
-import { createSymbolParser, type TreeSitterLocation } from '../symbol-parser.js'
-import { INDEX_NICENESS } from '../thread-priority.js'
+import { createSymbolParser, type TreeSitterLocation } from '../symbols/index.js'
 import { parseAndWrite } from './index-build.js'
 import { acquireLease, type IndexLease, type LeaseHolder } from './index-lease.js'
 import { loadSqlite } from './index-schema.js'
 import { openIndexWriter, type IndexWriter } from './index-writer.js'
 import { storeProblemOf } from './store-errors.js'
-import { createFolderWatch } from './folder-watch.js'
-import { laneThread, scanTree, scanWorkspace, walkSources, type ScanLane } from './index-scan.js'
-import type { WorkspaceRoot } from '../workspace.js'
-import { lowerThisThread } from '../thread-priority.js'
+import { createFolderWatch, type FolderWatchOptions } from './folder-watch.js'
+import { laneThread, scanTree, scanWorkspace } from './index-scan.js'
+import { DetailedError, serveAs, type Notify } from '../threads/index.js'
+import type { WorkspaceRoot } from '../workspace/index.js'
 
 /**
  * A request to the index thread. A scan takes the index's lease (unless told not to), walks, compares with what
@@ -44,6 +42,10 @@ export interface IndexThreadData {
   maxBytes?: number
   /** The writer's journal (`delete` for a staging file to be published). Default `wal`. */
   journal?: 'wal' | 'delete'
+  /** The parser threads' niceness (see threads/priority); unset, they keep the process's. */
+  niceness?: number
+  /** Names the leases this thread takes (see dropLease). */
+  leaseToken?: string
 }
 
 /** How often a running scan reports its progress, ms. */
@@ -52,29 +54,31 @@ const PROGRESS_MS = 250
 const YIELD_MAX_MS = 1000
 const YIELD_STEP_MS = 5
 
-// The thread itself: walking, reading, chunking, tokenizing and SQLite writes happen here, never on the event loop
-// that serves requests (its parser threads, its own). A request is answered with its id once done (or with the
-// error, and the store problem it is: a full disk, a read-only file system).
-/* c8 ignore start */
-if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?.indexFile !== undefined) {
-  lowerThisThread()
-  const port = parentPort
-  const data = workerData as IndexThreadData
-  const sqlite = loadSqlite()
-  const parsers = Array.from({ length: data.threads }, () => createSymbolParser(data.treeSitter, { niceness: INDEX_NICENESS, yieldFlag: data.yieldFlag }))
+/** What the index thread says of its folder watch: a folder changed, or watching was given up (and why). */
+export function watchNotices (notify: Notify): Pick<FolderWatchOptions, 'onChange' | 'onFail'> {
+  return { onChange: () => notify({ notice: 'changed' }), onFail: why => notify({ notice: 'watch-failed', why }) }
+}
+
+/**
+ * The index thread's handler: walking, reading, chunking, tokenizing and SQLite writes happen here, never on the
+ * event loop that serves requests (its parser threads, its own). Requests are handled one at a time, in order,
+ * but an abort is heeded at once. An error is answered with the store problem it is (a full disk, a read-only
+ * file system), when it is one.
+ */
+export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = loadSqlite()): (request: IndexRequest) => Promise<object> {
+  const parsers = Array.from({ length: data.threads }, () => createSymbolParser(data.treeSitter, { niceness: data.niceness, yieldFlag: data.yieldFlag }))
   // The writer stays open between scans (closing one leaves its statements to the collector, see index-reader);
   // writes happen only during a scan, with the lease.
   let writer: IndexWriter | undefined
   let lease: IndexLease | undefined
-  let running: AbortController | undefined
+  // An abort stops the scan running and those queued behind it: each takes the signal current when it was asked for.
+  let aborts = new AbortController()
   const release = (): void => {
     lease?.release()
     lease = undefined
   }
   // With codeIndex `watch`: the folders each scan walked, watched until the next one.
-  const watch = data.watch
-    ? createFolderWatch({ onChange: () => port.postMessage({ notice: 'changed' }), onFail: why => port.postMessage({ notice: 'watch-failed', why }) })
-    : undefined
+  const watch = data.watch ? createFolderWatch(watchNotices(notify)) : undefined
   const open = (): IndexWriter => {
     if (sqlite === null) throw new Error('@photostructure/sqlite is not installed')
     // Another file in its place (an `index` command published one while this server waited): write that one.
@@ -95,8 +99,9 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
       }
     }
   async function scan (signal: AbortSignal): Promise<ScanAnswer> {
+    signal.throwIfAborted()
     if (data.lease) {
-      const taken = acquireLease(data.indexFile)
+      const taken = acquireLease(data.indexFile, Date.now(), undefined, data.leaseToken)
       if ('heldBy' in taken) return { busy: taken.heldBy }
       lease = taken
     }
@@ -104,11 +109,11 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
       const store = open()
       // A jail of its own for each scan: its rule caches (every path tested) go with it, not kept for the process.
       const workspace = await scanWorkspace(data.roots)
-      const found = await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(new URL(import.meta.url), data.roots), signal)
+      const found = await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(data.roots, { niceness: data.niceness }), signal)
       watch?.update(found.folders)
       if (found.gone.length > 0) store.remove(found.gone)
       let done = 0
-      const report = (): void => port.postMessage({ notice: 'progress', done, pending: found.changed.length, bytes: found.bytes })
+      const report = (): void => notify({ notice: 'progress', done, pending: found.changed.length, bytes: found.bytes })
       report()
       const timer = setInterval(report, PROGRESS_MS)
       try {
@@ -123,39 +128,29 @@ if (parentPort !== null && (workerData as Partial<IndexThreadData> | undefined)?
       release()
     }
   }
-  // Requests are handled one at a time, in order, but an abort is heeded at once.
-  let queue: Promise<void> = Promise.resolve()
-  port.on('message', (request: IndexRequest & { id: number }) => {
+  let queue: Promise<unknown> = Promise.resolve()
+  return async (request) => {
     if ('abort' in request) {
-      running?.abort()
-      port.postMessage({ id: request.id })
-      return
+      aborts.abort()
+      aborts = new AbortController()
+      return {}
     }
-    queue = queue.then(async () => {
+    const signal = aborts.signal
+    const answer = queue.then(async () => {
       try {
-        if ('scan' in request) {
-          running = new AbortController()
-          port.postMessage({ id: request.id, ...await scan(running.signal) })
-        } else {
+        if (!('scan' in request)) {
           release()
-          port.postMessage({ id: request.id })
+          return {}
         }
+        return await scan(signal)
       } catch (err) {
-        port.postMessage({ id: request.id, error: err instanceof Error ? err.message : String(err), problem: storeProblemOf(err) })
-      } finally {
-        running = undefined
+        const problem = storeProblemOf(err)
+        throw problem === undefined ? err : new DetailedError((err as Error).message, { problem })
       }
     })
-  })
+    queue = answer.catch(() => undefined)
+    return await answer
+  }
 }
 
-// A lane of a scan (started by the thread above for one walk): walks its share and answers once.
-if (parentPort !== null && (workerData as { scanLane?: ScanLane } | undefined)?.scanLane !== undefined) {
-  lowerThisThread()
-  const port = parentPort
-  const { roots, scanLane } = workerData as { roots: WorkspaceRoot[], scanLane: ScanLane }
-  scanWorkspace(roots).then(async workspace => await walkSources(workspace, scanLane)).then(
-    found => port.postMessage({ found }),
-    (err: unknown) => port.postMessage({ error: err instanceof Error ? err.message : String(err) }))
-}
-/* c8 ignore stop */
+serveAs('index-worker', indexHandler)

@@ -1,7 +1,7 @@
 import { isToolError } from '../../errors.js'
 import type { FileHandle } from 'node:fs/promises'
-import { MAX_SOURCE_BYTES } from '../symbol-languages.js'
-import type { WorkspaceService } from '../workspace.js'
+import { MAX_SOURCE_BYTES } from '../symbols/index.js'
+import type { WorkspaceService } from '../workspace/index.js'
 
 const UTF8 = new TextDecoder()
 

@@ -1,12 +1,13 @@
 import type { Logger } from '../../logger.js'
 import { toolError } from '../../errors.js'
-import type { WorkspaceService } from '../workspace.js'
+import type { WorkspaceService } from '../workspace/index.js'
 import { chunkHash, chunkText, embeddedText } from './chunk-text.js'
 import type { CodeIndex } from './code-index.js'
 import type { EmbeddingProvider } from './embeddings.js'
+import { hybridSearch, type HybridRanking } from './hybrid.js'
 import type { PathScope } from './index-schema.js'
 import { indexedText } from './indexed-lines.js'
-import { startRequestThread, threadModule, type RequestThread } from './request-thread.js'
+import { startThread, threadModule, type Thread } from '../threads/index.js'
 import type { Nearest } from './vector-matrix.js'
 import type { MissingChunk } from './vector-store.js'
 import type { VectorAnswer, VectorRequest } from './vector-worker.js'
@@ -37,6 +38,8 @@ export interface SemanticSearch {
   embedQuery(text: string, signal: AbortSignal): Promise<Float32Array>
   /** The `k` chunks nearest the vector, in `scope`. */
   nearest(vector: Float32Array, scope: PathScope, k: number): Promise<Nearest[]>
+  /** Chunks by meaning and by the query's words (`terms`), `depth` deep each, fused (see hybrid.ts). */
+  search(query: { text: string, terms: readonly string[] }, scope: PathScope, depth: number, signal: AbortSignal): Promise<HybridRanking>
   close(): Promise<void>
 }
 
@@ -72,7 +75,7 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
   let dims = provider.settings.dimensions
   const status: SemanticStatus = { state: 'waiting', model, ...(dims !== undefined ? { dims } : {}), vectors: 0, embedded: 0, capped: false }
   const stop = new AbortController()
-  let thread: Promise<RequestThread> | undefined
+  let thread: Promise<Thread> | undefined
   let running: Promise<void> | undefined
   let failedAt = 0
   let reloadWanted = false
@@ -88,9 +91,9 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     if (vector.length !== dims) throw toolError('EMBEDDINGS_FAILED', `the model ${model} answered a vector of ${vector.length} dimensions where it gave ${dims} before`, 'restart the server after changing the model')
   }
 
-  function vectorThread (file: string, length: number): Promise<RequestThread> {
+  function vectorThread (file: string, length: number): Promise<Thread> {
     thread ??= (async () => {
-      const started = startRequestThread(options.workerUrl ?? threadModule('vector-worker'), { vectorFile: file }, 'vector')
+      const started = startThread(options.workerUrl ?? threadModule('vector-worker', import.meta.url), { name: 'vector-worker', data: { vectorFile: file } })
       status.vectors = (await started.request<VectorAnswer>({ configure: { model, dims: length } } satisfies VectorRequest)).vectors
       return started
     })()
@@ -201,7 +204,7 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     if (changed > 0 || status.state !== 'ready') kick()
   })
 
-  return {
+  const service: SemanticSearch = {
     status: () => ({ ...status }),
     async embedQuery (text, signal) {
       const [vector] = await provider.embed([embeddedText(text)], signal)
@@ -214,10 +217,14 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
       if (index.file() === undefined) return []
       return (await ask({ search: { vector, k, ...(scope !== undefined ? { scope } : {}) } })).hits as Nearest[]
     },
+    async search (query, scope, depth, signal) {
+      return await hybridSearch(service, index, query, scope, depth, signal)
+    },
     async close () {
       stop.abort()
       await running
       await (await thread?.catch(() => undefined))?.terminate()
     }
   }
+  return service
 }

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads'
+import { serveAs } from '../threads/index.js'
 import { loadSqlite } from './index-schema.js'
 import { createVectorMatrix, type Nearest, type VectorMatrix } from './vector-matrix.js'
 import { openVectorStore, type MissingChunk, type VectorStore } from './vector-store.js'
@@ -87,20 +87,13 @@ export function vectorHandler (store: VectorStore): (request: VectorRequest) => 
   }
 }
 
-// The thread: SQLite reads and writes of vectors and the exhaustive search happen here, never on the event loop
-// that serves requests.
-/* c8 ignore start */
-if (parentPort !== null && (workerData as { vectorFile?: string } | undefined)?.vectorFile !== undefined) {
-  const port = parentPort
-  const sqlite = loadSqlite()
-  const handle = sqlite === null ? null : vectorHandler(openVectorStore(sqlite, (workerData as { vectorFile: string }).vectorFile))
-  port.on('message', (request: VectorRequest & { id: number }) => {
-    try {
-      if (handle === null) throw new Error('@photostructure/sqlite is not installed')
-      port.postMessage({ id: request.id, ...handle(request) })
-    } catch (err) {
-      port.postMessage({ id: request.id, error: err instanceof Error ? err.message : String(err) })
-    }
-  })
+/**
+ * The vector thread's handler: SQLite reads and writes of vectors and the exhaustive search happen there, never
+ * on the event loop that serves requests.
+ */
+export function vectorThreadHandler (data: { vectorFile: string }, _notify: unknown, sqlite = loadSqlite()): (request: VectorRequest) => VectorAnswer {
+  if (sqlite === null) return () => { throw new Error('@photostructure/sqlite is not installed') }
+  return vectorHandler(openVectorStore(sqlite, data.vectorFile))
 }
-/* c8 ignore stop */
+
+serveAs('vector-worker', vectorThreadHandler)

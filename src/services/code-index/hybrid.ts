@@ -1,0 +1,53 @@
+import type { CodeIndex } from './code-index.js'
+import type { ChunkRow, PathScope } from './index-schema.js'
+import { fuseRankings } from './rank-fusion.js'
+import type { Nearest } from './vector-matrix.js'
+
+/** A chunk of a hybrid ranking: its row, its fused score, and its similarity to the query when it has a vector. */
+export interface HybridHit extends ChunkRow {
+  fused: number
+  similarity?: number
+}
+
+/** A hybrid ranking, best first. */
+export interface HybridRanking {
+  hits: HybridHit[]
+  /** One of the two rankings reached the depth asked for: more chunks may rank below. */
+  deeper: boolean
+}
+
+/** What a hybrid search asks of the vectors. */
+export interface VectorSide {
+  embedQuery(text: string, signal: AbortSignal): Promise<Float32Array>
+  nearest(vector: Float32Array, scope: PathScope, k: number): Promise<Nearest[]>
+}
+
+/**
+ * Chunks by meaning (nearest vectors) and by words (BM25 over `terms`), `depth` deep each, fused by reciprocal
+ * rank. The vector thread compares while this thread ranks by words; a chunk rewritten since the vectors were
+ * loaded is gone from the index and left out.
+ */
+export async function hybridSearch (
+  vectors: VectorSide,
+  index: Pick<CodeIndex, 'searchChunks' | 'chunksById'>,
+  query: { text: string, terms: readonly string[] },
+  scope: PathScope,
+  depth: number,
+  signal: AbortSignal
+): Promise<HybridRanking> {
+  const vector = await vectors.embedQuery(query.text, signal)
+  const nearing = vectors.nearest(vector, scope, depth)
+  const words = query.terms.length > 0 ? index.searchChunks(query.terms, scope, depth) : []
+  const near = await nearing
+  const rows = new Map(words.map(row => [row.id, row]))
+  for (const row of index.chunksById(near.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)
+  const similarity = new Map(near.map(n => [n.id, n.similarity]))
+  const hits: HybridHit[] = []
+  for (const { id, score } of fuseRankings([near.map(n => n.id), words.map(w => w.id)])) {
+    const row = rows.get(id)
+    if (row === undefined) continue
+    const sim = similarity.get(id)
+    hits.push({ ...row, fused: score, ...(sim !== undefined ? { similarity: sim } : {}) })
+  }
+  return { hits, deeper: near.length >= depth || words.length >= depth }
+}

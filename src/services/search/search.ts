@@ -1,0 +1,251 @@
+import { availableParallelism } from 'node:os'
+import type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchRequest, SearchService } from './types.js'
+import { createLimiter, type Limiter } from '../limiter.js'
+import { createResultCache } from './result-cache.js'
+import type { SearchLine } from './parse.js'
+import { locateRg, probeRg } from './locate.js'
+import { runRg } from './rg.js'
+import { probeHidden, searchContent, searchFiles, type Pass, type PassContext } from './passes.js'
+import { dropFiles, mergeSets, noticesOf, weightOf, type ResultSet } from './set.js'
+import { pinTarget, type SearchTarget } from './target.js'
+import { recheckFiles } from './recheck.js'
+import type { WorkspacePart } from '../workspace/index.js'
+
+export { MAX_LINE_CHARS, type SearchLine } from './parse.js'
+export type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchMode, SearchPage, SearchRequest, SearchService } from './types.js'
+
+const MAX_FILE_SIZE = '10M'
+/** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
+const MAX_COUNTING_BYTES = 4 * 1024 * 1024
+/** A search finding fewer files than this also looks for matches the ignore rules hid (a near-empty answer is where a hidden tree misleads). */
+const PROBE_HIDDEN_BELOW = 20
+/** Rounds of re-checking one page (each drops the failing files and slices again). */
+const MAX_RECHECK_ROUNDS = 8
+
+const CORES = availableParallelism()
+
+/**
+ * ripgrep threads for a child that starts while `running` searches hold a slot (itself included): a lone
+ * search gets every core, concurrent ones share them. Each child defaulting to every core made two of
+ * them starve the event loop on 2 cores (a cheap call's p99 2.7 s → 0.34 s under the limits bench).
+ */
+export function threadsFor (running: number, cores = CORES): number {
+  return Math.max(1, Math.floor(cores / Math.max(1, running)))
+}
+
+/** Locates ripgrep (configured, bundled, then PATH outside the roots) and returns the search service. */
+export async function createSearch (opts: CreateSearchOptions): Promise<SearchService> {
+  const rg = await locateRg(opts.rgPath, opts.workspace.roots.map(r => r.path))
+  return searchService(rg, { ...opts, limiter: opts.limiter ?? createLimiter() }, { live: new Set(), stops: new Set() })
+}
+
+/**
+ * The service over one workspace. What `shared` holds — the version probe and the running ripgrep PIDs — is the same
+ * for the services made by `over`, so close() at shutdown kills a narrowed session's searches too.
+ */
+/** What the services made by `over` share with the one they came from. */
+interface SearchShared {
+  probe?: Promise<EngineInfo>
+  /** ripgrep children running now, by PID (close() kills them). */
+  live: Set<number>
+  /** How to end each running child early (windDown). */
+  stops: Set<() => void>
+}
+
+function searchService (rg: { rgPath: string, source: string }, opts: CreateSearchOptions & { limiter: Limiter }, shared: SearchShared): SearchService {
+  const { workspace, log, limiter } = opts
+  const limits: SearchLimits = {
+    timeoutMs: opts.timeoutMs ?? 15_000,
+    maxCollected: opts.maxCollected ?? 10_000,
+    maxFiles: opts.maxFiles ?? 100_000,
+    maxFileSize: MAX_FILE_SIZE,
+    cacheTtlMs: opts.cacheTtlMs ?? 60_000
+  }
+  const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
+  const { live } = shared
+
+  /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
+  function passContext (part: WorkspacePart, clock: { deadline?: number }): PassContext {
+    return {
+      // Every ripgrep child runs in a slot of the process-wide limiter (BUSY when its queue is full).
+      run: (pass: Pass) => limiter.run('search', pass.signal, (running) => {
+        clock.deadline ??= Date.now() + limits.timeoutMs
+        const deadline = clock.deadline
+        return runRg({
+          rgPath: rg.rgPath,
+          args: ['--threads', String(threadsFor(running)), ...pass.target.args, ...pass.args],
+          cwd: pass.target.cwd,
+          signal: pass.signal,
+          deadline,
+          separator: pass.separator,
+          onRecord: pass.onRecord,
+          onLongRecord: pass.onLongRecord,
+          names: pass.target.names,
+          live,
+          stops: shared.stops
+        })
+      }),
+      pin: () => pinTarget(part, false),
+      timeoutMs: limits.timeoutMs,
+      maxCollected: limits.maxCollected,
+      maxFiles: limits.maxFiles,
+      maxCountingBytes: opts.maxCountingBytes ?? MAX_COUNTING_BYTES
+    }
+  }
+
+  async function contentPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<ContentItem[]> {
+    if (offset >= set.total) return []
+    // Binary search for the file holding item `offset`.
+    let lo = 0
+    let hi = set.files.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (set.prefix[mid] <= offset) lo = mid
+      else hi = mid - 1
+    }
+    const span: Array<{ file: ResultSet['files'][number], first: number }> = []
+    for (let i = lo; i < set.files.length && set.prefix[i] < offset + pageSize; i++) span.push({ file: set.files[i], first: set.prefix[i] })
+    const missing = span.map(s => s.file).filter(f => f.lines === undefined)
+    if (missing.length > 0 && set.fetch !== undefined) await set.fetch(missing, signal)
+    const items: ContentItem[] = []
+    for (const { file, first } of span) {
+      // Lines are held, or were just fetched (a fetch sets them on every file it is given, [] when none match).
+      /* c8 ignore next */
+      const lines = file.lines ?? []
+      let index = first
+      for (let i = 0; i < lines.length && items.length < pageSize; i++) {
+        if (!lines[i].match) continue
+        if (index++ < offset) continue
+        const hit = lines[i]
+        const context: SearchLine[] = []
+        if (contextLines > 0) {
+          for (let j = i - 1; j >= 0 && lines[j].line >= hit.line - contextLines; j--) context.unshift(lines[j])
+          for (let j = i + 1; j < lines.length && lines[j].line <= hit.line + contextLines; j++) context.push(lines[j])
+        }
+        items.push({ path: file.path, hit, context })
+      }
+    }
+    return items
+  }
+
+  /** Slices a page, re-checks its files, and slices again without the ones that failed (they leave the set for good). */
+  async function checkedPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<{ content: ContentItem[], files: FileItem[] }> {
+    const checked = new Set<string>()
+    for (let round = 0; ; round++) {
+      const content = set.mode === 'content' ? await contentPage(set, offset, pageSize, contextLines, signal) : []
+      const files = set.mode === 'content' ? [] : set.files.slice(offset, offset + pageSize)
+      const paths = [...content, ...files].map(item => item.path).filter(p => !checked.has(p))
+      if (paths.length === 0) return { content, files }
+      const verdicts = await recheckFiles(workspace, paths, signal)
+      signal?.throwIfAborted()
+      for (const p of paths) checked.add(p)
+      if (verdicts.size === 0) return { content, files }
+      dropFiles(set, verdicts)
+      log.debug({ dropped: verdicts.size }, 'search results dropped by the re-check')
+      if (round >= MAX_RECHECK_ROUNDS) {
+        // Files keep failing (the tree is being changed under the server): show the page without them.
+        const keep = (item: { path: string }): boolean => !verdicts.has(item.path)
+        return { content: content.filter(keep), files: files.filter(keep) }
+      }
+    }
+  }
+
+  /** The probe for hidden matches, with the rule that hides the first one; a failed probe says nothing. */
+  async function hiddenMatches (ctx: PassContext, req: Required<SearchRequest>, target: SearchTarget, set: ResultSet, signal?: AbortSignal): Promise<HiddenMatches | undefined> {
+    const probe = await probeHidden(ctx, req, target, new Set(set.files.map(f => f.path)), signal)
+    if (probe === undefined || probe.paths.length === 0) return undefined
+    const example = probe.paths[0]
+    const rule = await workspace.explainIgnored(example, false)
+    return { files: probe.paths.length, lowerBound: probe.lowerBound, example, ...(rule === undefined ? {} : { rule }) }
+  }
+
+  /** One root's part of a search: its folder pinned, searched, and probed for hidden matches when the answer is small. */
+  async function searchPart (part: WorkspacePart, req: Required<SearchRequest>, clock: { deadline?: number }, signal?: AbortSignal): Promise<ResultSet> {
+    const ctx = passContext(part, clock)
+    const target = await pinTarget(part, req.respectGitignore)
+    try {
+      const set = req.mode === 'content' ? await searchContent(ctx, req, target, signal) : await searchFiles(ctx, req, target, signal)
+      if (req.respectGitignore && !target.named && set.complete && !set.lowerBound && set.files.length < PROBE_HIDDEN_BELOW) {
+        set.hidden = await hiddenMatches(ctx, req, target, set, signal)
+      }
+      return set
+    } finally {
+      await target.close()
+    }
+  }
+
+  return {
+    engine () {
+      shared.probe ??= probeRg(rg.rgPath).then(info => ({ ...info, source: rg.source }))
+      return shared.probe
+    },
+
+    over: (other) => searchService(rg, { ...opts, workspace: other }, shared),
+    limits,
+
+    async search (request, { offset, pageSize, signal }) {
+      const resolved = await workspace.resolve(request.path ?? '.', { field: 'path', signal })
+      const req: Required<SearchRequest> = {
+        pattern: request.pattern,
+        literal: request.literal ?? false,
+        ignoreCase: request.ignoreCase ?? false,
+        path: resolved.relative,
+        include: request.include ?? [],
+        exclude: request.exclude ?? [],
+        contextLines: request.mode === undefined || request.mode === 'content' ? Math.max(0, Math.min(10, request.contextLines ?? 0)) : 0,
+        mode: request.mode ?? 'content',
+        respectGitignore: request.respectGitignore ?? true
+      }
+      // Context is part of the key: the stored lines differ. Offset and page size are not.
+      const key = JSON.stringify(req)
+      let set = cache.get(key)
+      const cached = set !== undefined
+      if (set === undefined) {
+        // A call that would only be refused skips pinning the target and reading its ignore rules.
+        limiter.admit('search')
+        const started = Date.now()
+        // Several roots (the top of them) are searched one after the other, within one deadline, in root order.
+        const clock: { deadline?: number } = {}
+        const sets: ResultSet[] = []
+        for (const part of workspace.parts(resolved)) sets.push(await searchPart(part, req, clock, signal))
+        set = sets.length === 1 ? sets[0] : mergeSets(sets)
+        // A run that did not finish (killed, crashed, cut) is never cached: the next call searches again.
+        if (set.complete) cache.set(key, set, weightOf(set))
+        log.debug({ mode: req.mode, total: set.total, complete: set.complete, ms: Date.now() - started }, 'search finished')
+      }
+      const start = Math.max(0, Math.floor(offset))
+      const size = Math.max(1, Math.floor(pageSize))
+      const { content, files } = await checkedPage(set, start, size, req.contextLines, signal)
+      return {
+        mode: set.mode,
+        content,
+        files,
+        total: set.total,
+        totalIsLowerBound: set.lowerBound,
+        fileCount: set.files.length,
+        lineCount: set.lineCount,
+        notices: noticesOf(set),
+        cached,
+        path: req.path,
+        ...(set.hidden === undefined ? {} : { hidden: set.hidden })
+      }
+    },
+
+    activePids: () => [...live],
+
+    windDown () {
+      for (const stop of [...shared.stops]) stop()
+    },
+
+    close () {
+      for (const pid of live) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch /* c8 ignore start */ {
+          // It exited in the moment between its exit and the 'close' event that takes it out of `live`.
+        } /* c8 ignore stop */
+      }
+      cache.clear()
+    }
+  }
+}

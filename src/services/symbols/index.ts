@@ -1,0 +1,8 @@
+// The symbols service's front door: tree-sitter outlines and the languages they cover.
+// Everything else in this folder is private to it (eslint.config.js and test/layers.test.ts hold that).
+export { MAX_SOURCE_BYTES, SYMBOL_KINDS, supportedLanguages, symbolLanguageOf } from './languages.js'
+export type { SymbolKind, SymbolLanguage } from './languages.js'
+export { buildOutline } from './outline.js'
+export type { OutlineSymbol } from './outline.js'
+export { createSymbolParser, locateTreeSitter, symbolParser } from './parser.js'
+export type { RawDefinition, SymbolParser, TreeSitterLocation } from './parser.js'

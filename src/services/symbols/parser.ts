@@ -1,0 +1,100 @@
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { toolError } from '../../errors.js'
+import type { Logger } from '../../logger.js'
+import { createJobThread } from '../threads/index.js'
+import { threadModule } from '../threads/index.js'
+import type { ParserThreadData, ParseRequest } from './parser-worker.js'
+import type { SymbolLanguage } from './languages.js'
+
+/** One definition as the query found it: rows are 0-based, `from`/`to` are character offsets. */
+export interface RawDefinition {
+  kind: string
+  name: string
+  /** Set where the grammar names the owner outside the nesting (a Go method's receiver type). */
+  container?: string
+  start: number
+  /** Row of the name: the signature runs from `start` to it. */
+  nameRow: number
+  end: number
+  endColumn: number
+  from: number
+  to: number
+}
+
+/** What one parse found. */
+export interface ParsedDefinitions {
+  definitions: RawDefinition[]
+  /** The tree holds ERROR nodes: some of the file did not parse (macro-heavy C, newer syntax). */
+  hasErrors: boolean
+}
+
+/** Parses source text into definitions off the event loop (tree-sitter, WASM, one worker thread). */
+export interface SymbolParser {
+  /** Definitions in `text` by the language's query; PARSE_FAILED or CANCELLED tool errors otherwise. */
+  definitions(text: string, language: SymbolLanguage, signal?: AbortSignal): Promise<ParsedDefinitions>
+  /** Ends the parsing thread (a later parse starts it again). */
+  close(): Promise<void>
+}
+
+/** Where the tree-sitter runtime (CommonJS build) and the grammar files are. */
+export interface TreeSitterLocation {
+  runtime: string
+  grammars: string
+}
+
+/** Heap of the parsing thread: a pathological file exhausts this, not the server. */
+const WORKER_HEAP_MB = 512
+
+/** Where web-tree-sitter and @repomix/tree-sitter-wasms are installed (resolved from this module), or null. */
+export function locateTreeSitter (resolve: (id: string) => string = createRequire(import.meta.url).resolve): TreeSitterLocation | null {
+  try {
+    return {
+      runtime: resolve('web-tree-sitter'),
+      grammars: path.dirname(resolve('@repomix/tree-sitter-wasms/out/tree-sitter-c.wasm'))
+    }
+  } catch {
+    return null
+  }
+}
+
+const failed = (why: string): Error => toolError('PARSE_FAILED', `the parser stopped: ${why}`, { step: 'read-or-grep' })
+
+/** How a background parser (the code index's) gives way to the calls clients wait on. */
+export interface BackgroundPriority {
+  /** The thread's own scheduling priority (Linux). */
+  niceness?: number
+  /** Shared flag: while it is 1, the parser sleeps mid-parse (woken by Atomics.notify when it clears). */
+  yieldFlag?: Int32Array
+}
+
+/**
+ * Creates the parser: one thread, started on the first file, ended (and restarted later) when a call is
+ * abandoned. `background`: the code index's parsers, which give way to calls (get_symbols' does not).
+ */
+export function createSymbolParser (where: TreeSitterLocation, background?: BackgroundPriority): SymbolParser {
+  const data: ParserThreadData = { ...where, yieldFlag: background?.yieldFlag }
+  const thread = createJobThread<ParseRequest, ParsedDefinitions>({
+    url: threadModule('parser-worker', import.meta.url),
+    name: 'parser-worker',
+    data,
+    heapMb: WORKER_HEAP_MB,
+    niceness: background?.niceness,
+    errors: {
+      failed: (why) => failed(why),
+      stopped: () => failed('the parsing thread ended'),
+      cancelled: () => toolError('CANCELLED', 'the outline was stopped', 'ask for fewer or smaller files')
+    }
+  })
+  return {
+    definitions: async (text, language, signal) => await thread.run({ grammar: language.grammar, query: language.query, text: language.prepare?.(text) ?? text }, signal),
+    close: async () => { await thread.close() }
+  }
+}
+
+/** The production parser, or undefined (logged) when web-tree-sitter or its grammars are not installed. */
+export function symbolParser (log: Logger, where: TreeSitterLocation | null = locateTreeSitter()): SymbolParser | undefined {
+  if (where !== null) return createSymbolParser(where)
+  log.warn('web-tree-sitter or its grammars are not installed: get_symbols disabled')
+  return undefined
+}

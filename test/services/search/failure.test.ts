@@ -1,0 +1,147 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import pino from 'pino'
+import { createSearch, type SearchPage } from '../../../src/services/search/search.js'
+import { createLimiter } from '../../../src/services/limiter.js'
+import { hostileServices, toolCodeOf } from '../../helpers/workspace-fixture.js'
+
+const log = pino({ level: 'silent' })
+const match = (file: string, line: number): string =>
+  JSON.stringify({ type: 'match', data: { path: { text: `./${file}` }, lines: { text: 'hit\n' }, line_number: line, submatches: [{ match: { text: 'hit' }, start: 0, end: 3 }] } })
+const end = (file: string, lines: number): string =>
+  JSON.stringify({ type: 'end', data: { path: { text: `./${file}` }, binary_offset: null, stats: { matched_lines: lines, matches: lines } } })
+const SUMMARY = '{"data":{"elapsed_total":{"secs":0,"nanos":1},"stats":{}},"type":"summary"}'
+
+/** A stand-in ripgrep: answers --version, else runs `body` (sh) with the JSON lines above at hand. */
+function fakeRg (dir: string, name: string, body: string): string {
+  const file = path.join(dir, `${name}.sh`)
+  fs.writeFileSync(file, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "ripgrep 15.0.0"; exit 0; fi\n${body}\n`, { mode: 0o755 })
+  return file
+}
+const say = (line: string): string => `printf '%s\\n' '${line}'`
+
+async function outcome (search: Awaited<ReturnType<typeof createSearch>>, mode: 'content' | 'files' | 'count' = 'content'): Promise<{ code: string, page?: SearchPage }> {
+  const got: { page?: SearchPage } = {}
+  const code = await toolCodeOf(async () => { got.page = await search.search({ pattern: 'hit', mode }, { offset: 0, pageSize: 10 }) })
+  return { code, page: got.page }
+}
+
+t.test('a ripgrep that is killed, crashes or is cut off is never "no matches", and never cached', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  const cases: Array<{ name: string, body: string, collected: boolean }> = [
+    { name: 'killed-before-output', body: 'kill -9 $$', collected: false },
+    { name: 'segv-before-output', body: 'kill -SEGV $$', collected: false },
+    { name: 'killed-mid-record', body: `${say(match('a.txt', 1))}\n${say(end('a.txt', 1))}\nprintf '%s' '{"type":"match","data":{"pa'\nkill -9 $$`, collected: true },
+    { name: 'exit-0-no-summary', body: `${say(match('a.txt', 1))}\n${say(end('a.txt', 1))}\nexit 0`, collected: true },
+    { name: 'exit-0-cut-record', body: "printf '%s' '{\"type\":\"begin\"'\nexit 0", collected: false },
+    { name: 'crash-exit-101', body: `${say(match('a.txt', 1))}\nexit 101`, collected: true },
+    { name: 'crash-exit-3-nothing', body: 'exit 3', collected: false }
+  ]
+  for (const c of cases) {
+    const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, c.name, c.body) })
+    t.teardown(() => search.close())
+    const first = await outcome(search)
+    if (c.collected) {
+      t.equal(first.code, 'ok', c.name)
+      t.equal(first.page?.totalIsLowerBound, true, `${c.name}: partial`)
+      t.match(first.page?.notices.join('\n'), /INCOMPLETE: ripgrep/, `${c.name}: says so`)
+      t.ok((first.page?.total ?? 0) > 0, `${c.name}: the collected results are kept`)
+    } else {
+      t.equal(first.code, 'SEARCH_FAILED', c.name)
+    }
+    const again = await outcome(search)
+    t.equal(again.page?.cached ?? false, false, `${c.name}: not cached`)
+  }
+})
+
+t.test('files and count modes: a killed ripgrep is SEARCH_FAILED, or partial when some files came', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const files = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 'files', "printf './a.txt\\0./b.txt\\0'\nkill -9 $$") })
+  const none = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 'none', 'kill -9 $$') })
+  t.teardown(() => { files.close(); none.close() })
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  fs.writeFileSync(path.join(fx.root, 'b.txt'), 'hit\n')
+
+  const partial = await outcome(files, 'files')
+  t.equal(partial.code, 'ok')
+  t.strictSame(partial.page?.files.map(f => f.path), ['a.txt', 'b.txt'])
+  t.match(partial.page?.notices.join('\n'), /INCOMPLETE: ripgrep was killed by SIGKILL/)
+  t.equal((await outcome(none, 'count')).code, 'SEARCH_FAILED')
+})
+
+t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an explicitly partial result', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  // 300k matching lines: the JSON pass lasts long enough to be killed in the middle.
+  for (let f = 0; f < 50; f++) {
+    fs.mkdirSync(path.join(fx.root, 'gen', `d${f % 5}`), { recursive: true })
+    fs.writeFileSync(path.join(fx.root, 'gen', `d${f % 5}`, `f${f}.txt`), `needle ${f}\n`.repeat(6_000))
+  }
+  const search = await createSearch({ workspace: fx.workspace, log, maxCollected: 1e9, cacheTtlMs: 60_000 })
+  t.teardown(() => search.close())
+  // Not SIGSEGV: Rust's stack-overflow handler returns from a SEGV that is not a fault (the fake ripgrep above covers it).
+  for (const sig of ['SIGKILL', 'SIGABRT'] as const) {
+    for (const delay of [0, 150]) {
+      const got: { page?: SearchPage } = {}
+      const pending = toolCodeOf(async () => { got.page = await search.search({ pattern: 'needle', path: 'gen' }, { offset: 0, pageSize: 5 }) })
+      let pid: number | undefined
+      for (let i = 0; i < 500 && pid === undefined; i++) {
+        pid = search.activePids()[0]
+        if (pid === undefined) await new Promise(resolve => setTimeout(resolve, 2))
+      }
+      t.ok(pid !== undefined, 'ripgrep started')
+      if (delay > 0) await new Promise(resolve => setTimeout(resolve, delay))
+      try { process.kill(pid!, sig) } catch {}
+      const code = await pending
+      const what = `${sig} after ${delay} ms`
+      if (code === 'ok') {
+        t.equal(got.page?.totalIsLowerBound, true, `${what}: partial`)
+        t.match(got.page?.notices.join('\n'), new RegExp(`INCOMPLETE: ripgrep was killed by ${sig}`), what)
+        t.ok((got.page?.total ?? 0) > 0, `${what}: never "no matches"`)
+      } else {
+        t.equal(code, 'SEARCH_FAILED', what)
+      }
+      const again = await search.search({ pattern: 'needle', path: 'gen', mode: 'count' }, { offset: 0, pageSize: 100 })
+      t.equal(again.cached, false)
+      t.equal(again.lineCount, 300_000, 'a later complete search counts everything')
+      // The content set of the killed run was not cached: the same query runs ripgrep again.
+      const pending2 = search.search({ pattern: 'needle', path: 'gen' }, { offset: 0, pageSize: 5 })
+      for (let i = 0; i < 500 && search.activePids().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 2))
+      const full = await pending2
+      t.equal(full.cached, false, `${what}: the failed content set was not cached`)
+      t.equal(full.total, 300_000)
+      search.close()
+    }
+  }
+})
+
+t.test('every ripgrep child runs in a limiter slot; over the queue bound a search is BUSY', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const limiter = createLimiter({ search: { concurrency: 1, queue: 1 } })
+  const slow = fakeRg(fx.base, 'slow', `sleep 0.4\n${say(SUMMARY)}`)
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: slow, limiter, cacheTtlMs: 0 })
+  t.teardown(() => search.close())
+
+  const run = (pattern: string): Promise<string> => toolCodeOf(search.search({ pattern }, { offset: 0, pageSize: 10 }))
+  const first = run('a')
+  const second = run('b')
+  for (let i = 0; i < 200 && limiter.stats().search.queued === 0; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  t.match(limiter.stats().search, { running: 1, queued: 1 })
+  t.equal(search.activePids().length, 1, 'one ripgrep at a time')
+  t.equal(await run('c'), 'BUSY')
+  t.equal(await first, 'ok')
+  t.equal(await second, 'ok')
+  t.match(limiter.stats().search, { running: 0, queued: 0, refused: 1 })
+
+  // A call cancelled while it waits leaves the queue.
+  const controller = new AbortController()
+  const head = run('d')
+  for (let i = 0; i < 200 && limiter.stats().search.running === 0; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  const waiting = toolCodeOf(search.search({ pattern: 'e' }, { offset: 0, pageSize: 10, signal: controller.signal }))
+  for (let i = 0; i < 200 && limiter.stats().search.queued === 0; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  controller.abort(Object.assign(new Error('cancelled'), { toolCode: 'CANCELLED' }))
+  t.equal(await waiting, 'CANCELLED')
+  t.equal(limiter.stats().search.queued, 0)
+  t.equal(await head, 'ok')
+})

@@ -1,0 +1,79 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import pino from 'pino'
+import { rgPath } from '@vscode/ripgrep'
+import { createSearch, type CreateSearchOptions } from '../../../src/services/search/search.js'
+import { hostileServices } from '../../helpers/workspace-fixture.js'
+import { matchEvent, scriptRg } from '../../helpers/stand-in-rg.js'
+
+// The passes behind a content search when there is too much to hold: counting (a long record too),
+// the --count pass and its file cap, and the fetch of a page's lines — over real ripgrep, with a
+// wrapper that makes one kind of pass fail.
+
+const log = pino({ level: 'silent' })
+
+async function fixture (t: { teardown(fn: () => void): void }, extra: Partial<CreateSearchOptions> = {}) {
+  const fx = await hostileServices(t, { big: false })
+  for (let i = 0; i < 12; i++) {
+    fs.mkdirSync(path.join(fx.root, 'many', `d${i % 4}`), { recursive: true })
+    fs.writeFileSync(path.join(fx.root, 'many', `d${i % 4}`, `f${i}.txt`), Array.from({ length: 5 }, (_, n) => `needle ${i}-${n}\n`).join(''))
+  }
+  const search = await createSearch({ workspace: fx.workspace, log, ...extra })
+  t.teardown(() => search.close())
+  return { ...fx, search }
+}
+
+/** Real ripgrep in `dir`, except that the runs whose arguments match `when` (a shell case pattern) are killed, as by the OOM killer. */
+const killedRg = (dir: string, when: string): string => scriptRg(dir, 'killed-rg.sh', `case "$*" in ${when}) kill -KILL $$;; esac\nexec '${rgPath}' "$@"`)
+
+t.test('a line too long to hold, met while counting, is counted like the rest', async (t) => {
+  for (const maxCountingBytes of [undefined, 100]) {
+    const fx = await fixture(t, { maxCollected: 5, ...(maxCountingBytes === undefined ? {} : { maxCountingBytes }) })
+    // Sorts after many/: counting has begun when ripgrep reaches it.
+    fs.writeFileSync(path.join(fx.root, 'zz-long.txt'), `needle a\nneedle b\n${'needle '.repeat(200_000)}\n`)
+
+    const page = await fx.search.search({ pattern: 'needle', include: ['zz-long.txt', 'many/**'] }, { offset: 60, pageSize: 5 })
+
+    t.equal(page.total, 63, `counting bytes ${maxCountingBytes ?? 'default'}: 12 files × 5, and 3 lines of the long file`)
+    t.equal(page.totalIsLowerBound, false)
+    t.same(page.content.map(i => `${i.path}:${i.hit.line}`), ['zz-long.txt:1', 'zz-long.txt:2', 'zz-long.txt:3'])
+  }
+})
+
+t.test('the --count pass stops at maxFiles: the total is a lower bound, and says so', async (t) => {
+  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, maxFiles: 3 })
+
+  const page = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 })
+
+  t.equal(page.totalIsLowerBound, true)
+  t.match(page.notices.join('\n'), /more than 3 files match; total is a lower bound — narrow path or include/)
+})
+
+t.test('a --count pass that fails with nothing counted is SEARCH_FAILED, never "no matches"', async (t) => {
+  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, rgPath: killedRg(t.testdir(), '*--count*') })
+
+  await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL.*"no matches" cannot be told/ })
+})
+
+t.test('a page whose lines cannot be fetched is SEARCH_FAILED, not an empty page', async (t) => {
+  // The search runs over '.'; a page's fetch names its files ('./many/…'), and that run fails.
+  const fx = await fixture(t, { maxCollected: 5, rgPath: killedRg(t.testdir(), '*--json*"-- ./"*') })
+
+  await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL/ })
+})
+
+t.test('a record too long to hold that is not a line (here a padded begin event) is skipped; the matches after it stand', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  const rg = scriptRg(fx.base, 'padded-rg.sh', `printf '{"type":"begin","data":{"path":{"text":"./a.txt"},"pad":"'
+head -c 1200000 /dev/zero | tr '\\000' x
+printf '"}}\\n'
+printf '%s\\n' '${matchEvent('./a.txt')}' '{"type":"summary","data":{}}'`)
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: rg })
+  t.teardown(() => search.close())
+
+  const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 })
+
+  t.same(page.content.map(i => `${i.path}:${i.hit.line}:${i.hit.text}`), ['a.txt:1:hit'])
+})

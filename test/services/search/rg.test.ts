@@ -1,0 +1,108 @@
+// runRg, the ripgrep runner, driven by a stand-in process (node printing chosen records) so every
+// framing case is exact: records longer than the cap, sinks that stop the run, a binary that
+// cannot be spawned, a request cancelled before the child exists.
+import t from 'tap'
+import { runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
+
+const NL = 0x0a
+
+/** Runs a node one-liner `script` as "ripgrep", collecting the records it prints. */
+async function fakeScript (script: string, options: Partial<RunRgOptions> = {}) {
+  const records: string[] = []
+  const run = await runRg({
+    rgPath: process.execPath,
+    args: ['-e', script],
+    cwd: process.cwd(),
+    deadline: Date.now() + 20000,
+    separator: NL,
+    onRecord: (record) => { records.push(record.toString()) },
+    ...options
+  })
+  return { run, records }
+}
+
+/** A "ripgrep" that writes `chunks` to stdout, one write each, a tick apart. */
+function fake (chunks: string[], options: Partial<RunRgOptions> = {}) {
+  return fakeScript(`const c = ${JSON.stringify(chunks)}; let i = 0; const next = () => { if (i < c.length) process.stdout.write(c[i++], () => setTimeout(next, 5)) }; next()`, options)
+}
+
+/** A sink that collects one long record and answers `verdict` at its end. */
+function sink (verdict: boolean | undefined) {
+  const got: string[] = []
+  const ends: number[] = []
+  const make = (): LongRecordSink => {
+    let text = ''
+    return { push: (piece) => { text += piece.toString() }, end: () => { got.push(text); ends.push(text.length); return verdict } }
+  }
+  return { make, got, ends }
+}
+
+t.test('a record over the cap inside one chunk goes to the sink whole; a sink answering false stops the run', async (t) => {
+  const long = sink(false)
+  const { run, records } = await fake([`short\n${'x'.repeat(40)}\nnever\n`], { maxRecordBytes: 10, onLongRecord: long.make })
+
+  t.same(records, ['short'])
+  t.same(long.got, ['x'.repeat(40)])
+  t.equal(run.end, 'stopped')
+  t.equal(run.code, null, 'a stopped run has no exit code of its own')
+})
+
+t.test('a record over the cap that started in an earlier chunk ends in the sink; false stops the run there too', async (t) => {
+  const long = sink(false)
+  const { run, records } = await fake(['a\nbbbbbbbbbbbb', 'bbbbbbbb\nc\n'], { maxRecordBytes: 10, onLongRecord: long.make })
+
+  t.same(records, ['a'])
+  t.same(long.got, ['b'.repeat(20)])
+  t.equal(run.end, 'stopped')
+})
+
+t.test('without a sink an over-long record is dropped and the records after it still arrive', async (t) => {
+  const { run, records } = await fake([`a\n${'y'.repeat(30)}\nb\n`, `${'z'.repeat(8)}`, `${'z'.repeat(8)}\nc\n`], { maxRecordBytes: 10 })
+
+  t.same(records, ['a', 'b', 'c'])
+  t.same({ end: run.end, code: run.code, truncated: run.truncated }, { end: 'exit', code: 0, truncated: false })
+})
+
+t.test('a ripgrep that cannot be started is an error run (code 2) naming why, not a crash', async (t) => {
+  const { run, records } = await fake([], { rgPath: '/nonexistent/rg' })
+
+  t.same(records, [])
+  t.equal(run.code, 2)
+  t.match(run.stderr, /^rg: spawn \[path outside the workspace\] ENOENT$/, 'the reason, without echoing the absolute path')
+})
+
+t.test('a request cancelled before the run starts spawns nothing and ends aborted', async (t) => {
+  const live = new Set<number>()
+  const controller = new AbortController()
+  controller.abort(new Error('cancelled by client'))
+  const { run, records } = await fake(['never\n'], { signal: controller.signal, live })
+
+  t.same({ end: run.end, code: run.code, bytes: run.bytes }, { end: 'aborted', code: null, bytes: 0 })
+  t.same(records, [])
+  t.equal(live.size, 0)
+})
+
+t.test('a run stopped by its reader drops what the pipe still holds; the first reason to stop is the one reported', async (t) => {
+  // One write far bigger than a pipe read: the reader stops at the first record, later reads are ignored.
+  let calls = 0
+  const { run: burst } = await fakeScript("process.stdout.write('first\\n' + 'more\\n'.repeat(100000))", { onRecord: () => { calls++; return false } })
+  t.same({ end: burst.end, calls }, { end: 'stopped', calls: 1 })
+
+  const controller = new AbortController()
+  const seen: string[] = []
+  const { run } = await fake(['a\nb\n'], {
+    signal: controller.signal,
+    // Cancelled while the reader is still deciding: the abort stops the run first, the reader's false finds it stopped.
+    onRecord: (record) => { seen.push(record.toString()); controller.abort(new Error('cancelled')); return false }
+  })
+  t.same({ end: run.end, seen }, { end: 'aborted', seen: ['a'] })
+})
+
+t.test('stderr names the caller\'s path instead of the pinned /proc descriptor path, a last line without its newline too', async (t) => {
+  const script = "process.stderr.write('rg: /proc/self/fd/9/secret.txt: Permission denied (os error 13)'); process.exitCode = 2"
+  const { run } = await fakeScript(script, { names: [['/proc/self/fd/9', 'src/private']] })
+
+  t.equal(run.code, 2)
+  t.match(run.stderr, /^rg: src\/private\/secret\.txt: Permission denied \(os error 13\)/)
+  t.notMatch(run.stderr, /\/proc\//)
+})

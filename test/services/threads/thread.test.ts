@@ -1,0 +1,160 @@
+import path from 'node:path'
+import { MessageChannel, type MessagePort } from 'node:worker_threads'
+import { pathToFileURL } from 'node:url'
+import t, { type Test } from 'tap'
+import { createJobThread } from '../../../src/services/threads/job-thread.js'
+import { DetailedError, serveAs } from '../../../src/services/threads/serve.js'
+import { startThread, threadModule, ThreadError } from '../../../src/services/threads/thread.js'
+
+// The one way this server runs a thread: a module that serves requests by id (serve.ts), started and asked by
+// startThread, with the job thread (one job at a time, ended on abort) built on it.
+
+/** Thread modules written for one test, by file name. */
+function modules (t: Test, files: Record<string, string>): (name: string) => URL {
+  const dir = t.testdir(files)
+  return (name) => pathToFileURL(path.join(dir, name))
+}
+
+/** A module serving like serve.ts does, without importing it (the thread runs plain JavaScript). */
+const ECHO = `
+import { parentPort, workerData } from 'node:worker_threads'
+parentPort.postMessage({ notice: 'started', name: workerData.thread, data: workerData.data, niceness: workerData.niceness })
+parentPort.postMessage({ notice: 'serving' })
+parentPort.on('message', ({ id, ...request }) => {
+  if (request.fail) parentPort.postMessage({ id, error: 'refused', details: { problem: 'full' } })
+  else if (request.exit) process.exit(3)
+  else if (request.throw) setImmediate(() => { throw new Error('crashed here') })
+  else if (request.never) {}
+  else if (request.twice) { parentPort.postMessage({ id, n: 1 }); parentPort.postMessage({ id, n: 2 }) }
+  else parentPort.postMessage({ id, echoed: request })
+})
+`
+
+t.test('threadModule: the source module from the sources, the built one beside a build or bundle', async (t) => {
+  t.equal(threadModule('index-worker', 'file:///app/src/services/code-index/code-index.ts').href, 'file:///app/src/services/code-index/index-worker.ts')
+  t.equal(threadModule('index-worker', 'file:///app/dist/src/services/code-index/code-index.js').href, 'file:///app/dist/src/services/code-index/index-worker.js')
+  t.equal(threadModule('parser-worker', 'file:///app/dist/bin/chunk-X.js').href, 'file:///app/dist/bin/parser-worker.js', 'the bundle\'s entries sit beside its chunks')
+  t.equal(threadModule('parser-worker', 'file:///app/dist/bin/stdio.cjs').href, 'file:///app/dist/bin/parser-worker.js', 'the CommonJS bundle loads the ESM entries')
+})
+
+t.test('startThread: answers by id, notices apart, error answers with their details, every kind of end', async (t) => {
+  const url = modules(t, { 'echo.mjs': ECHO })('echo.mjs')
+  const notices: Array<Record<string, unknown>> = []
+  const thread = startThread(url, { name: 'echo', data: { n: 1 }, niceness: 7, onNotice: (n) => notices.push(n) })
+  t.equal(thread.serving, false, 'not serving before the module said so')
+
+  const [a, b] = await Promise.all([thread.request({ x: 1 }), thread.request({ x: 2 })])
+  t.same([a, b], [{ echoed: { x: 1 } }, { echoed: { x: 2 } }], 'overlapping requests each get their own answer')
+  t.same(notices, [{ notice: 'started', name: 'echo', data: { n: 1 }, niceness: 7 }], 'the module is told its name, data and niceness')
+  t.equal(thread.serving, true, 'its serving notice is the helper\'s own, not passed on')
+  const refused = await thread.request({ fail: true }).catch((err: unknown) => err)
+  t.ok(refused instanceof ThreadError)
+  t.match(refused, { message: 'refused', failure: 'answered', details: { problem: 'full' } })
+  t.same(await thread.request({ x: 3 }), { echoed: { x: 3 } }, 'an error answer leaves the thread serving')
+  t.same(await thread.request({ twice: true }), { n: 1 }, 'the first answer counts')
+  t.same(await thread.request({ x: 4 }), { echoed: { x: 4 } }, 'a second answer to the same request is passed by')
+
+  const waiting = thread.request({ never: true })
+  const exited = await thread.request({ exit: true }).catch((err: unknown) => err)
+  t.match(exited, { message: 'the echo thread stopped', failure: 'stopped' })
+  await t.rejects(waiting, { name: 'ThreadError', failure: 'stopped' }, 'a request waiting when the thread ends fails too')
+  await t.rejects(thread.request({ x: 5 }), { message: 'the echo thread stopped' }, 'and so does every later one, at once')
+
+  const crashing = startThread(url, { name: 'echo', data: null })
+  await t.rejects(crashing.request({ throw: true }), { message: 'crashed here', failure: 'crashed' })
+
+  const ended = startThread(url, { name: 'echo', data: null })
+  const pending = t.rejects(ended.request({ never: true }), { message: 'the echo thread was ended', failure: 'stopped' })
+  await ended.terminate()
+  await pending
+
+  const missing = startThread(new URL('./no-such-module.mjs', url), { name: 'missing', data: null })
+  await t.rejects(missing.request({}), { name: 'ThreadError', failure: 'crashed' }, 'a module that cannot load fails its requests')
+})
+
+t.test('startThread: a heap limit ends a thread that outgrows it, not the process', async (t) => {
+  const url = modules(t, { 'hog.mjs': "import { parentPort } from 'node:worker_threads'\nconst kept = []\nparentPort.on('message', () => { for (;;) kept.push(new Array(1e5).fill(kept.length)) })\n" })('hog.mjs')
+  const thread = startThread(url, { name: 'hog', data: null, heapMb: 16 })
+  await t.rejects(thread.request({}), { failure: 'crashed', message: /memory/i })
+})
+
+t.test('serveAs: serves only when started under its name, lowers its priority first, answers errors with details', async (t) => {
+  const channel = new MessageChannel()
+  t.teardown(() => { channel.port1.close() })
+  const lowered: number[] = []
+  const handler = (data: { base: number }, notify: (n: Record<string, unknown>) => void) => {
+    notify({ notice: 'ready', base: data.base })
+    return async (request: { n?: number, detailed?: boolean, plain?: boolean, odd?: boolean }) => {
+      if (request.detailed === true) throw new DetailedError('disk full', { problem: 'full' })
+      if (request.plain === true) throw new Error('plain')
+      // eslint-disable-next-line no-throw-literal -- what a handler may throw that is no Error
+      if (request.odd === true) throw 'odd'
+      return { sum: data.base + (request.n ?? 0) }
+    }
+  }
+  t.equal(serveAs('adder', handler, { thread: 'adder', data: { base: 1 } }, null), false, 'no port: the main thread serves nothing')
+  t.equal(serveAs('adder', handler, { thread: 'other', data: { base: 1 } }, channel.port2), false, 'another module\'s thread serves nothing')
+  t.equal(serveAs('adder', handler, undefined, channel.port2), false)
+  t.same(lowered, [])
+
+  t.equal(serveAs('adder', handler, { thread: 'adder', data: { base: 40 }, niceness: 19 }, channel.port2, (n) => lowered.push(n)), true)
+  t.same(lowered, [19], 'the thread lowered itself before serving')
+  const replies = collect(channel.port1, 6)
+  for (const [id, request] of [[1, { n: 2 }], [2, { detailed: true }], [3, { plain: true }], [4, { odd: true }]] as const) channel.port1.postMessage({ id, ...request })
+  t.same(await replies, [
+    { notice: 'ready', base: 40 },
+    { notice: 'serving' },
+    { sum: 42, id: 1 },
+    { id: 2, error: 'disk full', details: { problem: 'full' } },
+    { id: 3, error: 'plain' },
+    { id: 4, error: 'odd' }
+  ])
+  channel.port2.close()
+})
+
+/** The next `count` messages on a port, in order. */
+async function collect (port: MessagePort, count: number): Promise<unknown[]> {
+  const seen: unknown[] = []
+  return await new Promise(resolve => {
+    port.on('message', (message) => {
+      seen.push(message)
+      if (seen.length === count) resolve(seen)
+    })
+  })
+}
+
+t.test('the job thread: one job at a time, failures told apart, an abandoned job ends its thread, close', async (t) => {
+  const url = modules(t, { 'echo.mjs': ECHO })('echo.mjs')
+  const errors = {
+    failed: (why: string, crashed: boolean) => new Error(`failed (${crashed ? 'crashed' : 'answered'}): ${why}`),
+    stopped: () => new Error('stopped'),
+    cancelled: () => new Error('cancelled')
+  }
+  const jobs = createJobThread<Record<string, unknown>, { echoed: object }>({ url, name: 'echo', data: null, heapMb: 64, errors })
+
+  t.same(await jobs.run({ x: 1 }), { echoed: { x: 1 } })
+  await t.rejects(jobs.run({ fail: true }), { message: 'failed (answered): refused' })
+  await t.rejects(jobs.run({ throw: true }), { message: 'failed (crashed): crashed here' })
+  t.same(await jobs.run({ x: 2 }), { echoed: { x: 2 } }, 'a fresh thread after the crash')
+  await t.rejects(jobs.run({ exit: true }), { message: 'stopped' })
+
+  const controller = new AbortController()
+  const stuck = jobs.run({ never: true }, controller.signal)
+  const queued = jobs.run({ x: 3 })
+  setTimeout(() => controller.abort(), 20)
+  await t.rejects(stuck, { message: 'cancelled' })
+  t.same(await queued, { echoed: { x: 3 } }, 'the next job runs on a fresh thread')
+  t.same(await jobs.run({ x: 4 }, new AbortController().signal), { echoed: { x: 4 } }, 'a signal that never fires changes nothing')
+  await t.rejects(jobs.run({ x: 5 }, controller.signal), { name: 'AbortError' }, 'an aborted signal is refused before any work')
+
+  const running = jobs.run({ x: 6 })
+  t.same(await running, { echoed: { x: 6 } })
+  const inFlight = t.rejects(jobs.run({ never: true }), { message: 'stopped' }, 'close ends the job in flight')
+  await new Promise(resolve => setTimeout(resolve, 20))
+  const queuedBefore = t.rejects(jobs.run({ x: 7 }), { message: 'stopped' }, 'and fails those queued behind it')
+  await jobs.close()
+  await Promise.all([inFlight, queuedBefore])
+  t.same(await jobs.run({ x: 8 }), { echoed: { x: 8 } }, 'a job after close starts the thread again')
+  await jobs.close()
+  await jobs.close()
+})
