@@ -1,5 +1,4 @@
 import t, { type Test } from 'tap'
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,10 +12,7 @@ import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
 import { tools as productTools } from '../src/tools/index.js'
-import { BUNDLE, childEnv, cliCommand, COVERED_CLI } from './helpers/spawn-stdio.js'
-// tsc's output, for coverage: the only runs of src/bin/check.ts, once passing and once failing (a covered
-// spawn costs ~3 s of CPU under tap; test/guide/check.test.ts checks more reports in-process).
-const CLI = COVERED_CLI
+import { runCli } from './helpers/cli.js'
 
 // The conventions are enforced by code: each rule gets a tool that breaks it (and only it).
 
@@ -256,7 +252,7 @@ t.test('docs/tools.yaml names only shipped tools: every entry and see-also (an e
 })
 
 t.test('`workspace-mcp check` passes on the shipped tools and docs', async (t) => {
-  const run = spawnSync(process.execPath, [CLI, 'check'], { encoding: 'utf8', timeout: 30000 })
+  const run = await runCli(['check'])
 
   t.equal(run.status, 0, run.stdout + run.stderr)
   t.match(run.stdout, /check passed/)
@@ -264,13 +260,13 @@ t.test('`workspace-mcp check` passes on the shipped tools and docs', async (t) =
 })
 
 /** Runs `workspace-mcp check` against an overlay holding `text` (in a test dir tap removes); returns the run and the file. */
-function checkWithOverlay (t: Test, text: string) {
+async function checkWithOverlay (t: Test, text: string) {
   const docs = join(t.testdir({ 'tools.yaml': text }), 'tools.yaml')
-  return { docs, run: spawnSync(process.execPath, [CLI, 'check', '--docs-file', docs], { encoding: 'utf8', timeout: 30000 }) }
+  return { docs, run: await runCli(['check', '--docs-file', docs]) }
 }
 
 t.test('`workspace-mcp check` fails with one line per violation when an example no longer fits its schema', async (t) => {
-  const { run } = checkWithOverlay(t, 'tools:\n  get_tool_usage_guide:\n    description: The guide.\n    returns: Markdown.\n    examples:\n      - comment: Stale\n        arguments: { "tool_name": "read_files" }\n')
+  const { run } = await checkWithOverlay(t, 'tools:\n  get_tool_usage_guide:\n    description: The guide.\n    returns: Markdown.\n    examples:\n      - comment: Stale\n        arguments: { "tool_name": "read_files" }\n')
 
   t.equal(run.status, 1)
   t.match(run.stdout, /^get_tool_usage_guide: rule 7 \(docs-complete\): overlay example 1 \("Stale"\) does not fit the input schema/m)
@@ -281,8 +277,7 @@ t.test('`workspace-mcp check` fails with one line per violation when an example 
 })
 
 t.test('`workspace-mcp check` with a bad flag is a usage error (exit 2)', async (t) => {
-  const { command, args } = cliCommand(BUNDLE, ['check', '--no-such-flag'])
-  const run = spawnSync(command, args, { encoding: 'utf8', timeout: 30000, env: childEnv(BUNDLE) })
+  const run = await runCli(['check', '--no-such-flag'])
 
   t.equal(run.status, 2)
   t.equal(run.stdout, '')

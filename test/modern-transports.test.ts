@@ -4,13 +4,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { buildTestApp } from './helpers/build-app.js'
 import { byRegionTool, parkedTool, testTools } from './helpers/engine.js'
-import { childEnv, CLI, cliCommand, spawnStdio } from './helpers/spawn-stdio.js'
-import { spawnHttp } from './helpers/spawn-http.js'
+import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
 
-// 2026-07-28 over the real transports: the same bytes on stdio and HTTP, both eras on one HTTP
+// 2026-07-28 over the real transports, in this process: the same bytes on stdio and HTTP, both eras on one HTTP
 // server, a closed response stream cancelling its call, and the official SDK v2 client (negotiating,
 // and pinned) calling every product tool over both.
 
@@ -30,8 +28,8 @@ async function post (url: string, body: unknown, headers: Record<string, string>
 }
 
 t.test('server/discover and the modern tools/list are byte-identical over stdio and HTTP', async (t) => {
-  const http = await spawnHttp(t, ['--root', root])
-  const proc = spawnStdio(t, ['--root', root])
+  const http = await httpInProcess(t, ['--root', root])
+  const proc = await stdioInProcess(t, ['--root', root])
   for (const [id, method] of [['d', 'server/discover'], ['l', 'tools/list']]) {
     proc.send(rpc(id, method))
     await proc.response(id)
@@ -44,7 +42,7 @@ t.test('server/discover and the modern tools/list are byte-identical over stdio 
 })
 
 t.test('one HTTP server: a 2025 session and 2026 requests interleaved each get their own era\'s answers', async (t) => {
-  const http = await spawnHttp(t, ['--root', root])
+  const http = await httpInProcess(t, ['--root', root])
   const legacyHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   const init = await fetch(http.url, { method: 'POST', headers: legacyHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) })
   const session = init.headers.get('mcp-session-id') as string
@@ -106,12 +104,12 @@ const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
 ]
 
 t.test('the SDK v2 client, negotiating and pinned to 2026-07-28, calls every product tool over stdio and HTTP', async (t) => {
-  const http = await spawnHttp(t, ['--root', root])
+  const http = await httpInProcess(t, ['--root', root])
   for (const mode of ['auto', { pin: '2026-07-28' }] as const) {
     for (const transport of ['stdio', 'http'] as const) {
       const client = new Client({ name: 'v2', version: '1.0.0' }, { versionNegotiation: { mode } })
       await client.connect(transport === 'stdio'
-        ? new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), env: childEnv(CLI) as Record<string, string>, stderr: 'ignore' })
+        ? (await stdioInProcess(t, ['--root', root])).transport()
         : new StreamableHTTPClientTransport(new URL(http.url)))
       const label = `${typeof mode === 'string' ? mode : 'pinned'} over ${transport}`
       t.equal(client.getNegotiatedProtocolVersion?.(), '2026-07-28', `${label}: 2026-07-28`)

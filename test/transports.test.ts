@@ -3,15 +3,15 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { childEnv, CLI, cliCommand, spawnStdio } from './helpers/spawn-stdio.js'
-import { spawnHttp } from './helpers/spawn-http.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
 import { commitAll } from './helpers/git-repo.js'
 import { makePdf, makePng } from './helpers/documents.js'
 import { startFakeEmbeddings } from './helpers/fake-embeddings.js'
 
-// The parity test: the same built bin over stdio and over Streamable HTTP must publish identical
+// The parity test, in-process: the same engine over stdio (its framing over streams) and over Streamable HTTP
+// (Fastify on a real port) must publish identical
 // bytes for initialize, every tools/list page, resources, prompts and a set of tool calls.
 
 const GOLDEN = new URL('./golden/tools-list.json', import.meta.url)
@@ -76,7 +76,7 @@ const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
   { name: 'list_directory', arguments: { workspace: '/' } }
 ]
 
-async function connect (t: Test, transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
+async function connect (t: Test, transport: Transport): Promise<Client> {
   const client = new Client({ name: 'parity', version: '1.0.0' })
   await client.connect(transport)
   t.teardown(() => client.close())
@@ -95,9 +95,9 @@ async function allToolPages (client: Client): Promise<unknown[]> {
 }
 
 t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompts and tool results', async (t) => {
-  const http = await spawnHttp(t, ['--root', root])
+  const http = await httpInProcess(t, ['--root', root])
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
+  const overStdio = await connect(t, (await stdioInProcess(t, ['--root', root])).transport())
 
   t.equal(canonical(overHttp.getServerVersion()), canonical(overStdio.getServerVersion()), 'serverInfo')
   t.equal(canonical(overHttp.getServerCapabilities()), canonical(overStdio.getServerCapabilities()), 'capabilities')
@@ -129,9 +129,9 @@ t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompt
 })
 
 t.test('unknown tools are the same JSON-RPC error (-32602) on both transports', async (t) => {
-  const http = await spawnHttp(t, ['--root', root])
+  const http = await httpInProcess(t, ['--root', root])
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }))
+  const overStdio = await connect(t, (await stdioInProcess(t, ['--root', root])).transport())
 
   const [a, b] = await Promise.allSettled([
     overHttp.callTool({ name: 'no_such_tool', arguments: {} }),
@@ -152,9 +152,9 @@ t.test('with an embeddings provider, search_semantic is listed and answers alike
   const fake = await startFakeEmbeddings()
   t.teardown(() => fake.close())
   const env = { WORKSPACE_MCP_EMBEDDINGS_URL: `${fake.url}/v1`, WORKSPACE_MCP_EMBEDDINGS_MODEL: 'fake' }
-  const http = await spawnHttp(t, ['--root', root], env)
+  const http = await httpInProcess(t, ['--root', root], env)
   const overHttp = await connect(t, new StreamableHTTPClientTransport(new URL(http.url)))
-  const overStdio = await connect(t, new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI, env) as Record<string, string> }))
+  const overStdio = await connect(t, (await stdioInProcess(t, ['--root', root], env)).transport())
   const [httpPages, stdioPages] = await Promise.all([allToolPages(overHttp), allToolPages(overStdio)])
   t.equal(canonical(httpPages), canonical(stdioPages), 'every tools/list page')
   t.ok((httpPages[0] as { tools: Array<{ name: string }> }).tools.some(tool => tool.name === 'search_semantic'), 'listed')
@@ -182,7 +182,7 @@ async function rawBody (res: Response): Promise<string> {
 }
 
 t.test('the tools/list bytes are identical on the wire, and match the reviewed golden manifest', async (t) => {
-  const http = await spawnHttp(t, ['--root', root])
+  const http = await httpInProcess(t, ['--root', root])
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   const init = await fetch(http.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) })
   await rawBody(init)
@@ -191,7 +191,7 @@ t.test('the tools/list bytes are identical on the wire, and match the reviewed g
   await fetch(http.url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
   const httpList = await rawBody(await fetch(http.url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) }))
 
-  const proc = spawnStdio(t, ['--root', root])
+  const proc = await stdioInProcess(t, ['--root', root])
   proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
   await proc.response(1)
   proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })

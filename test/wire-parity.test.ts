@@ -3,10 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
-import { spawnStdio } from './helpers/spawn-stdio.js'
-import { spawnHttp } from './helpers/spawn-http.js'
+import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
 
-// The same bytes, sent to the built bin over stdio and over HTTP, get the same JSON-RPC answer,
+// The same bytes, sent to the engine over stdio and over HTTP (both in this process), get the same JSON-RPC answer,
 // byte for byte (HTTP status codes aside): one parser, one classifier, one error writer.
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-wire-'))
@@ -54,8 +53,8 @@ const BODIES: Array<[string, string | Buffer]> = [
 ]
 
 t.test('malformed and hostile bodies get byte-identical JSON-RPC answers over stdio and HTTP', { timeout: 60000 }, async (t) => {
-  const http = await spawnHttp(t, ['--root', root, '--mode', 'stateless', '--body-limit', String(BODY_LIMIT)])
-  const proc = spawnStdio(t, ['--root', root])
+  const http = await httpInProcess(t, ['--root', root, '--mode', 'stateless', '--body-limit', String(BODY_LIMIT)])
+  const proc = await stdioInProcess(t, ['--root', root])
   proc.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'parity', version: '1' } } })
   await proc.response('init')
   proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
@@ -63,8 +62,8 @@ t.test('malformed and hostile bodies get byte-identical JSON-RPC answers over st
   /** Writes one line to stdio and returns the next line the server prints. */
   async function overStdio (body: string | Buffer): Promise<string> {
     const seen = proc.stdout.length
-    proc.child.stdin.write(body)
-    proc.child.stdin.write('\n')
+    proc.write(body)
+    proc.write('\n')
     for (let i = 0; i < 400 && proc.stdout.length === seen; i++) await new Promise(resolve => setTimeout(resolve, 25))
     t.equal(proc.stdout.length, seen + 1, 'one answer per line')
     return proc.stdout[seen] ?? ''

@@ -4,6 +4,7 @@ import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../runtime.js'
 import { createServices, type ProductionServices } from '../services/index.js'
+import type { CommandIo } from './run.js'
 
 /** A command's own flags, split from the config flags it passes on. */
 export interface SplitArgs {
@@ -39,14 +40,16 @@ export function splitArgs (argv: string[], booleans: string[], values: string[])
 /** A command's runtime, with the production services it always has. */
 export type CommandRuntime = Runtime & Pick<ProductionServices, 'tokenizer' | 'clock'>
 
-/** Builds the runtime for an offline command: config from flags + env, warnings only, on stderr. */
-export async function commandRuntime (argv: string[], overrides: Omit<RuntimeOverrides, 'services'> = {}): Promise<CommandRuntime> {
+/** Builds the runtime for an offline command: config from flags + env, warnings only, on the command's stderr. */
+export async function commandRuntime (argv: string[], io: CommandIo, overrides: Omit<RuntimeOverrides, 'services'> = {}): Promise<CommandRuntime> {
   const flags = parseConfigFlags(argv)
   const config = loadConfig(flags)
   // These commands print and serve no client, so a broad root is fine; a missing one is still exit 2.
   checkRoot(config, { refuseBroad: false, flags })
   // stdout carries only the command's output; logs go to stderr, warnings and worse.
-  const log = createLogger({ logLevel: 'warn' }, await logDestination(2, config.logFormat, true))
+  // The process's own stderr may be a terminal (pino-pretty); a captured one gets the JSON lines.
+  const destination = io.stderr === process.stderr ? await logDestination(2, config.logFormat, true) : { write: (line: string) => { io.stderr.write(line) } }
+  const log = createLogger({ logLevel: 'warn' }, destination)
   const services = await createServices(config, log)
   const runtime = await createRuntime(config, log, { ...overrides, services })
   return { ...runtime, tokenizer: services.tokenizer, clock: services.clock }

@@ -18,7 +18,8 @@ export async function main (argv: string[], extras?: RuntimeExtras): Promise<voi
   const log = createLogger(config, await logDestination(1, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log, { extras })
-  const app = await buildApp({ runtime, config })
+  // A refusal here (an exposed bind without auth) or at listen (a port in use) leaves nothing running.
+  const app = await buildApp({ runtime, config }).catch(async (err: unknown) => { await runtime.close(); throw err })
 
   const exit = (code: number): void => {
     // The index thread may be writing: it is ended between two transactions, its lease released. A search still
@@ -49,14 +50,13 @@ export async function main (argv: string[], extras?: RuntimeExtras): Promise<voi
     process.exit(1)
   }
   /* c8 ignore stop */
-  process.on('SIGTERM', () => { stop('SIGTERM').catch(failed) })
-  process.on('SIGINT', () => { stop('SIGINT').catch(failed) })
-
   await app.listen({
     host: config.host,
     port: config.port,
     listenTextResolver: (address) => `workspace-mcp listening at ${address}/mcp`
-  })
+  }).catch(async (err: unknown) => { await app.close(); throw err })
+  process.on('SIGTERM', () => { stop('SIGTERM').catch(failed) })
+  process.on('SIGINT', () => { stop('SIGINT').catch(failed) })
   log.info({ mode: config.mode, root: config.root, tools: runtime.registry.tools.length }, 'http server ready')
   runtime.warmUp()
 }

@@ -1,21 +1,13 @@
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { childEnv, CLI, cliCommand, COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { runCli as run } from '../helpers/cli.js'
 
-// The shipped bundle, as users run it; `covered` (tsc's output) makes the only runs of src/bin/guide.ts,
-// once down each of its paths, since a covered spawn costs ~3 s of CPU under tap.
-const spawnCli = (cli: string) => (args: string[]) => {
-  const { command, args: argv } = cliCommand(cli, args)
-  return spawnSync(command, argv, { encoding: 'utf8', timeout: 30000, env: childEnv(cli) })
-}
-const run = spawnCli(CLI)
-const covered = spawnCli(COVERED_CLI)
+// `workspace-mcp guide`, in-process as src/cli.ts runs it (test/bin/tools.test.ts spawns the shipped bundle).
 
 t.test('`guide` prints the whole guide as Markdown on stdout', async (t) => {
-  const out = run(['guide'])
+  const out = await run(['guide'])
 
   t.equal(out.status, 0, out.stderr)
   t.match(out.stdout, /^# Tool usage guide\n\nGenerated \S+ · (\d+) of \1 tools · filter: none\n/)
@@ -23,8 +15,8 @@ t.test('`guide` prints the whole guide as Markdown on stdout', async (t) => {
 })
 
 t.test('`guide --tool NAME` prints only that tool; unknown names warn on stderr and exit 1', async (t) => {
-  const one = covered(['guide', '--tool', 'get_tool_usage_guide', '--no-examples'])
-  const typo = covered(['guide', '--tool=get_tool_usage_guide', '--tool', 'nonexistent'])
+  const one = await run(['guide', '--tool', 'get_tool_usage_guide', '--no-examples'])
+  const typo = await run(['guide', '--tool=get_tool_usage_guide', '--tool', 'nonexistent'])
 
   t.equal(one.status, 0)
   t.match(one.stdout, /filter: tool_names=get_tool_usage_guide include_examples=false/)
@@ -35,7 +27,7 @@ t.test('`guide --tool NAME` prints only that tool; unknown names warn on stderr 
 })
 
 t.test('`guide --category C` prints that category only; the last --category wins', async (t) => {
-  const out = covered(['guide', '--category', 'navigation', '--category', 'search', '--no-examples'])
+  const out = await run(['guide', '--category', 'navigation', '--category', 'search', '--no-examples'])
 
   t.equal(out.status, 0, out.stderr)
   t.match(out.stdout, /filter: category=search include_examples=false/)
@@ -48,7 +40,7 @@ t.test('`guide --docs-file` with a corrupt overlay still prints the registry tex
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'tools.yaml'), 'tools: [unclosed\n')
 
-  const out = run(['guide', '--docs-file', join(dir, 'tools.yaml'), '--tool', 'get_tool_usage_guide'])
+  const out = await run(['guide', '--docs-file', join(dir, 'tools.yaml'), '--tool', 'get_tool_usage_guide'])
 
   t.equal(out.status, 0)
   t.match(out.stdout, /\[Description pending\]/)
@@ -56,7 +48,7 @@ t.test('`guide --docs-file` with a corrupt overlay still prints the registry tex
 })
 
 t.test('`guide --tool` without a name is bad usage (exit 2)', async (t) => {
-  const out = run(['guide', '--tool'])
+  const out = await run(['guide', '--tool'])
 
   t.equal(out.status, 2)
   t.equal(out.stdout, '')

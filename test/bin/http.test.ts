@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { runCli } from '../helpers/cli.js'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -38,37 +39,33 @@ t.test('serve logs its URL, answers /healthz and exits 0 after SIGTERM', { timeo
   t.match(output, /"msg":"draining"/)
 })
 
-/** Runs `serve` with `args` until it exits; returns its exit code and everything it printed. */
-async function serveUntilExit (args: string[]): Promise<{ code: number | null, output: string }> {
-  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.on('data', (c) => { output += c })
-  child.stderr.on('data', (c) => { output += c })
-  const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
-  return { code, output }
+// The refusals in-process, as src/cli.ts runs the command: whatever was started before them is closed again.
+const serveRefused = async (args: string[]): Promise<{ code: number, output: string }> => {
+  const run = await runCli(['serve', '--root', root, '--port', '0', '--log-level', 'silent', ...args])
+  return { code: run.status, output: run.stdout + run.stderr }
 }
 
-t.test('serve refuses a non-loopback bind without authentication, saying what to set, exit 2', { timeout: 30000 }, async (t) => {
-  const { code, output } = await serveUntilExit(['--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com'])
+t.test('serve refuses a non-loopback bind without authentication, saying what to set, exit 2', async (t) => {
+  const { code, output } = await serveRefused(['--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com'])
 
   t.equal(code, 2)
   t.match(output, /WORKSPACE_MCP_AUTH_TOKENS/)
   t.match(output, /--insecure-no-auth/)
 })
 
-t.test('a port already in use is a runtime error: exit 1 with Node\'s reason on stderr', { timeout: 30000 }, async (t) => {
+t.test('a port already in use is a runtime error: exit 1 with Node\'s reason on stderr', async (t) => {
   const busy = createServer()
   await new Promise<void>(resolve => busy.listen(0, '127.0.0.1', resolve))
   t.teardown(() => { busy.close() })
   const { port } = busy.address() as AddressInfo
-  const { code, output } = await serveUntilExit(['--host', '127.0.0.1', '--port', String(port)])
+  const { code, output } = await serveRefused(['--host', '127.0.0.1', '--port', String(port)])
 
   t.equal(code, 1)
   t.match(output, new RegExp(`workspace-mcp: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}`))
 })
 
-t.test('serve refuses a non-loopback bind without allowedHosts, naming the setting, exit 2', { timeout: 30000 }, async (t) => {
-  const { code, output } = await serveUntilExit(['--host', '0.0.0.0', '--insecure-no-auth'])
+t.test('serve refuses a non-loopback bind without allowedHosts, naming the setting, exit 2', async (t) => {
+  const { code, output } = await serveRefused(['--host', '0.0.0.0', '--insecure-no-auth'])
 
   t.equal(code, 2)
   t.match(output, /allowedHosts/)

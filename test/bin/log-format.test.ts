@@ -1,7 +1,8 @@
 import t from 'tap'
+import { runCli } from '../helpers/cli.js'
 import { spawn, spawnSync } from 'node:child_process'
 import { spawnHttp } from '../helpers/spawn-http.js'
-import { childEnv, CLI, cliCommand, COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, COVERED_CLI } from '../helpers/spawn-stdio.js'
 
 const ESC = '\u001b'
 const JSON_LINE = /^\{"level":30,.*"msg":"workspace-mcp listening at http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m
@@ -51,8 +52,7 @@ t.test('auto: a terminal gets coloured pretty lines', { skip: script.status === 
 })
 
 t.test('an unknown log format is bad usage naming the choices', async (t) => {
-  const { command, args } = cliCommand(CLI, ['serve', '--log-format', 'xml'])
-  const run = spawnSync(command, args, { encoding: 'utf8', env: childEnv(CLI) })
+  const run = await runCli(['serve', '--log-format', 'xml'])
   t.equal(run.status, 2)
   t.match(run.stderr, /logFormat \(--log-format \/ WORKSPACE_MCP_LOG_FORMAT\): expected one of "auto", "json", "pretty"/)
 })

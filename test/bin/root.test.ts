@@ -5,11 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { childEnv, CLI, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 import { spawnHttp } from '../helpers/spawn-http.js'
+import { runCli } from '../helpers/cli.js'
+import { checkRoot } from '../../src/root-check.js'
+import { loadConfig } from '../../src/config.js'
 
 // The root is checked at boot by both serving commands: a root that is missing, not a folder or not
 // listable, and a broad one (/, home, system folder) without --allow-broad-root, is exit 2 with a
-// message naming --root / WORKSPACE_MCP_ROOT. On the old code these started (or exited 1 with a raw
-// ENOENT), so the serve cases would run until the guard kills them.
+// message naming --root / WORKSPACE_MCP_ROOT. The refusals run in-process (the check comes before anything
+// starts); the bin is spawned where the process is the point: its exit code, another user, a server that starts.
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'wmcp-root-bin-')))
 chmodSync(base, 0o755)
@@ -30,10 +33,10 @@ const FLAG = /root \(--root \/ WORKSPACE_MCP_ROOT\)/
 interface Run { code: number | null, signal: NodeJS.Signals | null, stderr: string, stdout: string }
 
 /** Runs the built bin to its exit (SIGKILL after 20 s, so a server that starts anyway fails the test). */
-function runBin (args: string[], opts: { env?: NodeJS.ProcessEnv, cwd?: string, uid?: number } = {}): Promise<Run> {
-  const { command, args: argv } = cliCommand(CLI, args)
+function runBin (args: string[], opts: { env?: NodeJS.ProcessEnv, cwd?: string, uid?: number } = {}, cli = CLI): Promise<Run> {
+  const { command, args: argv } = cliCommand(cli, args)
   const child = spawn(command, argv, {
-    env: childEnv(CLI, opts.env),
+    env: childEnv(cli, opts.env),
     cwd: opts.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {})
@@ -59,13 +62,31 @@ const refused: Array<{ name: string, root: string, env?: NodeJS.ProcessEnv, why:
   { name: '/tmp itself', root: '/tmp', why: /is refused: it is the system folder/ }
 ]
 
+/** Runs `fn` with these environment variables (and working directory) in place of this process's, then restores them. */
+async function withEnv<T> (env: NodeJS.ProcessEnv, cwd: string | undefined, fn: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map(key => [key, process.env[key]]))
+  const savedCwd = process.cwd()
+  Object.assign(process.env, env)
+  if (cwd !== undefined) process.chdir(cwd)
+  try {
+    return await fn()
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+    process.chdir(savedCwd)
+  }
+}
+
+// In-process, as src/cli.ts runs the commands: the check comes before anything is started or written.
 for (const command of ['stdio', 'serve']) {
   const extra = command === 'serve' ? ['--host', '127.0.0.1', '--port', '0'] : []
   for (const c of refused) {
     t.test(`${command} --root <${c.name}>: exit 2, naming the flag and what is wrong`, async (t) => {
-      const run = await runBin([command, '--root', c.root, ...extra], { env: c.env })
+      const run = await withEnv(c.env ?? {}, undefined, async () => await runCli([command, '--root', c.root, ...extra]))
 
-      t.equal(run.code, 2, run.stderr)
+      t.equal(run.status, 2, run.stderr)
       t.match(run.stderr, FLAG)
       t.match(run.stderr, c.why)
       t.notMatch(run.stderr, /ENOENT|ENOTDIR|realpath/, 'words, not a raw errno')
@@ -74,18 +95,26 @@ for (const command of ['stdio', 'serve']) {
   }
 }
 
+t.test('the bin itself (tsc\'s output, for coverage of src/cli.ts): a refused root is exit 2 with the reason on stderr', async (t) => {
+  const run = await runBin(['stdio', '--root', '/'], {}, COVERED_CLI)
+
+  t.equal(run.code, 2, run.stderr)
+  t.match(run.stderr, /^workspace-mcp: .*\/ is refused: it is the file system root/)
+  t.equal(run.stdout, '')
+})
+
 t.test('started from / with no --root, stdio and serve refuse and say the root is the current directory', async (t) => {
   for (const args of [['stdio'], ['serve', '--port', '0']]) {
-    const run = await runBin(args, { cwd: '/', env: { WORKSPACE_MCP_ROOT: '' } })
-    t.equal(run.code, 2, `${args[0]}: ${run.stderr}`)
+    const run = await withEnv({ WORKSPACE_MCP_ROOT: '' }, '/', async () => await runCli(args))
+    t.equal(run.status, 2, `${args[0]}: ${run.stderr}`)
     t.match(run.stderr, /the current directory \/ \(no --root given\) is refused: it is the file system root/)
   }
 })
 
 t.test('WORKSPACE_MCP_ROOT is checked like --root', async (t) => {
-  const run = await runBin(['stdio'], { env: { WORKSPACE_MCP_ROOT: '/etc' } })
+  const run = await withEnv({ WORKSPACE_MCP_ROOT: '/etc' }, undefined, async () => await runCli(['stdio']))
 
-  t.equal(run.code, 2)
+  t.equal(run.status, 2)
   t.match(run.stderr, /\/etc is refused/)
 })
 
@@ -111,13 +140,11 @@ t.test('stdio --root / --allow-broad-root starts, warns, answers initialize and 
   t.match(proc.stderr(), /"reason":"it is the file system root".*serving a broad root/)
 })
 
-t.test('WORKSPACE_MCP_ALLOW_BROAD_ROOT=true allows a symlink to / over stdio', async (t) => {
-  const proc = spawnStdio(t, ['--root', rootLink], { WORKSPACE_MCP_ALLOW_BROAD_ROOT: 'true' })
-  proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'root-test', version: '1' } } })
-
-  t.match(await proc.response(1), { result: { protocolVersion: '2025-11-25' } })
-  proc.child.stdin.end()
-  t.same(await proc.exited, { code: 0, signal: null })
+t.test('WORKSPACE_MCP_ALLOW_BROAD_ROOT=true allows a symlink to /; a project inside $HOME is an ordinary root', async (t) => {
+  const allowed = { WORKSPACE_MCP_ALLOW_BROAD_ROOT: 'true' }
+  t.equal(checkRoot(loadConfig({ root: rootLink }, allowed), { refuseBroad: true, env: allowed }), 'it is the file system root', 'allowed, and the reason kept for the warning')
+  const env = { HOME: home }
+  t.equal(checkRoot(loadConfig({ root: join(home, 'project') }, env), { refuseBroad: true, env }), undefined, 'nothing to warn of')
 })
 
 t.test('serve --root / --allow-broad-root listens and logs a warning', async (t) => {
@@ -128,22 +155,12 @@ t.test('serve --root / --allow-broad-root listens and logs a warning', async (t)
   t.match(server.output(), /"level":40.*serving a broad root/)
 })
 
-t.test('a project inside $HOME is an ordinary root', async (t) => {
-  const proc = spawnStdio(t, ['--root', join(home, 'project')], { HOME: home })
-  proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'root-test', version: '1' } } })
-
-  t.match(await proc.response(1), { result: {} })
-  proc.child.stdin.end()
-  t.same(await proc.exited, { code: 0, signal: null })
-  t.notMatch(proc.stderr(), /broad root/)
-})
-
 t.test('the offline commands need an existing root but print for a broad one', async (t) => {
-  const missing = await runBin(['tools', '--root', join(base, 'no-such-folder')])
-  const slash = await runBin(['tools', '--root', '/'])
+  const missing = await runCli(['tools', '--root', join(base, 'no-such-folder')])
+  const slash = await runCli(['tools', '--root', '/', '--code-index', 'off'])
 
-  t.equal(missing.code, 2)
+  t.equal(missing.status, 2)
   t.match(missing.stderr, FLAG)
-  t.equal(slash.code, 0, slash.stderr)
+  t.equal(slash.status, 0, slash.stderr)
   t.match(slash.stdout, /^list_directory /)
 })

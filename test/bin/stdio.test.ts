@@ -7,6 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BUNDLE, childEnv, CLI, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
+import { runCli } from '../helpers/cli.js'
+import { stdioInProcess } from '../helpers/in-process.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
 writeFileSync(join(root, 'hello.txt'), 'hello world\n')
@@ -84,9 +86,9 @@ t.test('a dependency printing with console.log/info/debug/warn writes to stderr:
 })
 
 t.test('unparseable input answers -32700 with a null id and the session goes on', async (t) => {
-  const proc = spawnStdio(t, ['--root', root])
+  const proc = await stdioInProcess(t, ['--root', root])
 
-  proc.child.stdin.write('{"jsonrpc":\n')
+  proc.write('{"jsonrpc":\n')
   proc.send({ jsonrpc: '2.0', id: 'after', method: 'ping' })
   const pong = await proc.response('after')
 
@@ -178,20 +180,18 @@ t.test('SIGTERM exits promptly with code 0', async (t) => {
 })
 
 t.test('a bad configuration value stops startup with a message naming it and exit code 2', async (t) => {
-  const proc = spawnStdio(t, ['--root', root], { WORKSPACE_MCP_TOOL_TIMEOUT_MS: 'soon' })
+  const run = await runCli(['stdio', '--root', root, '--tool-timeout-ms', 'soon'])
 
-  const { code } = await proc.exited
-
-  t.equal(code, 2)
-  t.match(proc.stderr(), /toolTimeoutMs \(--tool-timeout-ms \/ WORKSPACE_MCP_TOOL_TIMEOUT_MS\)/)
-  t.strictSame(proc.stdout, [])
+  t.equal(run.status, 2)
+  t.match(run.stderr, /toolTimeoutMs \(--tool-timeout-ms \/ WORKSPACE_MCP_TOOL_TIMEOUT_MS\)/)
+  t.equal(run.stdout, '')
 })
 
 t.test('after answering the first message, the server checks the docs overlay and logs a stale example without being asked', async (t) => {
   const docs = join(mkdtempSync(join(tmpdir(), 'wmcp-docs-')), 'tools.yaml')
   t.teardown(() => rmSync(join(docs, '..'), { recursive: true, force: true }))
   writeFileSync(docs, 'tools:\n  list_directory:\n    examples:\n      - comment: too deep\n        arguments: { depth: 99 }\n')
-  const proc = spawnStdio(t, ['--root', root, '--docs-file', docs])
+  const proc = await stdioInProcess(t, ['--root', root, '--docs-file', docs])
 
   proc.send(init)
   t.ok((await proc.response(1)).result)

@@ -1,18 +1,17 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { childEnv, CLI, cliCommand, COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
+import { runCli as run } from '../helpers/cli.js'
 
-// The shipped bundle, as users run it; the first test runs tsc's output once down each path of src/cli.ts
-// and src/bin/tools.ts (the only runs that reach them), since a covered spawn costs ~3 s of CPU under tap.
-const spawnCli = (cli: string) => (args: string[], input?: string) => {
-  const { command, args: argv } = cliCommand(cli, args)
-  return spawnSync(command, argv, { encoding: 'utf8', timeout: 30000, input, env: childEnv(cli) })
+// The command line in-process (src/bin/run.ts, as src/cli.ts runs it); one test spawns the shipped bundle, as
+// users run it, to see `tools --json` and a served tools/list give the same bytes.
+const spawnBundle = (args: string[], input?: string) => {
+  const { command, args: argv } = cliCommand(CLI, args)
+  return spawnSync(command, argv, { encoding: 'utf8', timeout: 30000, input, env: childEnv(CLI) })
 }
-const run = spawnCli(CLI)
 
-t.test('tsc\'s output, once down each path of the dispatch: exit codes and streams as the bundle gives them', async (t) => {
-  const covered = spawnCli(COVERED_CLI)
+t.test('each path of the dispatch: exit codes and streams', async (t) => {
   const cases: Array<{ args: string[], status: number, stdout: RegExp }> = [
     { args: [], status: 2, stdout: /^$/ },
     { args: ['--help'], status: 0, stdout: /^Usage: workspace-mcp <command>/ },
@@ -23,20 +22,20 @@ t.test('tsc\'s output, once down each path of the dispatch: exit codes and strea
     { args: ['tools', '--json'], status: 0, stdout: /^\[\{"name":/ }
   ]
   for (const c of cases) {
-    const out = covered(c.args)
+    const out = await run(c.args)
     t.equal(out.status, c.status, `${c.args.join(' ')}: ${out.stderr}`)
     t.match(out.stdout, c.stdout, c.args.join(' '))
   }
 })
 
-t.test('`tools --json` prints the manifest byte for byte as tools/list serves it over stdio', async (t) => {
-  const printed = run(['tools', '--json'])
+t.test('the shipped bundle: `tools --json` prints the manifest byte for byte as tools/list serves it over stdio', async (t) => {
+  const printed = spawnBundle(['tools', '--json'])
   const rpc = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/list' }
   ].map(m => JSON.stringify(m)).join('\n') + '\n'
-  const served = run(['stdio'], rpc)
+  const served = spawnBundle(['stdio'], rpc)
   const listLine = served.stdout.split('\n').find(l => l.startsWith('{"jsonrpc":"2.0","id":2,')) ?? ''
 
   t.equal(printed.status, 0, printed.stderr)
@@ -44,10 +43,11 @@ t.test('`tools --json` prints the manifest byte for byte as tools/list serves it
   t.ok(manifest.startsWith('[{"name":'))
   t.ok(listLine.includes(`"tools":${manifest}`), 'the same bytes appear in the tools/list response')
   t.same(JSON.parse(manifest), JSON.parse(listLine).result.tools)
+  t.equal((await run(['tools', '--json'])).stdout, printed.stdout, 'in-process, the same bytes again')
 })
 
 t.test('`tools` prints one line per tool and nothing else on stdout', async (t) => {
-  const out = run(['tools'])
+  const out = await run(['tools'])
 
   t.equal(out.status, 0)
   t.match(out.stdout, /^get_tool_usage_guide\s+guide\s+Tool Usage Guide$/m)
@@ -56,7 +56,7 @@ t.test('`tools` prints one line per tool and nothing else on stdout', async (t) 
 
 t.test('`--help` on every command prints usage and documented exit codes, exit 0', async (t) => {
   for (const command of ['tools', 'guide', 'check']) {
-    const out = run([command, '--help'])
+    const out = await run([command, '--help'])
 
     t.equal(out.status, 0, command)
     t.match(out.stdout, new RegExp(`^Usage: workspace-mcp ${command}`), command)
@@ -65,7 +65,7 @@ t.test('`--help` on every command prints usage and documented exit codes, exit 0
 })
 
 t.test('an unknown flag is bad usage: exit 2, nothing on stdout', async (t) => {
-  const out = run(['tools', '--bogus'])
+  const out = await run(['tools', '--bogus'])
 
   t.equal(out.status, 2)
   t.equal(out.stdout, '')
@@ -75,23 +75,23 @@ t.test('an unknown flag is bad usage: exit 2, nothing on stdout', async (t) => {
 t.test('top level: --help and --version print to stdout with exit 0; no command is bad usage on stderr, exit 2', async (t) => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string, version: string }
   for (const flag of ['--help', '-h', 'help']) {
-    const out = run([flag])
+    const out = await run([flag])
     t.equal(out.status, 0, flag)
     t.match(out.stdout, /^Usage: workspace-mcp <command>/, `${flag}: usage on stdout`)
     t.equal(out.stderr, '', flag)
   }
   for (const flag of ['--version', '-v', 'version']) {
-    const out = run([flag])
+    const out = await run([flag])
     t.equal(out.status, 0, flag)
     t.equal(out.stdout, `${pkg.name} ${pkg.version}\n`, `${flag}: name and version`)
   }
-  const bare = run([])
+  const bare = await run([])
   t.equal(bare.status, 2)
   t.equal(bare.stdout, '')
   t.match(bare.stderr, /^Usage: workspace-mcp <command>/)
   // Names an object inherits are typos too, not commands: `toString` once crashed with "main is not a function".
   for (const typo of ['serv', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) {
-    const out = run([typo])
+    const out = await run([typo])
     t.equal(out.status, 2, `${typo}: bad usage`)
     t.equal(out.stdout, '', typo)
     t.match(out.stderr, new RegExp(`^Unknown command '${typo}'\\.\n\nUsage: workspace-mcp <command>`), `${typo}: named, then the usage`)
@@ -99,11 +99,11 @@ t.test('top level: --help and --version print to stdout with exit 0; no command 
 })
 
 t.test('an invalid choice names every valid one; --help shows each flag\'s range and choices', async (t) => {
-  const mode = run(['serve', '--mode', 'weird'])
+  const mode = await run(['serve', '--mode', 'weird'])
   t.equal(mode.status, 2)
   t.match(mode.stderr, /mode \(--mode \/ WORKSPACE_MCP_MODE\): expected one of "stateful", "stateless", received "weird"/)
   t.notMatch(mode.stderr, /union/)
-  const help = run(['serve', '--help']).stdout
+  const help = (await run(['serve', '--help'])).stdout
   t.match(help, /--body-limit[^\n]*\n[^\n]*\(1024–104857600; default 4194304\)/)
   t.match(help, /--log-level[^\n]*\n[^\n]*one of fatal, error, warn, info, debug, trace, silent/)
 })

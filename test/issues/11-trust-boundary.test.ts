@@ -1,13 +1,13 @@
 import t, { type Test } from 'tap'
-import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
+import { runCli } from '../helpers/cli.js'
+import { stdioInProcess } from '../helpers/in-process.js'
 
-// Issue 11's defects, each replayed through the public surface a client has: the built bin over stdio.
-// Only the protocol is used, so the same file runs against any build — point it at an older one with
-// WORKSPACE_MCP_TEST_CLI=/path/to/dist/bin/cli.js to see the defects (every test here fails on 5aab2cc).
+// Issue 11's defects, each replayed through the public surface a client has: the stdio transport (in this
+// process), and the command line for the root checks. Only the protocol is used (every test here failed on
+// 5aab2cc).
 // Defects 3, 5, 6 and 7 need a timer, a racing writer, a stand-in ripgrep or a memory probe; their
 // regression tests are test/security/cpu-stop, test/security/race, test/services/search-failure,
 // test/services/search-memory and test/tools/read-files-memory.
@@ -31,14 +31,11 @@ function fixture (t: Test): Fixture {
 
 /** A stdio client on the bin: `call` sends one request and resolves with its response. */
 async function serve (t: Test, args: string[]) {
-  const { command, args: argv } = cliCommand(CLI, ['stdio', '--log-level', 'silent', ...args])
-  const child = spawn(command, argv, { stdio: 'pipe', env: childEnv(CLI) })
-  t.teardown(() => { child.kill('SIGKILL') })
+  const stdio = await stdioInProcess(t, ['--log-level', 'silent', ...args])
   const waiting = new Map<number, (message: Record<string, unknown>) => void>()
   const stray: Array<Record<string, unknown>> = []
   let partial = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk: string) => {
+  stdio.output.on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n')
     partial = lines.pop() ?? ''
     for (const line of lines) {
@@ -52,7 +49,7 @@ async function serve (t: Test, args: string[]) {
     }
   })
   let next = 1
-  const write = (text: string): void => { child.stdin.write(text + '\n') }
+  const write = (text: string): void => { stdio.write(text + '\n') }
   const call = (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
     const id = next++
     const guard = setTimeout(() => reject(new Error(`no answer to ${method}`)), 15_000)
@@ -147,14 +144,11 @@ t.test('defect 9: a hard link to a file outside the root is not served', async (
 
 t.test('defect 10: a missing root, a file as root and a broad root are exit 2 naming the flag', async (t) => {
   const fx = fixture(t)
-  const run = (args: string[]) => {
-    const { command, args: argv } = cliCommand(CLI, ['stdio', ...args])
-    return spawnSync(command, argv, { input: '', encoding: 'utf8', timeout: 15_000, env: childEnv(CLI) })
-  }
+  const run = async (args: string[]) => await runCli(['stdio', ...args])
 
-  const missing = run(['--root', path.join(fx.base, 'nope')])
-  const file = run(['--root', path.join(fx.root, 'src', 'index.ts')])
-  const broad = run(['--root', '/'])
+  const missing = await run(['--root', path.join(fx.base, 'nope')])
+  const file = await run(['--root', path.join(fx.root, 'src', 'index.ts')])
+  const broad = await run(['--root', '/'])
 
   t.equal(missing.status, 2)
   t.match(missing.stderr, /--root/)

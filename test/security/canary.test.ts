@@ -1,15 +1,13 @@
 import t, { type Test } from 'tap'
 import { renameSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
-import { spawnHttp } from '../helpers/spawn-http.js'
+import { httpInProcess, stdioInProcess } from '../helpers/in-process.js'
 import { createHostileWorkspace, type HostileWorkspace } from '../helpers/workspace-fixture.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-embeddings.js'
 
 // The canary battery: every hostile path through every workspace tool, resource and prompt, over both
-// real transports (the built bin). The rule is "no fact about anything outside the root": the secret
+// real transports (in this process). The rule is "no fact about anything outside the root": the secret
 // stored outside never appears, no absolute path outside the root appears, and every answer is
 // byte-identical whether the outside targets exist or not (the battery runs twice, the outside tree
 // moved away in between, and the answers are compared pairwise).
@@ -164,7 +162,7 @@ t.test('no hostile call leaks the canary over stdio', async (t) => {
   const fx = createHostileWorkspace(t, { big: false })
   const client = new Client({ name: 'canary', version: '1.0.0' })
   const embeddings = await provider(t, fx)
-  await client.connect(new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', fx.root, '--log-level', 'silent']), stderr: 'ignore', env: childEnv(CLI, embeddings.env) as Record<string, string> }))
+  await client.connect((await stdioInProcess(t, ['--root', fx.root, '--log-level', 'silent'], embeddings.env)).transport())
   t.teardown(() => client.close())
 
   await noFactAboutOutside(t, client, fx)
@@ -174,7 +172,7 @@ t.test('no hostile call leaks the canary over stdio', async (t) => {
 t.test('no hostile call leaks the canary over Streamable HTTP', async (t) => {
   const fx = createHostileWorkspace(t, { big: false })
   const embeddings = await provider(t, fx)
-  const { url } = await spawnHttp(t, ['--root', fx.root], embeddings.env)
+  const { url } = await httpInProcess(t, ['--root', fx.root], embeddings.env)
   const client = new Client({ name: 'canary', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(url)))
   t.teardown(() => client.close())

@@ -1,17 +1,20 @@
-// runRg, the ripgrep runner, driven by a stand-in process (node printing chosen records) so every
+// runRg, the ripgrep runner, driven by a stand-in process (a shell printing chosen records) so every
 // framing case is exact: records longer than the cap, sinks that stop the run, a binary that
 // cannot be spawned, a request cancelled before the child exists.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import t from 'tap'
 import { runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
 
 const NL = 0x0a
 
-/** Runs a node one-liner `script` as "ripgrep", collecting the records it prints. */
+/** Runs a shell `script` as "ripgrep", collecting the records it prints. */
 async function fakeScript (script: string, options: Partial<RunRgOptions> = {}) {
   const records: string[] = []
   const run = await runRg({
-    rgPath: process.execPath,
-    args: ['-e', script],
+    rgPath: '/bin/sh',
+    args: ['-c', script],
     cwd: process.cwd(),
     deadline: Date.now() + 20000,
     separator: NL,
@@ -21,9 +24,18 @@ async function fakeScript (script: string, options: Partial<RunRgOptions> = {}) 
   return { run, records }
 }
 
-/** A "ripgrep" that writes `chunks` to stdout, one write each, a tick apart. */
+const chunkDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-rg-chunks-'))
+t.teardown(() => fs.rmSync(chunkDir, { recursive: true, force: true }))
+let chunkFiles = 0
+
+/** A "ripgrep" that writes `chunks` to stdout, one write each (cat of a file), 10 ms apart. */
 function fake (chunks: string[], options: Partial<RunRgOptions> = {}) {
-  return fakeScript(`const c = ${JSON.stringify(chunks)}; let i = 0; const next = () => { if (i < c.length) process.stdout.write(c[i++], () => setTimeout(next, 5)) }; next()`, options)
+  const files = chunks.map(chunk => {
+    const file = path.join(chunkDir, String(chunkFiles++))
+    fs.writeFileSync(file, chunk)
+    return file
+  })
+  return fakeScript(files.map(file => `cat '${file}'`).join('; sleep 0.01; ') || 'true', options)
 }
 
 /** A sink that collects one long record and answers `verdict` at its end. */
@@ -85,7 +97,7 @@ t.test('a request cancelled before the run starts spawns nothing and ends aborte
 t.test('a run stopped by its reader drops what the pipe still holds; the first reason to stop is the one reported', async (t) => {
   // One write far bigger than a pipe read: the reader stops at the first record, later reads are ignored.
   let calls = 0
-  const { run: burst } = await fakeScript("process.stdout.write('first\\n' + 'more\\n'.repeat(100000))", { onRecord: () => { calls++; return false } })
+  const { run: burst } = await fake([`first\n${'more\n'.repeat(100000)}`], { onRecord: () => { calls++; return false } })
   t.same({ end: burst.end, calls }, { end: 'stopped', calls: 1 })
 
   const controller = new AbortController()
@@ -99,7 +111,7 @@ t.test('a run stopped by its reader drops what the pipe still holds; the first r
 })
 
 t.test('stderr names the caller\'s path instead of the pinned /proc descriptor path, a last line without its newline too', async (t) => {
-  const script = "process.stderr.write('rg: /proc/self/fd/9/secret.txt: Permission denied (os error 13)'); process.exitCode = 2"
+  const script = "printf 'rg: /proc/self/fd/9/secret.txt: Permission denied (os error 13)' >&2; exit 2"
   const { run } = await fakeScript(script, { names: [['/proc/self/fd/9', 'src/private']] })
 
   t.equal(run.code, 2)

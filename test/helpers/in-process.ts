@@ -1,0 +1,99 @@
+import { PassThrough } from 'node:stream'
+import type { Test } from 'tap'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { buildApp } from '../../src/app.js'
+import { loadConfig, parseConfigFlags } from '../../src/config.js'
+import { createLogger } from '../../src/logger.js'
+import { serveStdio } from '../../src/mcp/stdio.js'
+import { createRuntime, type Runtime, type RuntimeExtras } from '../../src/runtime.js'
+
+// The servers the bins start, in this process: the same config parsing, runtime and transports (stdio framing over
+// streams, Fastify on a real port), without a process start per test. Spawned-bin smoke tests live in test/bin/.
+
+/** Logs kept as text, as a spawned server's stderr would hold them. */
+function textLog (config: { logLevel: string }) {
+  let text = ''
+  const log = createLogger(config, { write: (line: string) => { text += line } })
+  return { log, text: () => text }
+}
+
+async function runtimeOf (t: Test, args: string[], env: NodeJS.ProcessEnv, extras?: RuntimeExtras) {
+  const config = loadConfig(parseConfigFlags(args), { ...process.env, ...env })
+  const logs = textLog(config)
+  const runtime = await createRuntime(config, logs.log, { extras })
+  t.teardown(() => runtime.close())
+  return { config, runtime, logs }
+}
+
+/** `workspace-mcp stdio ...args` in-process: what spawnStdio gives (send, response, stdout lines, stderr) and an SDK transport. */
+export async function stdioInProcess (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const { runtime, logs } = await runtimeOf(t, args, env)
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const stdio = serveStdio({ server: runtime.server, input, output, log: runtime.log })
+  stdio.answered.then(runtime.warmUp, () => {})
+  t.teardown(() => { stdio.close(); input.end() })
+  const stdout: string[] = []
+  let partial = ''
+  const waiters: Array<() => void> = []
+  output.setEncoding('utf8')
+  output.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n')
+    partial = parts.pop() ?? ''
+    stdout.push(...parts)
+    for (const wake of waiters.splice(0)) wake()
+  })
+
+  /** Waits until a stdout line answers `id` (bounded by a 10 s guard). */
+  async function response (id: number | string): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + 10000
+    while (Date.now() < deadline) {
+      for (const line of stdout) {
+        const msg = JSON.parse(line)
+        if (msg.id === id && ('result' in msg || 'error' in msg)) return msg
+      }
+      await new Promise<void>(resolve => { waiters.push(resolve); setTimeout(resolve, 200) })
+    }
+    throw new Error(`no response to ${id}; logs: ${logs.text()}`)
+  }
+  const write = (raw: string | Buffer): void => { input.write(raw) }
+  const send = (message: unknown): void => { write(JSON.stringify(message) + '\n') }
+  return { runtime, stdout, output, stderr: logs.text, write, send, response, transport: () => new StreamTransport(input, output) }
+}
+
+/** `workspace-mcp serve ...args` in-process on 127.0.0.1 port 0: its /mcp URL and its logs. */
+export async function httpInProcess (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, extras?: RuntimeExtras): Promise<{ url: string, runtime: Runtime, output: () => string }> {
+  const { config, runtime, logs } = await runtimeOf(t, ['--host', '127.0.0.1', '--port', '0', ...args], env, extras)
+  const app = await buildApp({ runtime, config })
+  t.teardown(() => app.close())
+  const address = await app.listen({ host: config.host, port: 0 })
+  runtime.warmUp()
+  return { url: `${address}/mcp`, runtime, output: logs.text }
+}
+
+/** An SDK client transport over the two streams an in-process stdio server reads and writes. */
+class StreamTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  private readonly buffer = new ReadBuffer()
+
+  constructor (private readonly toServer: PassThrough, private readonly fromServer: PassThrough) {}
+
+  async start (): Promise<void> {
+    this.fromServer.on('data', (chunk: Buffer | string) => {
+      this.buffer.append(Buffer.from(chunk))
+      for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message)
+    })
+  }
+
+  async send (message: JSONRPCMessage): Promise<void> {
+    this.toServer.write(serializeMessage(message))
+  }
+
+  async close (): Promise<void> {
+    this.onclose?.()
+  }
+}
