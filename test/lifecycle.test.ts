@@ -35,7 +35,9 @@ async function holdings (): Promise<{ fds: string[], threads: number, resources:
   await collect()
   const resources: Record<string, number> = {}
   for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1
-  const fds = fs.readdirSync('/proc/self/fd').map(fd => { try { return fs.readlinkSync(`/proc/self/fd/${fd}`) } catch { return 'gone' } }).filter(fd => fd !== 'gone').sort()
+  // A module file open for a moment is the loader reading it (tap loads its helpers lazily), not a holding.
+  const fds = fs.readdirSync('/proc/self/fd').map(fd => { try { return fs.readlinkSync(`/proc/self/fd/${fd}`) } catch { return 'gone' } })
+    .filter(fd => fd !== 'gone' && !/\/node_modules\/.*\.(js|mjs|cjs|json)$/.test(fd)).sort()
   const threads = fs.readdirSync('/proc/self/task').filter(id => { try { return fs.readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() !== 'tokio-rt-worker' } catch { return false } }).length
   return { fds, threads, resources }
 }
