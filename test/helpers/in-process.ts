@@ -8,6 +8,7 @@ import { loadConfig, parseConfigFlags } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'
 import { serveStdio } from '../../src/mcp/stdio.js'
 import { createRuntime, type Runtime, type RuntimeExtras } from '../../src/runtime.js'
+import { stdoutLines } from './rpc.js'
 
 // The servers the bins start, in this process: the same config parsing, runtime and transports (stdio framing over
 // streams, Fastify on a real port), without a process start per test. Spawned-bin smoke tests live in test/bin/.
@@ -35,29 +36,7 @@ export async function stdioInProcess (t: Test, args: string[] = [], env: NodeJS.
   const stdio = serveStdio({ server: runtime.server, input, output, log: runtime.log })
   stdio.answered.then(runtime.warmUp, () => {})
   t.teardown(() => { stdio.close(); input.end() })
-  const stdout: string[] = []
-  let partial = ''
-  const waiters: Array<() => void> = []
-  output.setEncoding('utf8')
-  output.on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n')
-    partial = parts.pop() ?? ''
-    stdout.push(...parts)
-    for (const wake of waiters.splice(0)) wake()
-  })
-
-  /** Waits until a stdout line answers `id` (bounded by a 10 s guard). */
-  async function response (id: number | string): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + 10000
-    while (Date.now() < deadline) {
-      for (const line of stdout) {
-        const msg = JSON.parse(line)
-        if (msg.id === id && ('result' in msg || 'error' in msg)) return msg
-      }
-      await new Promise<void>(resolve => { waiters.push(resolve); setTimeout(resolve, 200) })
-    }
-    throw new Error(`no response to ${id}; logs: ${logs.text()}`)
-  }
+  const { lines: stdout, response } = stdoutLines(output, () => `logs: ${logs.text()}`)
   const write = (raw: string | Buffer): void => { input.write(raw) }
   const send = (message: unknown): void => { write(JSON.stringify(message) + '\n') }
   return { runtime, stdout, output, stderr: logs.text, write, send, response, transport: () => new StreamTransport(input, output) }

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import type { App } from '../../src/app.js'
 
 /** Headers a spec-following client sends on POST. */
@@ -39,4 +40,30 @@ export async function openSession (app: App, capabilities: Record<string, unknow
 export function sseMessages (body: string): Array<Record<string, any>> {
   // Priming events (an id with empty data, SEP-1699) carry no message.
   return body.split('\n').filter(line => line.startsWith('data: ') && line.length > 6).map(line => JSON.parse(line.slice(6)))
+}
+
+/** The lines a stdio server writes, collected as they arrive; `response(id)` waits (10 s at most) for the answer to `id`. */
+export function stdoutLines (stream: Readable, describe: () => string) {
+  const lines: string[] = []
+  let partial = ''
+  const waiters: Array<() => void> = []
+  stream.setEncoding('utf8')
+  stream.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n')
+    partial = parts.pop() ?? ''
+    lines.push(...parts)
+    for (const wake of waiters.splice(0)) wake()
+  })
+  async function response (id: number | string): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + 10000
+    while (Date.now() < deadline) {
+      for (const line of lines) {
+        const msg = JSON.parse(line)
+        if (msg.id === id && ('result' in msg || 'error' in msg)) return msg
+      }
+      await new Promise<void>(resolve => { waiters.push(resolve); setTimeout(resolve, 200) })
+    }
+    throw new Error(`no response to ${id}; ${describe()}`)
+  }
+  return { lines, partial: () => partial, response }
 }

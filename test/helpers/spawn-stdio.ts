@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { stdoutLines } from './rpc.js'
 
 const TSC_OUT = fileURLToPath(new URL('../../dist/src/', import.meta.url))
 
@@ -59,17 +60,8 @@ export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv
     env: childEnv(cli, env),
     stdio: 'pipe'
   })
-  const stdout: string[] = []
   let stderr = ''
-  let partial = ''
-  const waiters: Array<() => void> = []
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n')
-    partial = parts.pop() ?? ''
-    stdout.push(...parts)
-    for (const w of waiters.splice(0)) w()
-  })
+  const { lines: stdout, partial, response } = stdoutLines(child.stdout, () => `stderr: ${stderr}`)
   child.stderr.on('data', (chunk) => { stderr += chunk })
   const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
   // EOF first, so the server exits normally and its coverage is written (a SIGKILLed child records none).
@@ -81,18 +73,6 @@ export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv
     clearTimeout(guard)
   })
 
-  /** Waits until a stdout line answers `id` (bounded by a 10 s guard). */
-  async function response (id: number | string): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + 10000
-    while (Date.now() < deadline) {
-      for (const line of stdout) {
-        const msg = JSON.parse(line)
-        if (msg.id === id && ('result' in msg || 'error' in msg)) return msg
-      }
-      await new Promise<void>(resolve => { waiters.push(resolve); setTimeout(resolve, 200) })
-    }
-    throw new Error(`no response to ${id}; stderr: ${stderr}`)
-  }
   const send = (message: unknown): void => { child.stdin.write(JSON.stringify(message) + '\n') }
-  return { child, stdout, stderr: () => stderr, partial: () => partial, exited, response, send }
+  return { child, stdout, stderr: () => stderr, partial, exited, response, send }
 }

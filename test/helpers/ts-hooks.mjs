@@ -4,7 +4,7 @@
 // coverage wrongly (privatenumber/tsx#433) and swc places function ranges differently from tsc.
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -60,11 +60,13 @@ export async function load (url, context, next) {
   if (code === undefined) {
     compiler ??= await loadCompiler()
     code = compiler.ts.transpileModule(source, { fileName: file, compilerOptions: compiler.options }).outputText
-    await mkdir(CACHE, { recursive: true })
-    // Write then rename: two test processes missing at once never read half a file.
+    // Write then rename: two test processes missing at once never read half a file. A process that may not write
+    // there (a server the tests run as nobody) just goes without: the cache only saves time.
     const partial = `${cached}.${process.pid}.tmp`
-    await writeFile(partial, code)
-    await rename(partial, cached)
+    await mkdir(CACHE, { recursive: true })
+      .then(() => writeFile(partial, code))
+      .then(() => rename(partial, cached))
+      .catch(() => rm(partial, { force: true }).catch(() => {}))
   }
   return { format: 'module', source: code, shortCircuit: true }
 }

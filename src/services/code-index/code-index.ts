@@ -114,6 +114,8 @@ export interface CodeIndexOptions {
 
 /** Index bytes per byte of source, measured on real trees (bench `sizing`, README Deploy): for the needed-space estimate. */
 export const INDEX_BYTES_PER_SOURCE_BYTE = 1.3
+/** How often a call waiting on an index another server writes looks at its file, ms. */
+const FOLLOW_MS = 200
 const MAX_RETRY_MS = 30 * 60_000
 
 /** Opens nothing until the first start() or ready(): a command that only lists tools never creates the index. */
@@ -302,15 +304,23 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       return await new Promise<boolean>((resolve) => {
         const finish = (): void => {
           clearTimeout(timer)
+          clearInterval(follow)
           listeners.delete(onChange)
           updateYield()
           signal.removeEventListener('abort', finish)
           resolve(status().state === 'ready')
         }
+        // Done when the scan ends, unless another server writes the index: then when its file says complete.
         const onChange = (): void => {
           report?.(progress.done, progress.pending)
-          if (status().state !== 'building' || !progress.scanning) finish()
+          if (status().state !== 'building' || (!progress.scanning && progress.writer === undefined)) finish()
         }
+        // Another server's build sends no notices here: its file is looked at instead.
+        const follow = setInterval(() => {
+          if (progress.writer === undefined) return
+          reader.check()
+          onChange()
+        }, FOLLOW_MS)
         const timer = setTimeout(finish, waitMs)
         listeners.add(onChange)
         updateYield()

@@ -129,10 +129,13 @@ t.test('one writer at a time: a second index of the same file reads what the fir
   second.start()
   await wait(() => second.status().writer !== undefined)
   t.match(second.status(), { writer: new RegExp(`^process ${process.pid} on `) }, 'it says who writes the index')
+  t.equal(await second.ready(300, new AbortController().signal), false, 'a holder that writes nothing: the wait ends at its limit')
   t.ok('release' in held)
   if ('release' in held) held.release()
-  // Whichever takes the lease first writes; the other reads what it wrote.
+  // Whichever takes the lease first writes; the other reads what it wrote, and a call on it waits for that.
+  const waited = second.ready(60_000, new AbortController().signal)
   first.start()
+  t.equal(await waited, true, 'a call waits for the index whoever writes it')
   await wait(() => first.status().files === 20 && second.status().files === 20)
   for (const index of [first, second]) t.equal(index.findSymbols('handler_3_3', 'exact', undefined, undefined, 1).length, 1, 'both answer from the one index')
 
