@@ -2,34 +2,9 @@
 // `npm start [-- flags]`: builds only when a build input is newer than the bin, then runs
 // `workspace-mcp serve` in this very process — so the SIGTERM/SIGINT npm forwards to its script
 // reaches the server itself (a shell between them would orphan it, still bound to its port).
-import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
-import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
+import { bin, buildIfStale } from './build-if-stale.mjs'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const bin = path.join(root, 'dist', 'bin', 'cli.js')
-const INPUTS = ['src', 'plugins', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
-
-/** Newest modification time of a file, or of any file below a folder. */
-function newest (file) {
-  const st = statSync(file, { throwIfNoEntry: false })
-  if (st === undefined) return 0
-  if (!st.isDirectory()) return st.mtimeMs
-  return Math.max(st.mtimeMs, ...readdirSync(file).map(name => newest(path.join(file, name))))
-}
-
-const built = existsSync(bin) ? statSync(bin).mtimeMs : 0
-const stale = INPUTS.map(input => path.join(root, input)).filter(input => newest(input) > built)
-if (stale.length > 0) {
-  process.stderr.write(`workspace-mcp: building (${built === 0 ? 'no build yet' : `newer: ${stale.map(s => path.relative(root, s)).join(', ')}`})\n`)
-  // npm_execpath is npm's own CLI when this runs as `npm start`; plain `npm` otherwise.
-  const npm = process.env.npm_execpath
-  const build = npm === undefined
-    ? spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 2, 2], shell: process.platform === 'win32' })
-    : spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 2, 2] })
-  if (build.status !== 0) process.exit(build.status ?? 1)
-}
-
+buildIfStale()
 process.argv = [process.argv[0], bin, 'serve', ...process.argv.slice(2)]
 await import(pathToFileURL(bin).href)
