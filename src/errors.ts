@@ -120,6 +120,10 @@ export const TOOL_ERROR_CODES = [
   'EMBEDDINGS_NOT_CONFIGURED',
   'EMBEDDINGS_FAILED',
   'INDEX_UNAVAILABLE',
+  'CODE_INDEX_OFF',
+  'GIT_NOT_FOUND',
+  'RIPGREP_NOT_FOUND',
+  'PARSER_NOT_INSTALLED',
   'SHUTTING_DOWN'
 ] as const
 
@@ -133,7 +137,7 @@ export type ToolErrorCode = typeof TOOL_ERROR_CODES[number]
 export type NextStep =
   | 'describe-path' | 'list-now' | 'list-layout' | 'list-from-root' | 'list-links' | 'inside-only' | 'list-or-find'
   | 'list-the-directory' | 'list-commits' | 'name-a-commit' | 'read-or-grep' | 'describe-file' | 'describe-damaged'
-  | 'describe-damaged-or-encrypted' | 'rank-by-words'
+  | 'describe-damaged-or-encrypted' | 'rank-by-words' | 'grep-for-definitions' | 'list-and-read' | 'read-without-history'
 
 /** A next step, with the path and argument it is about. */
 export interface NextStepFacts {

@@ -1,6 +1,7 @@
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
 import { closeServices, createServices, type Services } from './services/index.js'
+import { absentError } from './tools/next-step.js'
 import { tools as productTools } from './tools/index.js'
 import type { AnyTool } from './tools/define-tool.js'
 import type { ResourceDefinition, ResourceTemplateDefinition } from './tools/define-resource.js'
@@ -84,6 +85,7 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     resourceTemplates: [helpTemplate(), ...(extras.resourceTemplates ?? [])],
     prompts: [...prompts, ...(extras.prompts ?? [])],
     pageSize: config.toolsPageSize,
+    explainAbsent: (tool, missing) => absentError(tool, missing, services.absent),
     // The conventions hold the product's tools: not a test's stand-ins, nor extras named by someone else (the suite's).
     lint: overrides.lint === false || overrides.tools !== undefined ? undefined : (entries) => bootLint(entries.filter(e => !extraNames.has(e.name)))
   })

@@ -137,3 +137,15 @@ t.test('Mcp-Param-* headers reach the check over HTTP, read only for a tool that
   t.equal(await call('by_region', { region: 'eu' }), 400, 'a header parameter without its header')
   t.equal(await call('echo_text', { text: 'hi' }, { 'mcp-param-region': 'anything' }), 200, 'a tool without header parameters never reads them')
 })
+
+t.test('2026-07-28: a tool this configuration leaves out says why, over stdio and HTTP', async (t) => {
+  const args = ['--root', root, '--code-index', 'off']
+  const http = await httpInProcess(t, args)
+  for (const transport of ['stdio', 'http'] as const) {
+    const client = new Client({ name: 'v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(transport === 'stdio' ? (await stdioInProcess(t, args)).transport() : new StreamableHTTPClientTransport(new URL(http.url)))
+    t.teardown(() => client.close())
+    const result = await client.callTool({ name: 'search_code', arguments: { query: 'hello' } })
+    t.match(result, { isError: true, content: [{ type: 'text', text: /^ERROR CODE_INDEX_OFF: search_code is not offered by this server/ }] }, transport)
+  }
+})

@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
+import { indexReady } from './helpers/rpc.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -42,6 +43,7 @@ const CALLS = [
 t.test('three roots: stdio and HTTP give the same prefixed answers, and nothing from beside the roots', async (t) => {
   const { app, docs, plain } = await threeRoots(t)
   const [stdio, http] = await clients(t, ['--root', app, '--root', `docs=${docs}`, '--root', plain])
+  await Promise.all([indexReady(stdio), indexReady(http)])
   for (const call of CALLS) {
     const [a, b] = await Promise.all([stdio.callTool(call), http.callTool(call)])
     // The two servers share one index file: which of them scanned, and when, is theirs to differ on.

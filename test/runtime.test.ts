@@ -54,3 +54,20 @@ t.test('extras are served beside the product\'s tools, resources and prompts; wi
   t.equal(withExtras.registry.tools.length, without.registry.tools.length + fixtures.tools.length)
   t.notOk(names(without).some(name => name.startsWith('test_')))
 })
+
+t.test('a tool left out by configuration answers why and what to call instead; a near miss of a name is suggested', async (t) => {
+  const bare = mkdtempSync(join(tmpdir(), 'wmcp-runtime-bare-'))
+  const runtime = await createRuntime(loadConfig({ root: bare, codeIndex: 'off' }, {}), log)
+  t.teardown(() => runtime.close())
+  const names = runtime.registry.tools.map(tool => tool.wire.name)
+
+  t.notOk(names.includes('find_symbol') || names.includes('git_log'), 'not listed')
+  t.match(runtime.registry.unavailableError('find_symbol')?.message, /^ERROR CODE_INDEX_OFF: find_symbol is not offered by this server: the code index is turned off \(--code-index off; the operator can set --code-index on\)\. Hint: search_regex finds definitions/)
+  t.match(runtime.registry.unavailableError('git_log')?.message, /^ERROR NOT_A_REPOSITORY: git_log is not offered by this server: the root is not the top of a git work tree \(no \.git folder\)\. Hint: read_files and list_directory/)
+  t.match(runtime.registry.unavailableError('search_semantic')?.message, /^ERROR EMBEDDINGS_NOT_CONFIGURED/, 'a tool\'s own explanation comes first')
+  t.equal(runtime.registry.unavailableError('no_such_tool'), undefined)
+  t.equal(runtime.registry.closestTool('read_file'), 'read_files')
+  t.equal(runtime.registry.closestTool('READ_FILES'), 'read_files')
+  t.equal(runtime.registry.closestTool('frobnicate'), undefined)
+  t.equal(runtime.registry.closestTool('x'.repeat(200)), undefined, 'a long name is not compared')
+})

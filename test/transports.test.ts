@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { indexReady } from './helpers/rpc.js'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -106,6 +107,7 @@ t.test('stdio and HTTP serve identical initialize, tools/list, resources, prompt
 
   const httpPages = await allToolPages(overHttp)
   const stdioPages = await allToolPages(overStdio)
+  await Promise.all([indexReady(overHttp), indexReady(overStdio)])
   t.equal(canonical(httpPages), canonical(stdioPages), 'every tools/list page')
 
   const caps = overHttp.getServerCapabilities() ?? {}
@@ -208,4 +210,19 @@ t.test('the tools/list bytes are identical on the wire, and match the reviewed g
   }
   const golden = readFileSync(GOLDEN, 'utf8')
   t.equal(manifest, golden, 'tools/list differs from test/golden/tools-list.json: review the schema change, then run npm run golden')
+})
+
+t.test('a tool this configuration leaves out says why over both transports; a mistyped name gets a did-you-mean', async (t) => {
+  const args = ['--root', root, '--code-index', 'off']
+  const http = await httpInProcess(t, args)
+  const clients = [
+    await connect(t, new StreamableHTTPClientTransport(new URL(http.url))),
+    await connect(t, (await stdioInProcess(t, args)).transport())
+  ]
+  const [a, b] = await Promise.all(clients.map(async client => await client.callTool({ name: 'find_symbol', arguments: { name: 'hello' } })))
+  t.equal(canonical(a), canonical(b))
+  t.match(a, { isError: true, content: [{ type: 'text', text: /^ERROR CODE_INDEX_OFF: find_symbol is not offered by this server: the code index is turned off/ }] })
+
+  const typos = await Promise.allSettled(clients.map(async client => await client.callTool({ name: 'read_file', arguments: {} })))
+  for (const typo of typos) t.match(typo, { status: 'rejected', reason: { code: -32602, message: /Unknown tool: read_file \(did you mean read_files\?\)/ } })
 })

@@ -1,5 +1,6 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE, toolError, type ToolError } from '../errors.js'
 import type { ServiceName, Services } from '../services/index.js'
+import { editDistance } from '../services/edit-distance.js'
 import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
 import { HEADER_KEY, type AnyTool } from '../tools/define-tool.js'
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../tools/define-resource.js'
@@ -45,6 +46,8 @@ export interface RegistryOptions {
   pageSize?: number
   /** Extra convention checks; each returned line is a boot error. */
   lint?: (tools: CatalogEntry[]) => string[]
+  /** The tool error for a call to a tool left out because `missing` services are not there (else it is unknown). */
+  explainAbsent?: (tool: string, missing: ServiceName[]) => ToolError | undefined
 }
 
 /** The one registry both transports serve. */
@@ -63,9 +66,15 @@ export interface Registry {
   prompts: PromptDefinition[]
   /** Tools not listed because a service they need is not configured: name → missing services. */
   unavailable: Record<string, ServiceName[]>
-  /** The tool error a call to an unlisted tool gets, when its definition says one (else it is an unknown tool). */
+  /** The tool error a call to an unlisted tool gets, when its definition or the missing service says why (else it is an unknown tool). */
   unavailableError(name: string): ToolError | undefined
+  /** The listed tool whose name is closest to `name` (a typo's fix), if one is within a few edits. */
+  closestTool(name: string): string | undefined
 }
+
+/** How many edits a typo of a tool name may be, and the longest name worth comparing. */
+const TYPO_EDITS = 3
+const TYPO_MAX_CHARS = 64
 
 const encodeCursor = (page: number): string => Buffer.from(`page:${page}`).toString('base64url')
 function decodeCursor (cursor: string): number {
@@ -158,7 +167,8 @@ export function createRegistry (options: RegistryOptions): Registry {
     if (missing.length > 0) {
       unavailable[tool.wire.name] = missing
       const gated = definition.whenUnavailable
-      if (gated !== undefined) unavailableErrors.set(tool.wire.name, toolError(gated.code, gated.message, gated.hint))
+      const explained = gated !== undefined ? toolError(gated.code, gated.message, gated.hint) : options.explainAbsent?.(tool.wire.name, missing)
+      if (explained !== undefined) unavailableErrors.set(tool.wire.name, explained)
     } else {
       byName.set(tool.wire.name, tool)
     }
@@ -203,6 +213,15 @@ export function createRegistry (options: RegistryOptions): Registry {
     resourceTemplates: options.resourceTemplates ?? [],
     prompts: options.prompts ?? [],
     unavailable,
-    unavailableError: (name) => unavailableErrors.get(name)
+    unavailableError: (name) => unavailableErrors.get(name),
+    closestTool (name) {
+      if (name.length > TYPO_MAX_CHARS) return undefined
+      let best: { name: string, edits: number } | undefined
+      for (const listed of byName.keys()) {
+        const edits = editDistance(name.toLowerCase(), listed, TYPO_EDITS)
+        if (edits <= TYPO_EDITS && (best === undefined || edits < best.edits)) best = { name: listed, edits }
+      }
+      return best?.name
+    }
   }
 }

@@ -210,7 +210,10 @@ async function callTool (shared: ServerShared, call: ToolCall, rawArgs: unknown)
   const tool = shared.registry.tool(call.name)
   if (tool === undefined) {
     const gated = shared.registry.unavailableError(call.name)
-    if (gated === undefined) throw new APP_ERR_UNKNOWN_TOOL(call.name)
+    if (gated === undefined) {
+      const close = shared.registry.closestTool(call.name)
+      throw new APP_ERR_UNKNOWN_TOOL(close === undefined ? call.name : `${call.name} (did you mean ${close}?)`)
+    }
     return errorResult(gated.message)
   }
   const started = performance.now()

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js'
 import { configuredRoots, type Config } from '../config.js'
+import type { NextStep, ToolErrorCode } from '../errors.js'
 import type { ToolCatalog } from './catalog.js'
 import { systemClock, type Clock } from './clock.js'
 import { createWorkspace, type WorkspaceService } from './workspace/index.js'
@@ -38,6 +39,16 @@ export interface Services {
   limiter?: Limiter
   /** Calls running now: the code index's build yields to them. */
   activity?: Activity
+  /** Why a service this configuration or machine lacks is not there, for the tools that would need it. */
+  absent?: Partial<Record<ServiceName, Absence>>
+}
+
+/** Why a service is not there: the code a call of a tool that needs it answers, the reason, what to do instead. */
+export interface Absence {
+  code: ToolErrorCode
+  /** A sentence part, e.g. "the code index is turned off (--code-index off)". */
+  reason: string
+  step: NextStep
 }
 
 /** Name of an injectable service. */
@@ -75,7 +86,17 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
   const activity = createActivity()
   const codeIndex = codeIndexService(config, workspace, log, { activity })
   const semantic = semanticService(config, codeIndex, workspace, log)
-  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols: symbolParser(log), codeIndex, semantic, clock: systemClock, limiter, activity }
+  const symbols = symbolParser(log)
+  const absent: Partial<Record<ServiceName, Absence>> = {}
+  if (search === undefined) absent.search = { code: 'RIPGREP_NOT_FOUND', reason: 'ripgrep could not be started here (the operator can install @vscode/ripgrep or set --ripgrep-path)', step: 'list-and-read' }
+  if (typeof git === 'string') absent.git = { code: /^git is not installed|does not run|too old/.test(git) ? 'GIT_NOT_FOUND' : 'NOT_A_REPOSITORY', reason: git, step: 'read-without-history' }
+  if (codeIndex === undefined) {
+    absent.codeIndex = config.codeIndex === 'off'
+      ? { code: 'CODE_INDEX_OFF', reason: 'the code index is turned off (--code-index off; the operator can set --code-index on)', step: 'grep-for-definitions' }
+      : { code: 'INDEX_UNAVAILABLE', reason: 'SQLite or tree-sitter does not load on this machine', step: 'grep-for-definitions' }
+  }
+  if (symbols === undefined) absent.symbols = { code: 'PARSER_NOT_INSTALLED', reason: 'web-tree-sitter or its grammars are not installed here', step: 'grep-for-definitions' }
+  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols, codeIndex, semantic, clock: systemClock, limiter, activity, absent }
 }
 
 /**

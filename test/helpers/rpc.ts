@@ -67,3 +67,15 @@ export function stdoutLines (stream: Readable, describe: () => string) {
   }
   return { lines, partial: () => partial, response }
 }
+
+/**
+ * Waits (a minute at most) until a client's server says its code index is complete: the build runs at the lowest
+ * priority, and on a machine busy with other test files it can outlast a call's own 3 s wait for it.
+ */
+export async function indexReady (client: { callTool: (call: { name: string, arguments: Record<string, unknown> }) => Promise<object> }): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const info = ((await client.callTool({ name: 'get_workspace_info', arguments: {} })) as { structuredContent?: unknown }).structuredContent as { code_index?: { state: string, complete_as_of?: string } } | undefined
+    if (info?.code_index?.state === 'ready' && info.code_index.complete_as_of !== undefined) return
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}

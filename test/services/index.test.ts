@@ -44,3 +44,31 @@ t.test('closeServices ends each service it finds, even when another fails to clo
   t.same(closed.sort(), ['codeIndex', 'pdf', 'search', 'semantic', 'symbols', 'tokenizer'])
   await t.resolves(closeServices({}))
 })
+
+t.test('what is not there says why: ripgrep, git, the parser and the index each give a code, a reason and a next step', async (t) => {
+  const root = t.testdir({ 'a.txt': 'x' })
+  const { log } = captureLogger()
+
+  const plain = await createServices(loadConfig({ root, codeIndex: 'off', ripgrepPath: path.join(root, 'no-such-rg') }, {}), log)
+  t.teardown(() => closeServices(plain))
+  t.match(plain.absent, {
+    search: { code: 'RIPGREP_NOT_FOUND', step: 'list-and-read' },
+    git: { code: 'NOT_A_REPOSITORY', reason: /no \.git folder/, step: 'read-without-history' },
+    codeIndex: { code: 'CODE_INDEX_OFF', reason: /--code-index off/, step: 'grep-for-definitions' }
+  })
+  t.equal(plain.absent?.symbols, undefined, 'the parser is installed here')
+
+  // A machine without git, SQLite or tree-sitter: the packages' doors answer as they do when nothing loads.
+  const { createServices: bare } = await t.mockImport<typeof import('../../src/services/index.js')>('../../src/services/index.js', {
+    '../../src/services/git/index.js': { ...await import('../../src/services/git/index.js'), createGit: async () => 'git is not installed (no git on PATH)' },
+    '../../src/services/symbols/index.js': { ...await import('../../src/services/symbols/index.js'), symbolParser: () => undefined },
+    '../../src/services/code-index/index.js': { ...await import('../../src/services/code-index/index.js'), codeIndexService: () => undefined, semanticService: () => undefined }
+  })
+  const missing = await bare(loadConfig({ root }, {}), log)
+  t.teardown(() => closeServices(missing))
+  t.match(missing.absent, {
+    git: { code: 'GIT_NOT_FOUND', reason: 'git is not installed (no git on PATH)' },
+    symbols: { code: 'PARSER_NOT_INSTALLED' },
+    codeIndex: { code: 'INDEX_UNAVAILABLE', reason: /SQLite or tree-sitter/ }
+  })
+})

@@ -20,7 +20,10 @@ const EVERY_STEP: Record<NextStep, true> = {
   'describe-file': true,
   'describe-damaged': true,
   'describe-damaged-or-encrypted': true,
-  'rank-by-words': true
+  'rank-by-words': true,
+  'grep-for-definitions': true,
+  'list-and-read': true,
+  'read-without-history': true
 }
 const TOOL_NAMES = new Set(tools.map(tool => tool.name))
 

@@ -2,7 +2,8 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import pino from 'pino'
-import { editDistance, suggestPaths } from '../../../src/services/workspace/suggest.js'
+import { suggestPaths } from '../../../src/services/workspace/suggest.js'
+import { editDistance } from '../../../src/services/edit-distance.js'
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 
 // Did-you-mean: close in-root names, nearest first, within fixed bounds however big the tree.
