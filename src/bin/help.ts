@@ -8,11 +8,22 @@ export type CommandName = 'serve' | 'stdio' | 'index' | 'tools' | 'guide' | 'che
 /** How every config key is declared (test/config.test.ts holds each key to it): described, bounded on both sides or not at all. */
 type ConfigKeySchema = TSchema & { description: string, default?: unknown } & ({ minimum: number, maximum: number } | { minimum?: undefined })
 
+/** Config keys only the HTTP server reads: its listener, sessions, auth, limits, scale-out and drain. */
+export const HTTP_ONLY_KEYS: ReadonlySet<string> = new Set([
+  'host', 'port', 'mode', 'maxSessions', 'maxInflightRequests', 'sessionIdleMs', 'allowedOrigins', 'allowedHosts', 'bodyLimit',
+  'publicUrl', 'authTokens', 'jwtIssuer', 'jwtJwksUrl', 'jwtPublicKeyFile', 'jwtAlgorithms', 'authScope', 'insecureNoAuth',
+  'trustProxy', 'maxSessionsPerClient', 'rateLimitPerMinute', 'maxEventLoopDelayMs', 'metricsPath', 'redisUrl', 'sessionCheckMs',
+  'requestTimeoutMs', 'drainMs'
+])
+
+const ALL_KEYS = Object.keys(ConfigSchema.properties)
+
+/** The config keys each command reads, so its --help lists every flag that changes what it does. */
 const SERVER_KEYS: Record<CommandName, string[]> = {
-  serve: Object.keys(ConfigSchema.properties),
-  stdio: ['root', 'ripgrepPath', 'allowBroadRoot', 'allowHardLinks', 'maxSearches', 'maxWalks', 'maxLargeReads', 'maxQueuedWork', 'tokenizerWorkers', 'logFormat', 'logLevel', 'callLogLevel', 'toolTimeoutMs', 'listCacheTtlMs', 'readCacheTtlMs', 'toolsPageSize', 'templatesDir', 'docsFile'],
+  serve: ALL_KEYS,
+  stdio: ALL_KEYS.filter(key => !HTTP_ONLY_KEYS.has(key)),
   index: ['root', 'roots', 'allowHardLinks', 'stateDir', 'indexMaxMb', 'indexThreads', 'logFormat', 'logLevel'],
-  tools: ['root', 'docsFile'],
+  tools: ['root', 'roots', 'docsFile', 'codeIndex', 'embeddingsUrl', 'embeddingsModel'],
   guide: ['root', 'docsFile'],
   check: ['root', 'docsFile']
 }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ConfigSchema, configFlagName } from '../../src/config.js'
-import { commandHelp, type CommandName } from '../../src/bin/help.js'
+import { commandHelp, HTTP_ONLY_KEYS, type CommandName } from '../../src/bin/help.js'
 import { splitArgs } from '../../src/bin/command-runtime.js'
 
 // The offline commands' argument handling and help text, in-process: the spawned-bin tests
@@ -45,4 +45,15 @@ t.test('every command\'s help names each of its flags with its variable, range, 
   t.match(commandHelp('guide'), /--tool NAME[\s\S]*--category NAME[\s\S]*--no-examples/)
   t.match(commandHelp('check'), /Exit codes: 0 every check passed, 1 violations found/)
   t.notMatch(commandHelp('tools'), /--port/, 'offline commands list only the flags they read')
+})
+
+t.test('stdio --help lists every flag stdio reads (all but the HTTP server\'s), and none of the HTTP server\'s', async (t) => {
+  const help = commandHelp('stdio')
+  const keys = Object.keys(ConfigSchema.properties)
+  t.ok([...HTTP_ONLY_KEYS].every(key => keys.includes(key)), 'the HTTP-only keys are config keys')
+  for (const key of keys) {
+    const listed = help.includes(`  ${configFlagName(key)} `)
+    t.equal(listed, !HTTP_ONLY_KEYS.has(key), `${configFlagName(key)} ${HTTP_ONLY_KEYS.has(key) ? 'is the HTTP server\'s' : 'is listed'}`)
+  }
+  for (const flag of ['--roots', '--client-roots', '--code-index', '--state-dir', '--embeddings-url']) t.match(help, `  ${flag} `, flag)
 })
