@@ -54,6 +54,8 @@ export interface RepositoryTarget {
   shown: string
   /** What the workspace puts before the repository's paths: `docs:` when several roots are served, else ''. */
   prefix: string
+  /** No path was given and other roots have history too: their names, for a note saying how to ask for them. */
+  others: string[]
 }
 
 /**
@@ -73,7 +75,9 @@ export function repositoryPath (workspace: WorkspaceService, repositories: GitRe
   if (!Buffer.from(text).equals(bytes)) {
     throw toolError('INVALID_PATH', `${field}: "${relative}" is not valid UTF-8, which git arguments must be`, 'name its folder instead, e.g. path="src"')
   }
-  return { git, path: text, shown: input === undefined ? '.' : relative, prefix }
+  // Without a path the first root is meant: named as such when there are several, never as "." (every root elsewhere).
+  const others = input === undefined ? repositories.names.filter(name => name !== root) : []
+  return { git, path: text, shown: input === undefined ? (prefix === '' ? '.' : prefix) : relative, prefix, others }
 }
 
 const DATE = /^(\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:?\d{2})?)?|\d{1,4} (second|minute|hour|day|week|month|year)s? ago)$/

@@ -68,8 +68,9 @@ export const gitLog = defineTool({
     }
     const render = (n: number): string => {
       const head = `# History of ${target.shown} from ${short(from)}${ref === from ? '' : ` (${clip(ref, 60)})`}`
+      const others = target.others.length === 0 ? [] : [`Only the first root's history; the others have their own: ${target.others.map(name => `git_log path="${name}:"`).join(', ')}.`]
       const body = n === 0 ? ['No commits match.'] : page.slice(0, n).map(line)
-      return [head, '', ...body, '', pagingFooter('git_log', paginationFor(n), nextArgs, 'Commits')].join('\n')
+      return [head, ...others, '', ...body, '', pagingFooter('git_log', paginationFor(n), nextArgs, 'Commits')].join('\n')
     }
     const fitted = await fitLargest(1, page.length, n => ({ text: render(n), info: n }), budget, tokenizer, signal)
     // Not even one commit line over budget is impossible (subjects are cut to 200 characters, budgets start at 1000).

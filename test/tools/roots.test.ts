@@ -106,6 +106,8 @@ t.test('history: each root its own repository; paths in answers carry the root; 
   t.match(textOf(log), /^# History of docs:guide\/intro\.md from /)
   const first = await gitLog.run({ ...services }, toolContext())
   t.same(structured(first).commits.map((c: { subject: string }) => c.subject), ['Start the app'], 'no path: the first root')
+  t.match(textOf(first), /^# History of app: from [0-9a-f]{12} \(HEAD\)\nOnly the first root's history; the others have their own: git_log path="docs:"\.\n/, 'named, never ".", and how to ask for the others')
+  t.equal(structured(first).path, 'app:')
 
   const show = await gitShow.run({ ...services, path: 'docs:' }, toolContext())
   t.match(textOf(show), /\nM docs:guide\/intro\.md \(\+1 −1\)\n/)
