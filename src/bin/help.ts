@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../config.js'
 import { TOOL_TOKEN_ALLOWANCE } from '../guide/conventions.js'
+import { TOOL_CATEGORIES } from '../tools/define-tool.js'
 
 /** A command of the `workspace-mcp` bin. */
 export type CommandName = 'serve' | 'stdio' | 'index' | 'tools' | 'guide' | 'check'
@@ -35,7 +36,7 @@ const EXTRA: Partial<Record<CommandName, string>> = {
     'pick it up within a second. One build at a time runs (a lease beside the file, across hosts).\n',
   tools: '  --json                      Print the tools/list manifest exactly as served (default: one line per tool)\n',
   guide: '  --tool NAME                 Only this tool (repeatable)\n' +
-    '  --category NAME             Only one category: navigation, search, read or guide\n' +
+    `  --category NAME             Only one category: ${TOOL_CATEGORIES.join(', ')}\n` +
     '  --no-examples               Leave out the worked examples\n',
   check: '\nChecks the six tool conventions (one batch field; first sentence; get_* names its partner;\n' +
     `parameter descriptions with examples; each tool's tools/list entry within ${TOOL_TOKEN_ALLOWANCE} tokens;\n` +

@@ -1,8 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineTool, Inject, textResult } from './define-tool.js'
-
-/** Categories a caller may filter on (the guide's fixed order). */
-const GUIDE_CATEGORIES = ['navigation', 'search', 'read', 'guide'] as const
+import { defineTool, Inject, TOOL_CATEGORIES, textResult } from './define-tool.js'
 
 /** structuredContent of get_tool_usage_guide. */
 export const GetToolUsageGuideOutput = Type.Object({
@@ -28,7 +25,7 @@ export const getToolUsageGuide = defineTool({
       maxItems: 50,
       description: 'Only document these tools, e.g. ["read_files", "search_regex"]; omit for every tool'
     })),
-    category: Type.Optional(Type.Union(GUIDE_CATEGORIES.map(c => Type.Literal(c)), {
+    category: Type.Optional(Type.Union(TOOL_CATEGORIES.map(c => Type.Literal(c)), {
       description: 'Only document one category, e.g. "search"'
     })),
     include_examples: Type.Optional(Type.Boolean({

@@ -53,3 +53,14 @@ t.test('`guide --tool` without a name is bad usage (exit 2)', async (t) => {
   t.equal(out.status, 2)
   t.equal(out.stdout, '')
 })
+
+t.test('`guide --category history` prints the history tools; a category that does not exist is bad usage naming them all', async (t) => {
+  const history = await run(['guide', '--category', 'history', '--no-examples'])
+  t.equal(history.status, 0, history.stderr)
+  t.match(history.stdout, /### git_log/)
+  const bogus = await run(['guide', '--category', 'bogus'])
+  t.equal(bogus.status, 2)
+  t.equal(bogus.stdout, '')
+  t.match(bogus.stderr, /--category: "bogus" is not a category \(one of navigation, search, read, history, guide\)/)
+  t.match((await run(['guide', '--help'])).stdout, /--category NAME {13}Only one category: navigation, search, read, history, guide/)
+})
