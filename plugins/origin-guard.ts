@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, onRequestHookHandler } from 'fastify'
-import { APP_ERR_CONFIG_INVALID, APP_ERR_HOST_FORBIDDEN, APP_ERR_ORIGIN_FORBIDDEN } from '../src/errors.js'
+import { APP_ERR_HOST_FORBIDDEN, APP_ERR_ORIGIN_FORBIDDEN } from '../src/errors.js'
 
 /** Options for the DNS-rebinding defence. */
 export interface OriginGuardOptions {
@@ -103,11 +103,8 @@ export function originGuard (options: OriginGuardOptions): onRequestHookHandler 
   }
 }
 
-/** Registers originGuard() for every route of the context; refuses a non-loopback bind without allowedHosts (boot error). */
+/** Registers originGuard() for every route of the context (app.ts refuses a non-loopback bind without allowedHosts first). */
 const originGuardPlugin: FastifyPluginAsync<OriginGuardOptions> = async (app, options) => {
-  if (!isLoopbackHost(options.host) && (options.allowedHosts ?? []).length === 0) {
-    throw new APP_ERR_CONFIG_INVALID(`host (--host / WORKSPACE_MCP_HOST): '${options.host}' is not a loopback address, so allowedHosts (--allowed-hosts / WORKSPACE_MCP_ALLOWED_HOSTS) must list the host names clients use ('*' only behind a proxy that checks Host)`)
-  }
   app.addHook('onRequest', originGuard(options))
 }
 

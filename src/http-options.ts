@@ -49,10 +49,21 @@ export function trustProxyOf (config: Config): boolean | number | string[] {
   return value.split(',').map(s => s.trim()).filter(s => s !== '')
 }
 
-/** Why the server must not start: a non-loopback bind without authentication (unless insecureNoAuth). */
+/**
+ * Why the server must not start, all at once: a non-loopback bind without authentication (unless insecureNoAuth)
+ * and without the host names clients use (allowedHosts).
+ */
 export function checkExposure (config: Config, auth: AuthOptions | undefined, loopback: boolean): void {
-  if (loopback || auth !== undefined || config.insecureNoAuth) return
-  throw new APP_ERR_CONFIG_INVALID(`${named('host')}: '${config.host}' is reachable from other machines, so every request must be authenticated. ` +
-    `Set ${configEnvName('authTokens')} (name:sha256 of each token) or ${configEnvName('jwtIssuer')} with ${configEnvName('jwtJwksUrl')} and ${configEnvName('publicUrl')}; ` +
-    `or pass ${configFlagName('insecureNoAuth')} to serve without authentication`)
+  if (loopback) return
+  const problems: string[] = []
+  if (auth === undefined && !config.insecureNoAuth) {
+    problems.push('every request must be authenticated: ' +
+      `set ${configEnvName('authTokens')} (name:sha256 of each token) or ${configEnvName('jwtIssuer')} with ${configEnvName('jwtJwksUrl')} and ${configEnvName('publicUrl')}; ` +
+      `or pass ${configFlagName('insecureNoAuth')} to serve without authentication`)
+  }
+  if (config.allowedHosts.length === 0) {
+    problems.push(`${named('allowedHosts')} must list the host names clients use ('*' only behind a proxy that checks Host)`)
+  }
+  if (problems.length === 0) return
+  throw new APP_ERR_CONFIG_INVALID(`${named('host')}: '${config.host}' is reachable from other machines, so ${problems.join('; and ')}`)
 }

@@ -36,11 +36,14 @@ t.test('trustProxy: off, on, a hop count or a list of proxies', async (t) => {
   t.strictSame(trustProxyOf(config({ trustProxy: '10.0.0.0/8, 127.0.0.1' })), ['10.0.0.0/8', '127.0.0.1'])
 })
 
-t.test('exposure: a public bind needs auth or the explicit insecure flag; loopback never does', async (t) => {
+t.test('exposure: a public bind needs auth (or the explicit insecure flag) and allowedHosts, both said at once; loopback needs neither', async (t) => {
   const auth = authOptionsOf(config({ authTokens: `ci:${SHA}` }))
+  const hosts = { host: '0.0.0.0', allowedHosts: 'mcp.example.com' }
 
   t.doesNotThrow(() => checkExposure(config({}), undefined, true))
-  t.doesNotThrow(() => checkExposure(config({ host: '0.0.0.0' }), auth, false))
-  t.doesNotThrow(() => checkExposure(config({ host: '0.0.0.0', insecureNoAuth: 'true' }), undefined, false))
-  t.throws(() => checkExposure(config({ host: '0.0.0.0' }), undefined, false), { code: 'APP_ERR_CONFIG_INVALID', message: /WORKSPACE_MCP_AUTH_TOKENS.*--insecure-no-auth/ })
+  t.doesNotThrow(() => checkExposure(config(hosts), auth, false))
+  t.doesNotThrow(() => checkExposure(config({ ...hosts, insecureNoAuth: 'true' }), undefined, false))
+  t.throws(() => checkExposure(config(hosts), undefined, false), { code: 'APP_ERR_CONFIG_INVALID', message: /'0\.0\.0\.0' is reachable from other machines, so every request must be authenticated: set WORKSPACE_MCP_AUTH_TOKENS.*--insecure-no-auth to serve without authentication$/ })
+  t.throws(() => checkExposure(config({ host: '0.0.0.0', insecureNoAuth: 'true' }), undefined, false), { message: /so allowedHosts \(--allowed-hosts \/ WORKSPACE_MCP_ALLOWED_HOSTS\) must list/ })
+  t.throws(() => checkExposure(config({ host: '0.0.0.0' }), undefined, false), { message: /every request must be authenticated: .*; and allowedHosts \(--allowed-hosts/ }, 'both missing: one message names both')
 })

@@ -72,6 +72,13 @@ t.test('serve refuses a non-loopback bind without allowedHosts, naming the setti
   t.match(output, /WORKSPACE_MCP_ALLOWED_HOSTS/)
 })
 
+t.test('serve with neither says both at once, exit 2', async (t) => {
+  const { code, output } = await serveRefused(['--host', '0.0.0.0'])
+
+  t.equal(code, 2)
+  t.match(output, /WORKSPACE_MCP_AUTH_TOKENS[\s\S]*WORKSPACE_MCP_ALLOWED_HOSTS/)
+})
+
 /** Starts `serve` with `args`; resolves with its base URL, its output so far and a promise of its exit. */
 async function startServe (t: Test, args: string[], serve = [COVERED_CLI, 'serve']) {
   const child = spawn(process.execPath, [...serve, '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
