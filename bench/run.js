@@ -123,11 +123,11 @@ if (!values['no-write']) {
   mkdirSync(dirname(values.out), { recursive: true })
   writeFileSync(values.out, document({ rows, environment: startEnvironment, failures, extra, command }))
   log(`\nwrote ${values.out}`)
-  // Only a full run speaks for every row of the README's summary.
+  // Only a full run speaks for every row of bench/README.md's summary.
   if (values.only === undefined && !quick && failures.length === 0) {
     const { updateReadme } = await import('./lib/readme-summary.js')
-    const readme = new URL('../README.md', import.meta.url)
-    if (updateReadme(readme, readFileSync(values.out, 'utf8'))) log('updated the summary in README.md')
+    const readme = new URL('./README.md', import.meta.url)
+    if (updateReadme(readme, readFileSync(values.out, 'utf8'))) log('updated the summary in bench/README.md')
   }
 }
 const goalMissed = rows.some(r => r.pass === false)

@@ -36,12 +36,12 @@ t.test('allowBroadRoot: off by default, a bare --allow-broad-root flag, or a boo
   t.throws(() => parseConfigFlags(['--allow-broad-root=yes']), { code: 'APP_ERR_CONFIG_INVALID', message: /allow-broad-root/ })
 })
 
-t.test('the README configuration table states every flag\'s range and every choice', async (t) => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+t.test('the docs/configuration.md table states every flag\'s range and every choice', async (t) => {
+  const readme = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8')
   for (const [key, schema] of Object.entries(ConfigSchema.properties) as Array<[string, { minimum?: number, maximum?: number }]>) {
     const row = readme.split('\n').find(line => line.startsWith(`| \`${configFlagName(key)}\` |`))
     if (row === undefined) {
-      t.fail(`${configFlagName(key)} has no row in the README table`)
+      t.fail(`${configFlagName(key)} has no row in the docs/configuration.md table`)
       continue
     }
     if (schema.minimum !== undefined) t.match(row, `${schema.minimum}–${schema.maximum ?? ''}`, `${key}: its range`)

@@ -2,7 +2,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { ERROR_CONSTRUCTORS, TOOL_ERROR_CODES, toolError } from '../src/errors.js'
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const readme = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8')
 
 t.test('each error constructor\'s key is its code (fastify errors.js style)', async (t) => {
   for (const [key, Ctor] of Object.entries(ERROR_CONSTRUCTORS)) {
@@ -10,13 +10,13 @@ t.test('each error constructor\'s key is its code (fastify errors.js style)', as
   }
 })
 
-t.test('every error code is documented in the README error tables', async (t) => {
+t.test('every error code is documented in the docs/errors.md tables', async (t) => {
   for (const code of [...Object.keys(ERROR_CONSTRUCTORS), ...TOOL_ERROR_CODES]) {
-    t.ok(readme.includes(`\`${code}\``), `${code} is in README.md`)
+    t.ok(readme.includes(`\`${code}\``), `${code} is in docs/errors.md`)
   }
 })
 
-t.test('every tool error code in the README table exists in src/errors.ts', async (t) => {
+t.test('every tool error code in the docs/errors.md table exists in src/errors.ts', async (t) => {
   const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map(m => m[1]).filter(c => !c.startsWith('APP_ERR_'))
   t.ok(documented.length > 10)
   for (const code of documented) t.ok((TOOL_ERROR_CODES as readonly string[]).includes(code), `${code} is a TOOL_ERROR_CODES entry`)

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { untracked } from '../helpers/spawn-stdio.js'
 
-// README's "Add a tool" section is the single source of its example: this test applies its steps,
+// CONTRIBUTING.md's "Add a tool" section is the single source of its example: this test applies its steps,
 // as written, to a copy of the project and runs the checks `npm test` would fail on — the build's
 // tsc, lint of the touched files, `workspace-mcp check` (conventions, token allowance, docs) and the
 // golden manifest — then calls the new tool through the built bin. The full suite is not run here.
@@ -20,10 +20,10 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^
 
 interface Block { lang: string, file?: string, code: string }
 
-/** The fenced code blocks of one README section, each with the file its first-line comment names. */
+/** The fenced code blocks of one CONTRIBUTING.md section, each with the file its first-line comment names. */
 function sectionBlocks (readme: string, heading: string): Block[] {
   const start = readme.indexOf(`\n${heading}\n`)
-  if (start < 0) throw new Error(`README has no "${heading}" section`)
+  if (start < 0) throw new Error(`CONTRIBUTING.md has no "${heading}" section`)
   const end = readme.indexOf('\n## ', start + heading.length + 2)
   const section = readme.slice(start, end < 0 ? undefined : end)
   return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({
@@ -33,11 +33,11 @@ function sectionBlocks (readme: string, heading: string): Block[] {
   }))
 }
 
-/** Applies a README edit of src/tools/index.ts: its imports after the last import, its entries at the end of `tools`. */
+/** Applies a CONTRIBUTING.md edit of src/tools/index.ts: its imports after the last import, its entries at the end of `tools`. */
 function register (index: string, block: string): string {
   const imports = block.split('\n').filter(line => line.startsWith('import '))
   const entries = /\[([\s\S]*)\]/.exec(block)?.[1].split('\n').map(line => line.trim()).filter(line => /^\w+,?$/.test(line)).map(line => line.replace(/,$/, '')) ?? []
-  if (imports.length === 0 || entries.length === 0) throw new Error(`the README's src/tools/index.ts block shows no import or no entry:\n${block}`)
+  if (imports.length === 0 || entries.length === 0) throw new Error(`the CONTRIBUTING.md src/tools/index.ts block shows no import or no entry:\n${block}`)
   const lines = index.split('\n')
   const lastImport = lines.findLastIndex(line => line.startsWith('import '))
   lines.splice(lastImport + 1, 0, ...imports)
@@ -48,7 +48,7 @@ function register (index: string, block: string): string {
   return edited.replace(list[0], appended)
 }
 
-/** The properties a README `Type.Object({ … })` declares, split into published and injected, and which are required. */
+/** The properties a CONTRIBUTING.md `Type.Object({ … })` declares, split into published and injected, and which are required. */
 function declaredInput (code: string): { published: string[], required: string[], injected: string[] } {
   const lines = code.split('\n').map(line => /^ {4}(\w+): (Type\.Optional\(|Type\.|Inject\()/.exec(line)).filter(m => m !== null)
   return {
@@ -79,8 +79,8 @@ function callTool (cli: string, root: string, name: string, args: Record<string,
   return { text: answer.result.content[0].text, isError: answer.result.isError === true }
 }
 
-t.test('the README "Add a tool" steps, applied as written, pass the checks and publish the tool', { timeout: 240_000 }, async (t) => {
-  const blocks = sectionBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'), '## Add a tool')
+t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the checks and publish the tool', { timeout: 240_000 }, async (t) => {
+  const blocks = sectionBlocks(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), '## Add a tool')
   const copy = mkdtempSync(join(tmpdir(), 'wmcp-add-a-tool-'))
   t.teardown(() => rmSync(copy, { recursive: true, force: true }))
   for (const path of COPIED) cpSync(join(ROOT, path), join(copy, path), { recursive: true })
@@ -93,7 +93,7 @@ t.test('the README "Add a tool" steps, applied as written, pass the checks and p
     if (block.file === undefined) throw new Error(`a ts block names no file in its first line:\n${block.code}`)
     const target = join(copy, block.file)
     if (block.file === 'src/tools/index.ts') writeFileSync(target, register(readFileSync(target, 'utf8'), block.code))
-    else if (existsSync(target)) throw new Error(`${block.file} already exists: the README must add a new file`)
+    else if (existsSync(target)) throw new Error(`${block.file} already exists: CONTRIBUTING.md must add a new file`)
     else {
       writeFileSync(target, block.code)
       created.push(block)
@@ -140,7 +140,7 @@ t.test('the README "Add a tool" steps, applied as written, pass the checks and p
     t.ok(typeof schema.type === 'string' && typeof schema.description === 'string', `${param} has a type and a description`)
   }
 
-  // It runs: the README's count_lines counts the lines of a workspace file.
+  // It runs: CONTRIBUTING.md's count_lines counts the lines of a workspace file.
   const workspace = mkdtempSync(join(tmpdir(), 'wmcp-add-a-tool-root-'))
   t.teardown(() => rmSync(workspace, { recursive: true, force: true }))
   writeFileSync(join(workspace, 'notes.txt'), 'one\ntwo\nthree\n')

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import t from 'tap'
 
-// The published benchmark run (bench/results/latest.md, and the README block made from it) names the commit it
+// The published benchmark run (bench/results/latest.md, and the bench/README.md block made from it) names the commit it
 // measured; the tool list it measured is the one the code has now.
 
 const latest = fs.readFileSync('bench/results/latest.md', 'utf8')
