@@ -120,6 +120,10 @@ const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
   const metadata = metadataOf(options)
   const challenge = (extra: string): string =>
     ['Bearer realm="workspace-mcp"', extra, `scope="${scope}"`, metadata === undefined ? '' : `resource_metadata="${metadata}"`].filter(s => s !== '').join(', ')
+  // What a client without a token should send: a static-token server has no authorization server to get one from.
+  const required = jwt === undefined
+    ? 'a bearer token is required: send "Authorization: Bearer <token>" with a token the operator gave you (this server has no OAuth authorization server, so client registration cannot get one)'
+    : `a bearer token is required: send "Authorization: Bearer <token>" with an access token from ${jwt.issuer} for ${resource} (metadata: ${metadata})`
   const unauthorized = (why: string, error?: string): Error =>
     Object.assign(new APP_ERR_UNAUTHORIZED(why), { headers: { 'www-authenticate': challenge(error === undefined ? '' : `error="${error}", error_description="${why}"`) } })
 
@@ -149,7 +153,7 @@ const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
     const header = request.headers.authorization
     // Tokens come only from this header (never a query string: spec basic/authorization, Token Requirements).
     const match = header === undefined ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(header)
-    if (match === null) throw unauthorized(header === undefined ? 'a bearer token is required' : 'the Authorization header is not a bearer token', header === undefined ? undefined : 'invalid_request')
+    if (match === null) throw unauthorized(header === undefined ? required : 'the Authorization header is not a bearer token', header === undefined ? undefined : 'invalid_request')
     const token = match[1]
     if (jwt !== undefined && looksLikeJwt(token)) return await verifyJwt(token)
     const name = staticMatch(digests, token)

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { indexReady } from './helpers/rpc.js'
+import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -225,4 +226,20 @@ t.test('a tool this configuration leaves out says why over both transports; a mi
 
   const typos = await Promise.allSettled(clients.map(async client => await client.callTool({ name: 'read_file', arguments: {} })))
   for (const typo of typos) t.match(typo, { status: 'rejected', reason: { code: -32602, message: /Unknown tool: read_file \(did you mean read_files\?\)/ } })
+})
+
+t.test('a token-protected server: the SDK client sends its token in requestInit.headers; without one it learns what to send', async (t) => {
+  const token = 'transport-token-0123456789'
+  const env = { WORKSPACE_MCP_AUTH_TOKENS: `me:${createHash('sha256').update(token).digest('hex')}` }
+  const http = await httpInProcess(t, ['--root', root], env)
+
+  const withToken = await connect(t, new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }))
+  t.ok((await withToken.listTools()).tools.some(tool => tool.name === 'read_files'), 'served')
+
+  const anonymous = new Client({ name: 'anonymous', version: '1.0.0' })
+  const refused = await anonymous.connect(new StreamableHTTPClientTransport(new URL(http.url))).then(() => undefined, (err: unknown) => err)
+  t.match(refused, { message: /401|Unauthorized/ }, 'refused')
+  const raw = await fetch(http.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) })
+  t.equal(raw.status, 401)
+  t.match(await raw.json(), { error: { message: /send "Authorization: Bearer <token>" with a token the operator gave you/ } })
 })

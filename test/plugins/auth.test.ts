@@ -63,6 +63,7 @@ t.test('static tokens: the right one passes as its name; a wrong, missing or que
   }
   t.match(wrong.headers['www-authenticate'], /error="invalid_token"/)
   t.match(basic.headers['www-authenticate'], /error="invalid_request"/)
+  t.match(missing.json().error.message, /^Unauthorized: a bearer token is required: send "Authorization: Bearer <token>" with a token the operator gave you \(this server has no OAuth authorization server, so client registration cannot get one\)$/, 'a client without one is told what to send, and that registration cannot help')
   t.equal((await app.inject({ method: 'GET', url: '/open' })).statusCode, 200, 'routes outside the guarded context are not guarded')
   t.equal((await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource' })).statusCode, 404)
 })
@@ -88,6 +89,7 @@ t.test('JWTs: signature, issuer, audience and expiry are checked; the principal 
     t.match(res.headers['www-authenticate'], `resource_metadata="${metadataUrl(RESOURCE)}"`, `${name}: points at the metadata`)
   }
   t.match((await post(app, `Bearer ${cases[3][1]}`)).json().error.message, /expired/)
+  t.equal((await post(app)).json().error.message, `Unauthorized: a bearer token is required: send "Authorization: Bearer <token>" with an access token from ${ISSUER} for ${RESOURCE} (metadata: ${metadataUrl(RESOURCE)})`, 'without a token: where to get one')
 })
 
 t.test('a valid token without the scope is 403 insufficient_scope naming it; scp arrays count', async (t) => {
