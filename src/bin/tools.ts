@@ -1,5 +1,15 @@
 import { commandRuntime, splitArgs } from './command-runtime.js'
 import type { CommandIo } from './run.js'
+import type { ServiceName } from '../services/index.js'
+
+/** What a service a tool needs is, in the words of the settings and installs that provide it. */
+const NEEDS: Partial<Record<ServiceName, string>> = {
+  semantic: 'an embeddings provider (--embeddings-url and --embeddings-model)',
+  codeIndex: 'the code index (--code-index on; SQLite and tree-sitter)',
+  git: 'a root that is a git work tree, and git',
+  search: 'ripgrep (--ripgrep-path)',
+  symbols: 'tree-sitter and its grammars'
+}
 
 /** `workspace-mcp tools [--json]`: the tools/list manifest exactly as served, or one line per tool. */
 export async function main (argv: string[], io: CommandIo = process): Promise<void> {
@@ -14,6 +24,6 @@ export async function main (argv: string[], io: CommandIo = process): Promise<vo
   const entries = catalog.entries()
   const width = Math.max(0, ...entries.map(e => e.name.length))
   const lines = entries.map(e => `${e.name.padEnd(width)}  ${e.category.padEnd(10)}  ${e.title}`)
-  const hidden = Object.entries(runtime.registry.unavailable).map(([name, missing]) => `${name} (not listed: needs ${missing.join(', ')})`)
+  const hidden = Object.entries(runtime.registry.unavailable).map(([name, missing]) => `${name} (not listed: needs ${missing.map(service => NEEDS[service] ?? service).join(' and ')})`)
   io.stdout.write([...lines, ...hidden].join('\n') + '\n')
 }

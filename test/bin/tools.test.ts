@@ -46,8 +46,11 @@ t.test('the shipped bundle: `tools --json` prints the manifest byte for byte as 
   t.equal((await run(['tools', '--json'])).stdout, printed.stdout, 'in-process, the same bytes again')
 })
 
-t.test('`tools` prints one line per tool and nothing else on stdout', async (t) => {
+t.test('`tools` prints one line per tool and nothing else on stdout; a tool not listed here says what it needs', async (t) => {
   const out = await run(['tools'])
+  const off = await run(['tools', '--code-index', 'off'])
+  t.match(off.stdout, /^find_symbol \(not listed: needs the code index \(--code-index on; SQLite and tree-sitter\)\)$/m)
+  t.match(out.stdout, /^search_semantic \(not listed: needs an embeddings provider \(--embeddings-url and --embeddings-model\)\)$/m)
 
   t.equal(out.status, 0)
   t.match(out.stdout, /^get_tool_usage_guide\s+guide\s+Tool Usage Guide$/m)
