@@ -94,8 +94,15 @@ export const gitDiff = defineTool({
     // A file without a patch to show stands in as '' (it always "fits"); render names why it has none.
     const texts = patches.map((p, i) => refused[i] === undefined ? p ?? '' : '')
     const pathCall = (p: string): string => formatCall('git_diff', { ...nextArgs, path: p, page_size: undefined })
+    // Nothing changed: say where else the change may be, rather than leave an empty list.
+    const pathArg = target.path === '' ? {} : { path: args.path }
+    const none = changes.length > 0
+      ? []
+      : [toHash === undefined
+          ? `No uncommitted changes${target.path === '' ? '' : ` under ${target.shown}`}. Committed ones: ${formatCall('git_log', pathArg)} lists the commits, ${formatCall('git_diff', { ...pathArg, from: 'HEAD~1', to: 'HEAD' })} shows the last.`
+          : `No changes between ${short(fromHash)} and ${toShown}${target.path === '' ? '' : ` under ${target.shown}`}. ${formatCall('git_log', pathArg)} lists the commits that touched it.`]
     const render = (n: number, cut?: number): string => {
-      const lines = [heading, '']
+      const lines = [heading, '', ...none]
       lines.push(...page.items.map(c => changeLine(c, prefix)))
       if (texts.length > 0) lines.push('', '## Patches', '')
       for (let i = 0; i < texts.length; i++) {

@@ -194,6 +194,12 @@ t.test('git_diff: the working tree or two commits, pages of files, stat mode, re
   fs.rmSync(path.join(fx.root, 'src', 'main.ts'))
   const gone = await gitDiff.run({ ...fx.services, path: 'src' }, toolContext())
   t.match(textOf(gone), /D src\/main\.ts \(\+0 −300\)/)
+
+  // Nothing changed: where else to look, never an empty list alone.
+  const quiet = await gitDiff.run({ ...fx.services, path: 'docs' }, toolContext())
+  t.match(textOf(quiet), /: 0 files changed\n\nNo uncommitted changes under docs\. Committed ones: git_log path="docs" lists the commits, git_diff path="docs" from="HEAD~1" to="HEAD" shows the last\.\n/)
+  const same = await gitDiff.run({ ...fx.services, from: 'HEAD', to: 'HEAD' }, toolContext())
+  t.match(textOf(same), /: 0 files changed\n\nNo changes between [0-9a-f]{12} and [0-9a-f]{12}\. git_log lists the commits that touched it\.\n/)
 })
 
 t.test('git_blame: lines with their commits, pinned next call, range errors', async (t) => {
