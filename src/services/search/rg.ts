@@ -271,9 +271,20 @@ function tidy (stderr: string): string {
     .slice(0, 800)
 }
 
+/** ripgrep shows a pattern as it compiled it, inside `(?:…)`: show the caller's own, with the markers moved under it. */
+function asWritten (text: string, pattern: string): string {
+  const lines = text.split('\n')
+  const at = lines.indexOf(`    (?:${pattern})`)
+  if (at < 0) return text
+  lines[at] = `    ${pattern}`
+  const marks = lines[at + 1]
+  if (marks !== undefined && /^ {4} *\^/.test(marks)) lines[at + 1] = `    ${marks.slice(4).replace(/^ {0,3}/, '')}`
+  return lines.join('\n')
+}
+
 /** Maps a ripgrep failure before any search (exit 2) to a tool error, or undefined when it is a per-file problem. */
 export function classifyRgError (stderr: string, pattern: string): ToolError | undefined {
-  const text = tidy(stderr)
+  const text = asWritten(tidy(stderr), pattern)
   if (/regex parse error|error parsing regex|the literal .* is not allowed/.test(stderr)) {
     if (/not supported/.test(stderr)) {
       return toolError('UNSUPPORTED_REGEX_FEATURE', `ripgrep's linear-time engine rejected the pattern:\n${text}`,

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
+import { classifyRgError, runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
 
 const NL = 0x0a
 
@@ -117,4 +117,12 @@ t.test('stderr names the caller\'s path instead of the pinned /proc descriptor p
   t.equal(run.code, 2)
   t.match(run.stderr, /^rg: src\/private\/secret\.txt: Permission denied \(os error 13\)/)
   t.notMatch(run.stderr, /\/proc\//)
+})
+
+t.test('a parse error shows the caller\'s pattern, not ripgrep\'s "(?:…)"; a message of another shape is left as it is', async (t) => {
+  const message = (stderr: string, pattern: string): string => classifyRgError(stderr, pattern)?.message ?? ''
+  t.match(message('rg: regex parse error:\n    (?:a{2)\n        ^^\nerror: unclosed counted repetition\n', 'a{2'), /\n {4}a\{2\n {5}\^\^\n/)
+  t.match(message('rg: regex parse error:\n    (?:ab)\nerror: no marker line\n', 'ab'), /\n {4}ab\nerror: no marker line/, 'no markers to move')
+  t.match(message('rg: regex parse error:\n    (?:ab)\n', 'ab'), /\n {4}ab\./, 'the pattern as the last line')
+  t.match(message('rg: regex parse error:\n    (?:a)|(?:b)\n    ^\n', 'a'), /\(\?:a\)\|\(\?:b\)/, 'several patterns: ripgrep\'s own text')
 })

@@ -150,6 +150,12 @@ t.test('bad patterns are tool errors, never zero matches', async (t) => {
   const code = (request: SearchRequest) => toolCodeOf(fx.search.search(request, { offset: 0, pageSize: 10 }))
 
   t.equal(await code({ pattern: 'foo(' }), 'INVALID_REGEX')
+  // The pattern as the caller wrote it, not as ripgrep compiled it (inside "(?:…)"), and the markers under it.
+  const bad = await fx.search.search({ pattern: 'a{2' }, { offset: 0, pageSize: 10 }).catch((err: Error) => err)
+  t.match((bad as Error).message, /could not parse the pattern:\nregex parse error:\n {4}a\{2\n {5}\^\^\nerror: unclosed counted repetition/)
+  t.notMatch((bad as Error).message, /\(\?:/)
+  const unclosed = await fx.search.search({ pattern: '(x' }, { offset: 0, pageSize: 10 }).catch((err: Error) => err)
+  t.match((unclosed as Error).message, /\n {4}\(x\n {4}\^\n/, 'a marker under the wrapper moves to the pattern\'s start')
   t.equal(await code({ pattern: '(?<=a)b' }), 'UNSUPPORTED_REGEX_FEATURE')
   t.equal(await code({ pattern: '(a)\\1' }), 'UNSUPPORTED_REGEX_FEATURE')
   t.equal(await code({ pattern: '(\\w{100}){100}' }), 'REGEX_TOO_COMPLEX')
