@@ -86,6 +86,12 @@ t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the che
   for (const path of COPIED) cpSync(join(ROOT, path), join(copy, path), { recursive: true })
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
 
+  // Before the steps, the copy is a checkout that was never built: npm pack builds it (prepack) and packs the bin.
+  const packed = run(copy, 'npm', ['pack', '--json', '--pack-destination', copy])
+  if (!t.equal(packed.status, 0, `npm pack: ${output(packed)}`)) return
+  t.match(packed.stderr, /building \(no build yet\)/, 'prepack built the unbuilt checkout')
+  t.ok((JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0].files.some(file => file.path === 'dist/bin/cli.js'), 'the tarball has its bin')
+
   // Steps 1 and 2: a block for a new file is written as is; the block for index.ts is applied to it.
   const touched: string[] = []
   const created: Block[] = []
