@@ -31,6 +31,10 @@ const OUTPUT_MODES = ['content', 'files', 'count'] as const
 const GLOBS = { maxItems: 20 }
 
 /** Arguments of search_regex (search and tokenizer are injected, never published). */
+/** Default page sizes: matching lines with their context, or files at a line each. */
+const CONTENT_PAGE = 10
+const FILES_PAGE = 50
+
 const SearchRegexInput = Type.Object({
   pattern: Type.String({ minLength: 1, maxLength: 1000, description: 'Regular expression in ripgrep (Rust regex) syntax, or a plain string with literal=true, e.g. "fetchUser\\\\(" or "getUser|fetchUser"' }),
   path: Type.Optional(Type.String({ description: 'File or folder to search, relative to the workspace root; default the whole workspace, e.g. "src/api"' })),
@@ -40,7 +44,7 @@ const SearchRegexInput = Type.Object({
   exclude: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { ...GLOBS, description: 'Skip files matching these globs (up to 20), e.g. ["**/*.test.ts", "vendor/**"]' })),
   context_lines: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 0, description: 'Lines of context before and after each match (0–10; content mode only), e.g. 2' })),
   output_mode: Type.Optional(Type.Union(OUTPUT_MODES.map(m => Type.Literal(m)), { default: 'content', description: 'What to return: matching lines ("content"), matching file paths ("files"), or per-file match counts ("count"), e.g. "files"' })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Results per page (1–100): matching lines in content mode, files otherwise, e.g. 20' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page (1–100): matching lines in content mode (default 10), files in files and count modes (default 50: a line each), e.g. 20' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Index of the first result to return, from the previous footer\'s next call, e.g. 10' })),
   respect_gitignore: Type.Optional(Type.Boolean({ default: true, description: 'Skip files that .gitignore/.ignore rules exclude; false searches them too, e.g. false in an unpacked tarball whose .gitignore hides the whole tree' })),
   max_response_tokens: Type.Optional(Type.Integer({ minimum: MIN_RESPONSE_TOKENS, maximum: MAX_RESPONSE_TOKENS, default: 8000, description: 'Token budget of the answer (1000–20000); over it, lines are shortened and results dropped, with a note, e.g. 4000' })),
@@ -80,7 +84,7 @@ export const searchRegex = defineTool({
     const literal = args.literal ?? false
     const mode = args.output_mode ?? 'content'
     const offset = args.offset ?? 0
-    const pageSize = args.page_size ?? 10
+    const pageSize = args.page_size ?? (mode === 'content' ? CONTENT_PAGE : FILES_PAGE)
     const budget = args.max_response_tokens ?? 8000
     const contextLines = mode === 'content' ? args.context_lines ?? 0 : 0
     const page = await search.search({
