@@ -84,7 +84,8 @@ export const searchRegex = defineTool({
     const literal = args.literal ?? false
     const mode = args.output_mode ?? 'content'
     const offset = args.offset ?? 0
-    const pageSize = args.page_size ?? (mode === 'content' ? CONTENT_PAGE : FILES_PAGE)
+    const defaultPage = mode === 'content' ? CONTENT_PAGE : FILES_PAGE
+    const pageSize = args.page_size ?? defaultPage
     const budget = args.max_response_tokens ?? 8000
     const contextLines = mode === 'content' ? args.context_lines ?? 0 : 0
     const page = await search.search({
@@ -110,7 +111,8 @@ export const searchRegex = defineTool({
       exclude: args.exclude,
       context_lines: args.context_lines,
       output_mode: args.output_mode,
-      page_size: args.page_size,
+      // The mode's own default is left out of the calls a footer gives, as the schema's defaults are.
+      page_size: args.page_size === defaultPage ? undefined : args.page_size,
       respect_gitignore: args.respect_gitignore,
       max_response_tokens: args.max_response_tokens
     }, SearchRegexInput)

@@ -177,3 +177,14 @@ t.test('path completion: a bare prefix completes at the root, a full page stops 
   stopped.abort()
   t.same(await completePaths(workspace, 'many/f', stopped.signal), [])
 })
+
+t.test('a page size equal to its mode\'s default is left out of the next call; another is kept', async (t) => {
+  const { workspace } = await tree(t, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`src/f${i}.ts`, 'needle\n'])))
+  const search = await createSearch({ workspace, log })
+  const tokenizer = createTokenizer()
+  t.teardown(() => { search.close(); tokenizer.close().catch(() => {}) })
+  const footer = async (args: Record<string, unknown>): Promise<string | undefined> => textOf(await searchRegex.run({ search, tokenizer, pattern: 'needle', ...args }, toolContext())).split('\n').at(-1)
+
+  t.match(await footer({ output_mode: 'files', page_size: 50 }), / next: search_regex pattern="needle" output_mode="files" offset=50$/)
+  t.match(await footer({ output_mode: 'files', page_size: 10 }), / next: search_regex pattern="needle" output_mode="files" page_size=10 offset=10$/)
+})
