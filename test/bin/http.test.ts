@@ -98,6 +98,14 @@ async function startServe (t: Test, args: string[], serve = [COVERED_CLI, 'serve
   return { child, url, state, exit }
 }
 
+/**
+ * Waits (20 s at most) for the first index scan to end: a thread still loading its modules through the test
+ * entry's TypeScript hooks when the process exits can take the process down with SIGABRT instead of its exit code.
+ */
+async function indexScanned (state: { output: string }): Promise<void> {
+  for (let i = 0; i < 400 && !state.output.includes('code index scan finished'); i++) await new Promise(resolve => setTimeout(resolve, 50))
+}
+
 /** Opens a session and starts a call that waits for the client (a sampling request nobody answers); `rest` reads its stream to the end. */
 async function hangingCall (url: string): Promise<{ controller: AbortController, rest: () => Promise<string> }> {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
@@ -119,6 +127,7 @@ async function hangingCall (url: string): Promise<{ controller: AbortController,
 
 t.test('a call that outlives the drain is answered SHUTTING_DOWN on its stream before the exit (0); probes see 503 meanwhile', { timeout: 30000 }, async (t) => {
   const { child, url, state, exit } = await startServe(t, ['--drain-ms', '1500'], FIXTURE_SERVE)
+  await indexScanned(state)
   const call = await hangingCall(url)
   t.teardown(() => call.controller.abort())
 
@@ -160,6 +169,7 @@ t.test('SIGTERM during a search that outlives the drain: the search stops and it
 
 t.test('a second SIGTERM ends the drain at once with exit 1', { timeout: 30000 }, async (t) => {
   const { child, url, state, exit } = await startServe(t, ['--drain-ms', '60000'], FIXTURE_SERVE)
+  await indexScanned(state)
   const call = await hangingCall(url)
   t.teardown(() => call.controller.abort())
 
