@@ -11,6 +11,11 @@ const NEEDS: Partial<Record<ServiceName, string>> = {
   symbols: 'tree-sitter and its grammars'
 }
 
+/** A missing service in words; every service a product tool can lack has its words above. */
+// A service added without words shows its key rather than "undefined".
+/* c8 ignore next */
+const needs = (service: ServiceName): string => NEEDS[service] ?? service
+
 /** `workspace-mcp tools [--json]`: the tools/list manifest exactly as served, or one line per tool. */
 export async function main (argv: string[], io: CommandIo = process): Promise<void> {
   const { own, rest } = splitArgs(argv, ['json'], [])
@@ -24,6 +29,6 @@ export async function main (argv: string[], io: CommandIo = process): Promise<vo
   const entries = catalog.entries()
   const width = Math.max(0, ...entries.map(e => e.name.length))
   const lines = entries.map(e => `${e.name.padEnd(width)}  ${e.category.padEnd(10)}  ${e.title}`)
-  const hidden = Object.entries(runtime.registry.unavailable).map(([name, missing]) => `${name} (not listed: needs ${missing.map(service => NEEDS[service] ?? service).join(' and ')})`)
+  const hidden = Object.entries(runtime.registry.unavailable).map(([name, missing]) => `${name} (not listed: needs ${missing.map(needs).join(' and ')})`)
   io.stdout.write([...lines, ...hidden].join('\n') + '\n')
 }

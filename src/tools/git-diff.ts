@@ -82,7 +82,8 @@ export const gitDiff = defineTool({
     const changes = await git.diffChanges(sides, signal)
     const toShown = toHash === undefined ? 'the working tree' : short(toHash)
     const nextArgs = withoutDefaults({ ...args, offset: undefined, from: fromHash, to: toHash }, GitDiffInput)
-    const heading = `# Diff ${short(fromHash)} → ${toShown}${target.path === '' ? '' : ` under ${target.shown}`}: ${counted(changes.length, 'file')} changed`
+    const under = target.path === '' ? '' : ` under ${target.shown}`
+    const heading = `# Diff ${short(fromHash)} → ${toShown}${under}: ${counted(changes.length, 'file')} changed`
     const listing = (p: Page<FileChange>): string => [heading, '', ...p.items.map(c => changeLine(c, prefix)), '', pagingFooter('git_diff', p.pagination, nextArgs, 'Files')].join('\n')
     // The file list must fit before any patch: a page of more file lines than the budget holds is shortened,
     // and its footer continues where it stops.
@@ -99,8 +100,8 @@ export const gitDiff = defineTool({
     const none = changes.length > 0
       ? []
       : [toHash === undefined
-          ? `No uncommitted changes${target.path === '' ? '' : ` under ${target.shown}`}. Committed ones: ${formatCall('git_log', pathArg)} lists the commits, ${formatCall('git_diff', { ...pathArg, from: 'HEAD~1', to: 'HEAD' })} shows the last.`
-          : `No changes between ${short(fromHash)} and ${toShown}${target.path === '' ? '' : ` under ${target.shown}`}. ${formatCall('git_log', pathArg)} lists the commits that touched it.`]
+          ? `No uncommitted changes${under}. Committed ones: ${formatCall('git_log', pathArg)} lists the commits, ${formatCall('git_diff', { ...pathArg, from: 'HEAD~1', to: 'HEAD' })} shows the last.`
+          : `No changes between ${short(fromHash)} and ${toShown}${under}. ${formatCall('git_log', pathArg)} lists the commits that touched it.`]
     const render = (n: number, cut?: number): string => {
       const lines = [heading, '', ...none]
       lines.push(...page.items.map(c => changeLine(c, prefix)))
