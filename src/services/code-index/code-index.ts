@@ -116,6 +116,8 @@ export interface CodeIndexOptions {
 export const INDEX_BYTES_PER_SOURCE_BYTE = 1.3
 /** How often a call waiting on an index another server writes looks at its file, ms. */
 const FOLLOW_MS = 200
+/** How long close() lets a running scan stop between two files before it ends the thread, ms. */
+const CLOSE_GRACE_MS = 1000
 const MAX_RETRY_MS = 30 * 60_000
 
 /** Opens nothing until the first start() or ready(): a command that only lists tools never creates the index. */
@@ -345,10 +347,18 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       } else {
         // A running scan stops between two files and lets the lease go (a lock left with this live process's id
         // would hold off a later writer); the thread ends after that.
-        await closing?.request({ abort: true }).catch(() => undefined)
-        await scanning
-        await closing?.request({ release: true }).catch(() => undefined)
+        const graceful = (async () => {
+          await closing?.request({ abort: true }).catch(() => undefined)
+          await scanning
+          await closing?.request({ release: true }).catch(() => undefined)
+        })()
+        // A thread slow to stop (a long parse at the lowest priority on a busy machine) is ended anyway: the bins
+        // exit soon after close, and an exit while a thread is inside a native call can abort the process.
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([graceful, new Promise(resolve => { timer = setTimeout(resolve, CLOSE_GRACE_MS) })])
+        clearTimeout(timer)
         await closing?.terminate()
+        dropLease(file, leaseToken)
       }
       await scanning
       reader.close()
