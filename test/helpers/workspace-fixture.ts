@@ -195,3 +195,10 @@ export function textOf (result: ToolResult): string {
   const first = result.content[0]
   return first?.type === 'text' ? first.text : ''
 }
+
+/** A new folder under the system's temporary one, by its real path, removed when the test ends. */
+export function tempDir (t: { teardown(fn: () => void): void }, prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}

@@ -16,16 +16,11 @@ import { entryOf, parseAndWrite } from '../../../src/services/code-index/index-b
 import type { OutlineSymbol } from '../../../src/services/symbols/outline.js'
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { createWorkspace, type WorkspaceService } from '../../../src/services/workspace/workspace.js'
+import { tempDir } from '../../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
 const where = locateTreeSitter() as TreeSitterLocation
-
-function tempDir (t: Test, prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 t.test('code tokens: identifiers whole and split, one-letter words dropped, long noise dropped', async (t) => {
   t.same(codeTokens('retryFailedUpload(x)'), ['retryfailedupload', 'retry', 'failed', 'upload'])

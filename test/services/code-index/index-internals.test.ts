@@ -1,8 +1,7 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { createActivity } from '../../../src/services/activity.js'
 import { parseAndWrite } from '../../../src/services/code-index/index-build.js'
 import { freeBytes } from '../../../src/services/code-index/index-file.js'
@@ -15,6 +14,7 @@ import { readSourceText } from '../../../src/services/code-index/indexed-lines.j
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { symbolLanguageOf, type SymbolLanguage } from '../../../src/services/symbols/languages.js'
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
+import { tempDir } from '../../helpers/workspace-fixture.js'
 
 // The code index's parts below the service, each on its own: the build's batching and yielding, the lease's
 // take-over, the reader's refusals, the writer's completion mark, the priority of the index's parsers.
@@ -22,12 +22,6 @@ import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as Sqlite
 const where = locateTreeSitter() as TreeSitterLocation
-
-function tempDir (t: Test, prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 t.test('activity: calls counted in and out, a leave counted once, listeners told of each change', async (t) => {
   const activity = createActivity()

@@ -13,7 +13,7 @@ import { storeProblemOf } from '../../../src/services/code-index/store-errors.js
 import { locateTreeSitter, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { findSymbol } from '../../../src/tools/find-symbol.js'
-import { toolContext } from '../../helpers/workspace-fixture.js'
+import { tempDir, toolContext } from '../../helpers/workspace-fixture.js'
 
 // A state disk that fills or fails never kills the server (issue 29): the index goes unavailable with the reason,
 // the space and the flag, a later scan retries, and the tools answer a tool error the model can act on.
@@ -21,12 +21,6 @@ import { toolContext } from '../../helpers/workspace-fixture.js'
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as Sqlite
 const where = locateTreeSitter() as TreeSitterLocation
-
-function tempDir (t: Test, prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 /** A tree of `n` C files, each with a few definitions (about 1.6 KB of source each). */
 function tree (t: Test, n: number): string {

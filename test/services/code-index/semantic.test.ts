@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
 import pino from 'pino'
@@ -21,18 +20,13 @@ import { locateTreeSitter, type TreeSitterLocation } from '../../../src/services
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../../helpers/fake-embeddings.js'
 import { runs } from '../../helpers/property.js'
+import { tempDir } from '../../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
 const where = locateTreeSitter() as TreeSitterLocation
 const unit = (v: number[]): Float32Array => Float32Array.from(fakeUnit(v))
 const fakeUnit = (v: number[]): number[] => { const n = Math.hypot(...v); return n === 0 ? v : v.map(x => x / n) }
-
-function tempDir (t: Test, prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 t.test('chunk text: CRs and a byte-order mark dropped, hashed by content, cut for the model on a character boundary', async (t) => {
   t.equal(chunkText(['\uFEFFa\r', 'b\r', 'c'], 1, 2), 'a\nb')

@@ -21,6 +21,7 @@ import { countHandler } from '../../../src/services/tokenizer/count-worker.js'
 import { locatePdfjs, type PdfjsLocation } from '../../../src/services/workspace/pdf-text.js'
 import { pdfHandler } from '../../../src/services/workspace/pdf-worker.js'
 import { makePdf } from '../../helpers/documents.js'
+import { tempDir } from '../../helpers/workspace-fixture.js'
 
 // What each thread module runs, run here on the test's own thread: coverage counts no worker thread, and every
 // line a thread runs is tested in-process through the handler its module serves (the threads themselves are
@@ -28,12 +29,6 @@ import { makePdf } from '../../helpers/documents.js'
 
 const where = locateTreeSitter() as TreeSitterLocation
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
-
-function tempDir (t: Test, prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 /** Clears the flag after `ms` from another thread (this one sleeps in Atomics.wait meanwhile) and wakes its waiters. */
 function clearLater (flag: Int32Array, ms: number): Worker {
