@@ -1,7 +1,7 @@
 import type { CodeIndex, IndexProblem } from '../services/code-index/index.js'
 import { toolError } from '../errors.js'
 import { Type } from '@sinclair/typebox'
-import { codeTokens } from '../services/code-index/index.js'
+import { searchTokens, termForms } from '../services/code-index/index.js'
 import { indexedLines } from '../services/code-index/index.js'
 import type { ChunkRow, PathScope } from '../services/code-index/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
@@ -90,7 +90,8 @@ const SNIPPET_LINES = 6
 export async function snippetOf (workspace: WorkspaceService, hit: { shown: string, start: number, end: number }, terms: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
   const numbered = await indexedLines(workspace, hit.shown, hit.start, hit.end, hit.end - hit.start + 1, signal)
   if (numbered === undefined) return [CHANGED_SINCE_INDEXED]
-  const telling = numbered.filter(l => codeTokens(l.text).some(t => terms.has(t)))
+  const forms = termForms([...terms])
+  const telling = numbered.filter(l => searchTokens(l.text).some(t => forms.has(t)))
   const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
   return shown.map(l => `${l.n}\t${cutLine(l.text, 300)}`)
 }

@@ -124,7 +124,7 @@ t.test('search_code: "retry upload" ranks retryFailedUpload first, with the line
   t.ok(Value.Check(SearchCodeOutput, data(result)))
   t.same(data(result).terms, ['retry', 'upload'])
   t.match(data(result).results[0], { path: 'src/upload.ts', start_line: 1, kind: 'class', symbol: 'Uploader' })
-  t.match(textOf(result), /^# Code matching "retry" "upload", best first — chunks with every word, then with any\n## src\/upload\.ts:1-\d+ class Uploader\n2\t {2}async retryFailedUpload \(path: string\): Promise<number> \{\n3\t {4}\/\/ retry each failed upload with backoff\n/)
+  t.match(textOf(result), /^# Code matching "retry" "upload", best first — chunks with every word, then with any\n## src\/upload\.ts:1-\d+ class Uploader\n1\texport class Uploader \{\n2\t {2}async retryFailedUpload \(path: string\): Promise<number> \{\n3\t {4}\/\/ retry each failed upload with backoff\n/)
   t.match(textOf(result), /\nRead one whole: read_files files=\[\{"path":"src\/upload\.ts","start_line":1,"end_line":\d+\}\]\nChunks 1–\d+ of \d+ \| next: none$/)
   t.same(data(await search(f, { query: 'backoff', path: 'test' })).results, [], 'path narrows')
   const script = await search(f, { query: 'rollout' })

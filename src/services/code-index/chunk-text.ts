@@ -21,7 +21,26 @@ export function chunkHash (text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32)
 }
 
-/** What is sent to the model for a chunk: its text, cut (never inside a surrogate pair) to MAX_EMBED_CHARS. */
+/** Where a chunk is, for the line that heads its embedded text. */
+export interface ChunkPlace {
+  /** The file as the workspace shows it, e.g. `mm/page_alloc.c`. */
+  path: string
+  /** The definition it is or lies in, e.g. `Uploader.retry`; '' for code between definitions. */
+  symbol: string
+  kind: string
+}
+
+/**
+ * What is sent to the model for a chunk: a line naming its file and definition, then its text (which starts with
+ * the definition's doc comment and signature). Models read only the head of a long text — a sentence model 128
+ * tokens — so what says most comes first.
+ */
+export function embeddedChunk (text: string, place: ChunkPlace): string {
+  const what = place.symbol === '' ? place.path : `${place.path}: ${place.kind} ${place.symbol}`
+  return embeddedText(`${what}\n${text}`)
+}
+
+/** What is sent to the model for a text: cut (never inside a surrogate pair) to MAX_EMBED_CHARS. */
 export function embeddedText (text: string): string {
   if (text.length <= MAX_EMBED_CHARS) return text
   const cut = text.charCodeAt(MAX_EMBED_CHARS - 1)

@@ -15,18 +15,37 @@ export const MAX_CHUNK_LINES = 60
 /** Chunks shorter than this merge with a neighbour while the two fit MAX_CHUNK_LINES. */
 export const MIN_CHUNK_LINES = 12
 
+/** A line that is a comment in the C, JavaScript, Go, Rust, Python or shell manner (not a preprocessor line). */
+const COMMENT = /^\s*(\/\/|\/\*|\*|#(?!\s*(define|include|if|ifdef|ifndef|else|elif|endif|undef|pragma|error|line)\b)|--|"""|''')/
+/** Longest doc comment taken into a definition, in lines. */
+const MAX_DOC_LINES = 40
+
+/**
+ * Where a definition at `line` (1-based) begins with the comment right above it: the first of the comment lines
+ * directly above, not above `floor`.
+ */
+export function docStart (lines: readonly string[], line: number, floor = 1): number {
+  let from = line
+  while (from > floor && line - from < MAX_DOC_LINES && COMMENT.test(lines[from - 2])) from--
+  return from
+}
+
 interface Span { start: number, end: number, symbol: string, kind: string, children: OutlineSymbol[] }
 
 const qualified = (s: OutlineSymbol): string => s.container === undefined ? s.name : `${s.container}.${s.name}`
 
-/** Spans of `symbols` (all starting at `depth`) and the gaps between them, within lines from..to. */
-function spansOf (all: OutlineSymbol[], from: number, to: number, depth: number, owner: { symbol: string, kind: string }): Span[] {
+/**
+ * Spans of `symbols` (all starting at `depth`) and the gaps between them, within lines from..to. A definition's
+ * span begins at its doc comment: the words that say what it does are found, shown and embedded with it.
+ */
+function spansOf (lines: readonly string[], all: OutlineSymbol[], from: number, to: number, depth: number, owner: { symbol: string, kind: string }): Span[] {
   const spans: Span[] = []
   let line = from
   const top = all.filter(s => s.depth === depth && s.line >= from && s.endLine <= to)
   for (const s of top) {
-    if (s.line > line) spans.push({ start: line, end: s.line - 1, ...owner, children: [] })
-    spans.push({ start: s.line, end: s.endLine, symbol: qualified(s), kind: s.kind, children: all.filter(c => c.depth > depth && c.line >= s.line && c.endLine <= s.endLine) })
+    const start = docStart(lines, s.line, line)
+    if (start > line) spans.push({ start: line, end: start - 1, ...owner, children: [] })
+    spans.push({ start, end: s.endLine, symbol: qualified(s), kind: s.kind, children: all.filter(c => c.depth > depth && c.line >= s.line && c.endLine <= s.endLine) })
     line = Math.max(line, s.endLine + 1)
   }
   if (line <= to) spans.push({ start: line, end: to, ...owner, children: [] })
@@ -34,10 +53,10 @@ function spansOf (all: OutlineSymbol[], from: number, to: number, depth: number,
 }
 
 /** A span too long for one chunk: its members become chunks, else it is cut into windows. */
-function split (span: Span, depth: number): Chunk[] {
+function split (lines: readonly string[], span: Span, depth: number): Chunk[] {
   if (span.end - span.start + 1 <= MAX_CHUNK_LINES) return [{ start: span.start, end: span.end, symbol: span.symbol, kind: span.kind }]
   if (span.children.length > 0) {
-    return spansOf(span.children, span.start, span.end, depth + 1, { symbol: span.symbol, kind: span.kind }).flatMap(s => split(s, depth + 1))
+    return spansOf(lines, span.children, span.start, span.end, depth + 1, { symbol: span.symbol, kind: span.kind }).flatMap(s => split(lines, s, depth + 1))
   }
   const windows: Chunk[] = []
   for (let start = span.start; start <= span.end; start += MAX_CHUNK_LINES) {
@@ -54,7 +73,7 @@ function split (span: Span, depth: number): Chunk[] {
 export function chunkFile (lines: readonly string[], outline: readonly OutlineSymbol[]): Chunk[] {
   const total = lines.length > 0 && lines[lines.length - 1] === '' ? lines.length - 1 : lines.length
   if (total === 0) return []
-  const pieces = spansOf([...outline], 1, total, 1, { symbol: '', kind: 'code' }).flatMap(s => split(s, 1))
+  const pieces = spansOf(lines, [...outline], 1, total, 1, { symbol: '', kind: 'code' }).flatMap(s => split(lines, s, 1))
   const blank = (c: Chunk): boolean => lines.slice(c.start - 1, c.end).every(l => l.trim() === '')
   const chunks: Chunk[] = []
   for (const piece of pieces.filter(c => !blank(c))) {

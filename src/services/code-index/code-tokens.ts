@@ -1,3 +1,5 @@
+import { formsOf, isStopWord, wordForm } from './word-forms.js'
+
 /** Identifiers (and numbers) as code spells them; `$` is part of a JavaScript name. */
 const WORDS = /[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+/g
 /** Boundaries inside an identifier: `retryFailedUpload`, `HTTPServer`, `upload2` (a digit run is its own part). */
@@ -6,29 +8,66 @@ const PARTS = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g
 const MAX_TOKEN = 40
 
 /**
- * Code-aware search tokens of a text, lower-cased: every identifier whole and, when it has several, its
- * camelCase / snake_case parts — so "retry upload" meets `retryFailedUpload` and `retry_failed_upload`.
- * One-letter words and parts are dropped: `i` and `x` would match everything.
+ * Calls `each(token, whole)` for the words of a text, lower-cased: every identifier whole and, when it has
+ * several, its camelCase / snake_case parts (`whole` false). One-letter words and parts are dropped: `i` and
+ * `x` would match everything.
  */
-export function codeTokens (text: string): string[] {
-  const tokens: string[] = []
+function eachToken (text: string, each: (token: string, compound: boolean) => void): void {
   for (const [word] of text.matchAll(WORDS)) {
     if (word.length > MAX_TOKEN) continue
     const whole = word.replace(/\$/g, '').toLowerCase()
-    if (whole.length > 1) tokens.push(whole)
     const parts = word.match(PARTS)
-    if (parts === null || parts.length < 2) continue
-    for (const part of parts) if (part.length > 1) tokens.push(part.toLowerCase())
+    const compound = parts !== null && parts.length > 1
+    if (whole.length > 1) each(whole, compound)
+    if (!compound) continue
+    for (const part of parts) if (part.length > 1) each(part.toLowerCase(), false)
   }
+}
+
+/**
+ * Code-aware tokens of a text as written, lower-cased: identifiers whole and their parts, so "retry upload"
+ * meets `retryFailedUpload` and `retry_failed_upload`.
+ */
+export function codeTokens (text: string): string[] {
+  const tokens: string[] = []
+  eachToken(text, token => tokens.push(token))
   return tokens
 }
 
-/** The distinct tokens of a query, in first-seen order, for an FTS5 OR query (each quoted: never syntax). */
-export function queryTerms (query: string): string[] {
-  return [...new Set(codeTokens(query))]
+/**
+ * The tokens a text is indexed by: as codeTokens, but each single word in its searchable form (stemmed and
+ * joined with its abbreviations: allocation and allocate are one, init and initialize too). An identifier of
+ * several parts is kept whole as written — `alloc_pages` is a name, not a word — and its parts take their forms.
+ */
+export function searchTokens (text: string): string[] {
+  const tokens: string[] = []
+  eachToken(text, (token, compound) => tokens.push(compound || /[0-9]/.test(token) ? token : wordForm(token)))
+  return tokens
 }
 
-/** An FTS5 MATCH expression for terms: all of them, or any (each quoted: a term is never syntax). */
+/** The form of one query term, as searchTokens writes it. */
+const formOf = (term: string): string => searchTokens(term)[0] ?? term
+
+/**
+ * The distinct words of a query as written, in first-seen order, without the words that name no subject
+ * ("where", "how", "the") unless nothing else is left.
+ */
+export function queryTerms (query: string): string[] {
+  const all = [...new Set(codeTokens(query))]
+  const telling = all.filter(term => !isStopWord(term))
+  return telling.length > 0 ? telling : all
+}
+
+/** Every form the terms of a query are searched by (theirs and their other words): what a matching line holds. */
+export function termForms (terms: readonly string[]): Set<string> {
+  return new Set(terms.flatMap(term => formsOf(formOf(term))))
+}
+
+/**
+ * An FTS5 MATCH expression for query terms: all of them, or any. Each term matches its form or one of its other
+ * words; every form is quoted, so a term is never syntax.
+ */
 export function matchExpression (terms: readonly string[], op: 'AND' | 'OR' = 'OR'): string {
-  return terms.map(term => `"${term}"`).join(` ${op} `)
+  const groups = [...new Set(terms.map(formOf))].map(form => formsOf(form).map(f => `"${f}"`))
+  return groups.map(group => group.length === 1 ? group[0] : `(${group.join(' OR ')})`).join(` ${op} `)
 }

@@ -1,14 +1,14 @@
 import { buildOutline } from '../symbols/index.js'
 import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbols/index.js'
-import type { RawDefinition, SymbolParser } from '../symbols/index.js'
+import type { OutlineSymbol, RawDefinition, SymbolParser } from '../symbols/index.js'
 
 /** What the build asks of a parser. */
 type Parse = Pick<SymbolParser, 'definitions'>
 import type { WorkspaceService } from '../workspace/index.js'
-import { chunkFile } from './chunker.js'
+import { chunkFile, docStart, type Chunk } from './chunker.js'
 import { chunkHash, chunkText } from './chunk-text.js'
-import { codeTokens } from './code-tokens.js'
-import { NOT_INDEXED, type FileEntry } from './index-schema.js'
+import { searchTokens } from './code-tokens.js'
+import { NOT_INDEXED, type ChunkFields, type FileEntry } from './index-schema.js'
 import type { ChangedFile } from './index-scan.js'
 import { readSourceText } from './indexed-lines.js'
 
@@ -24,15 +24,30 @@ export interface ParsedFile {
   definitions: RawDefinition[]
 }
 
-/** Turns a parsed file into what the index stores: its outline, its chunks and each chunk's search tokens. */
+/**
+ * A chunk's searchable fields: the names it defines (its own, and those of every definition starting in it),
+ * their heads (signature and the doc comment above), the file's path, and its text.
+ */
+function fieldsOf (lines: readonly string[], chunk: Chunk, symbols: readonly OutlineSymbol[], where: string): ChunkFields {
+  const defined = symbols.filter(s => s.line >= chunk.start && s.line <= chunk.end)
+  const names = defined.length > 0 ? defined.map(s => s.name).join(' ') : chunk.symbol
+  return {
+    name: searchTokens(names).join(' '),
+    head: searchTokens(defined.map(s => `${lines.slice(docStart(lines, s.line) - 1, s.line - 1).join('\n')}\n${s.signature}`).join('\n')).join(' '),
+    path: where,
+    body: searchTokens(lines.slice(chunk.start - 1, chunk.end).join('\n')).join(' ')
+  }
+}
+
+/** Turns a parsed file into what the index stores: its outline, its chunks and each chunk's search fields. */
 export function entryOf (file: ParsedFile): FileEntry {
   const lines = file.text.split('\n')
   const symbols = buildOutline(file.definitions, lines)
-  const where = codeTokens(file.shown).join(' ')
+  const where = searchTokens(file.shown).join(' ')
   const chunks = chunkFile(lines, symbols).map(chunk => ({
     ...chunk,
     hash: chunkHash(chunkText(lines, chunk.start, chunk.end)),
-    tokens: `${where} ${codeTokens(chunk.symbol).join(' ')} ${codeTokens(lines.slice(chunk.start - 1, chunk.end).join('\n')).join(' ')}`
+    fields: fieldsOf(lines, chunk, symbols, where)
   }))
   return { path: file.path, size: file.size, mtimeMs: file.mtimeMs, language: file.language, chunks, symbols }
 }

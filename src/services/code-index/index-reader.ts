@@ -4,7 +4,7 @@ import vm from 'node:vm'
 import { pathToFileURL } from 'node:url'
 import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
 import { matchExpression } from './code-tokens.js'
-import { metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
+import { FIELD_WEIGHTS, metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
 
 /** The queries of an index file, on a read-only connection of this thread. */
 export interface IndexReader {
@@ -27,6 +27,9 @@ const SCOPE_SQL = ' AND (f.path = ? OR (f.path >= ? AND f.path < ?))'
 
 /** A LIKE pattern for a literal substring (`\` escapes the wildcards). */
 const likeLiteral = (text: string): string => `%${text.replace(/[\\%_]/g, c => `\\${c}`)}%`
+
+/** bm25 with each column's weight. */
+const BM25 = `bm25(chunks_fts, ${FIELD_WEIGHTS.name}, ${FIELD_WEIGHTS.head}, ${FIELD_WEIGHTS.path}, ${FIELD_WEIGHTS.body})`
 
 const NO_COUNTS: StoreCounts = { files: 0, chunks: 0, symbols: 0 }
 
@@ -80,8 +83,8 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
     let statement = ranking.get(scoped)
     if (statement === undefined) {
       statement = db.prepare(scoped
-        ? `SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file WHERE chunks_fts MATCH ?${SCOPE_SQL} ORDER BY score, c.id LIMIT ?`
-        : 'SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, r.score FROM (SELECT rowid AS id, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?) r ' +
+        ? `SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, ${BM25} AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file WHERE chunks_fts MATCH ?${SCOPE_SQL} ORDER BY score, c.id LIMIT ?`
+        : `SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, r.score FROM (SELECT rowid AS id, ${BM25} AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?) r ` +
           'JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file ORDER BY r.score, c.id')
       ranking.set(scoped, statement)
     }

@@ -4,7 +4,7 @@ import type { Chunk } from './chunker.js'
 import type { OutlineSymbol } from '../symbols/index.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
-export const SCHEMA_VERSION = '4'
+export const SCHEMA_VERSION = '5'
 
 /** The language of a file the index passed by (binary, too big): remembered so a rescan skips it, never counted. */
 export const NOT_INDEXED = '-'
@@ -16,11 +16,26 @@ export interface IndexedFile {
   mtimeMs: number
 }
 
+/** A chunk's text as the ranked search sees it, field by field (space-separated searchTokens). */
+export interface ChunkFields {
+  /** The names defined in the chunk. */
+  name: string
+  /** Their signatures and doc comments. */
+  head: string
+  /** The file's path. */
+  path: string
+  /** The chunk's lines. */
+  body: string
+}
+
+/** How much a match in each field counts, in the order of the columns (bm25's weights): a name above its use. */
+export const FIELD_WEIGHTS: Readonly<Record<keyof ChunkFields, number>> = { name: 8, head: 3, path: 2, body: 1 }
+
 /** One file's contribution, ready to write. */
 export interface FileEntry extends IndexedFile {
   language: string
-  /** Each chunk with its search tokens and the hash of its text (what its vector is keyed by). */
-  chunks: Array<Chunk & { tokens: string, hash: string }>
+  /** Each chunk with its search fields and the hash of its text (what its vector is keyed by). */
+  chunks: Array<Chunk & { fields: ChunkFields, hash: string }>
   symbols: OutlineSymbol[]
 }
 
@@ -78,7 +93,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY AUTOINCREMENT, file INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL, hash TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(body, content='', contentless_delete=1, tokenize="unicode61 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(name, head, path, body, content='', contentless_delete=1, tokenize="unicode61 tokenchars '_'");
 CREATE TABLE IF NOT EXISTS symbols (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, name TEXT NOT NULL, name_lc TEXT NOT NULL, kind TEXT NOT NULL, container TEXT, line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_lc);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file);

@@ -69,7 +69,7 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
     deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
     insertFile: db.prepare('INSERT INTO files (path, size, mtime, language) VALUES (?, ?, ?, ?)'),
     insertChunk: db.prepare('INSERT INTO chunks (file, start, end, symbol, kind, hash) VALUES (?, ?, ?, ?, ?, ?)'),
-    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)'),
+    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, name, head, path, body) VALUES (?, ?, ?, ?, ?)'),
     insertSymbol: db.prepare('INSERT INTO symbols (file, name, name_lc, kind, container, line, end_line, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
     countRows: db.prepare('SELECT (SELECT count(*) FROM files WHERE language != ?) AS files, (SELECT count(*) FROM chunks) AS chunks, (SELECT count(*) FROM symbols) AS symbols'),
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
@@ -120,7 +120,7 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
           delta.symbols += entry.symbols.length
           for (const c of entry.chunks) {
             const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind, c.hash).lastInsertRowid
-            q.insertFts.run(id, c.tokens)
+            q.insertFts.run(id, c.fields.name, c.fields.head, c.fields.path, c.fields.body)
           }
           for (const s of entry.symbols) q.insertSymbol.run(file, s.name, s.name.toLowerCase(), s.kind, s.container ?? null, s.line, s.endLine, s.signature)
         }

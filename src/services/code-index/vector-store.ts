@@ -10,6 +10,9 @@ export interface MissingChunk {
   path: string
   start: number
   end: number
+  /** The definition the chunk is or lies in, and its kind (see Chunk). */
+  symbol: string
+  kind: string
 }
 
 /** The vectors table of an index file, on a connection of its own (the vector thread's). */
@@ -41,7 +44,7 @@ export function openVectorStore (sqlite: NonNullable<ReturnType<typeof loadSqlit
   // embeddings never pays for keeping it up to date (a random-order key over every chunk).
   db.exec('CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash)')
   const q = {
-    after: db.prepare('SELECT c.id, c.file, c.hash, f.path, c.start, c.end FROM chunks c JOIN files f ON f.id = c.file WHERE c.id > ? ORDER BY c.id LIMIT ?'),
+    after: db.prepare('SELECT c.id, c.file, c.hash, f.path, c.start, c.end, c.symbol, c.kind FROM chunks c JOIN files f ON f.id = c.file WHERE c.id > ? ORDER BY c.id LIMIT ?'),
     vector: db.prepare('SELECT vector FROM vectors WHERE hash = ? AND model = ? AND dims = ?'),
     put: db.prepare('INSERT OR REPLACE INTO vectors (hash, model, dims, vector) VALUES (?, ?, ?, ?)'),
     chunksOf: db.prepare('SELECT id, file FROM chunks WHERE hash = ?'),

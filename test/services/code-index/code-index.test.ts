@@ -4,12 +4,12 @@ import path from 'node:path'
 import pino from 'pino'
 import t, { type Test } from 'tap'
 import { chunkFile, MAX_CHUNK_LINES } from '../../../src/services/code-index/chunker.js'
-import { codeTokens, matchExpression, queryTerms } from '../../../src/services/code-index/code-tokens.js'
+import { codeTokens, matchExpression, queryTerms, searchTokens } from '../../../src/services/code-index/code-tokens.js'
 import { createCodeIndex, type CodeIndex, type CodeIndexOptions } from '../../../src/services/code-index/code-index.js'
 import { configuredRoots } from '../../../src/config.js'
 import { codeIndexService } from '../../../src/services/code-index/index.js'
 import { defaultStateDir, indexLocation, removeIndexFile } from '../../../src/services/code-index/index-file.js'
-import { loadSqlite, NOT_INDEXED, SCHEMA_VERSION, type FileEntry } from '../../../src/services/code-index/index-schema.js'
+import { loadSqlite, NOT_INDEXED, SCHEMA_VERSION, type ChunkFields, type FileEntry } from '../../../src/services/code-index/index-schema.js'
 import { openIndexReader, type IndexReader } from '../../../src/services/code-index/index-reader.js'
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
 import { entryOf, parseAndWrite } from '../../../src/services/code-index/index-build.js'
@@ -69,7 +69,7 @@ function entry (file: string, symbols: Array<[string, string, number]>, words: s
     size: 1,
     mtimeMs: 1,
     language: 'TypeScript',
-    chunks: [{ start: 1, end: 5, symbol: symbols[0]?.[0] ?? '', kind: 'function', tokens: words, hash: `h-${file}` }],
+    chunks: [{ start: 1, end: 5, symbol: symbols[0]?.[0] ?? '', kind: 'function', fields: { name: '', head: '', path: '', body: searchTokens(words).join(' ') }, hash: `h-${file}` }],
     symbols: symbols.map(([name, kind, line]) => ({ name, kind: kind as OutlineSymbol['kind'], line, endLine: line + 1, depth: 1, signature: `${kind} ${name}` }))
   }
 }
@@ -109,7 +109,7 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   t.same(reader.searchChunks(['failed'], undefined, 10), [], 'its old words are gone from the search')
   store.remove(['/r/src2/other.ts', '/r/missing.ts'])
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 })
-  t.throws(() => store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', tokens: null as unknown as string, hash: 'h' }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
+  t.throws(() => store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', fields: null as unknown as ChunkFields, hash: 'h' }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'a failed batch leaves nothing half written')
   store.write([{ ...entry('/r/blob.ts', [], 'blob'), language: NOT_INDEXED, chunks: [], symbols: [] }])
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'a file kept with nothing in it is not counted')
@@ -151,7 +151,12 @@ t.test('what the index thread stores of a file: outline, chunks, and words of th
   const stored = entryOf({ path: '/r/src/net/upload.ts', shown: 'src/net/upload.ts', size: text.length, mtimeMs: 5, language: 'TypeScript', text, definitions: parsed.definitions })
   t.match(stored, { path: '/r/src/net/upload.ts', size: text.length, mtimeMs: 5, symbols: [{ name: 'retryFailedUpload', line: 1, endLine: 3 }] })
   t.same(stored.chunks.map(c => [c.start, c.end, c.symbol]), [[1, 3, 'retryFailedUpload']])
-  t.match(stored.chunks[0].tokens, /^src net upload ts retryfailedupload retry failed upload export function retryfailedupload retry failed upload return$/)
+  t.same(stored.chunks[0].fields, {
+    name: 'retryfailedupload retri fail upload',
+    head: 'export function retryfailedupload retri fail upload',
+    path: 'src net upload ts',
+    body: 'export function retryfailedupload retri fail upload return'
+  }, 'the name, its head, the path and the text, each word in its searchable form (retry and retries are one)')
 })
 
 interface Built { root: string, index: CodeIndex }

@@ -227,8 +227,8 @@ t.test('a missing file is no reader; a staging writer keeps no log beside the fi
 
   t.equal(openIndexReader(sqlite, path.join(dir, 'missing.sqlite')), undefined)
   const writer = openIndexWriter(sqlite, file, { journal: 'delete', maxBytes: 1 })
-  writer.write([{ path: '/r/a.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'a', kind: 'function', tokens: 'a', hash: 'h' }], symbols: [] }])
-  t.throws(() => writer.write([{ path: '/r/b.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'b', kind: 'function', tokens: Array.from({ length: 40_000 }, (_, i) => `word${i}`).join(' '), hash: 'h2' }], symbols: [] }]), /database or disk is full/, 'past 64 pages (the least it allows): SQLITE_FULL')
+  writer.write([{ path: '/r/a.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'a', kind: 'function', fields: { name: 'a', head: '', path: '', body: 'a' }, hash: 'h' }], symbols: [] }])
+  t.throws(() => writer.write([{ path: '/r/b.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'b', kind: 'function', fields: { name: 'b', head: '', path: '', body: Array.from({ length: 40_000 }, (_, i) => `word${i}`).join(' ') }, hash: 'h2' }], symbols: [] }]), /database or disk is full/, 'past 64 pages (the least it allows): SQLITE_FULL')
   writer.close()
 
   t.same(fs.readdirSync(dir), ['staging.sqlite'], 'no -wal or -shm: whole on its own')
