@@ -70,7 +70,7 @@ export const searchCode = defineTool({
     const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchCodeInput)
     const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
-      const lines = [`# Code matching ${terms.map(t => `"${t}"`).join(' ')}, best first — chunks with every word, then with any`, ...notes]
+      const lines = [`# Code matching ${terms.map(t => `"${t}"`).join(' ')}, best first — chunks holding more of the words, in files that match more, rank higher`, ...notes]
       if (hits.length === 0) lines.push(`No indexed code has these words. search_regex pattern="${terms.join('|')}" ignore_case=true searches every file as text.`)
       page.items.slice(0, kept).forEach((hit, i) => {
         lines.push(chunkHeading(hit), ...snippets[i])

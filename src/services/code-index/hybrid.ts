@@ -1,6 +1,6 @@
 import type { CodeIndex } from './code-index.js'
 import type { ChunkRow, PathScope } from './index-schema.js'
-import { fuseRankings } from './rank-fusion.js'
+import { fuseScores } from './rank-fusion.js'
 import type { Nearest } from './vector-matrix.js'
 
 /** A chunk of a hybrid ranking: its row, its fused score, and its similarity to the query when it has a vector. */
@@ -23,8 +23,8 @@ export interface VectorSide {
 }
 
 /**
- * Chunks by meaning (nearest vectors) and by words (BM25 over `terms`), `depth` deep each, fused by reciprocal
- * rank. The vector thread compares while this thread ranks by words; a chunk rewritten since the vectors were
+ * Chunks by meaning (nearest vectors) and by words (BM25 over `terms`), `depth` deep each, fused by score (see
+ * fuseScores). The vector thread compares while this thread ranks by words; a chunk rewritten since the vectors were
  * loaded is gone from the index and left out.
  */
 export async function hybridSearch (
@@ -43,7 +43,7 @@ export async function hybridSearch (
   for (const row of index.chunksById(near.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)
   const similarity = new Map(near.map(n => [n.id, n.similarity]))
   const hits: HybridHit[] = []
-  for (const { id, score } of fuseRankings([near.map(n => n.id), words.map(w => w.id)])) {
+  for (const { id, score } of fuseScores(words, near)) {
     const row = rows.get(id)
     if (row === undefined) continue
     const sim = similarity.get(id)

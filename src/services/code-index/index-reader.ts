@@ -3,6 +3,7 @@ import v8 from 'node:v8'
 import vm from 'node:vm'
 import { pathToFileURL } from 'node:url'
 import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
+import { CANDIDATES, rankChunks } from './chunk-ranking.js'
 import { matchExpression } from './code-tokens.js'
 import { FIELD_WEIGHTS, metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
 
@@ -10,7 +11,7 @@ import { FIELD_WEIGHTS, metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type Na
 export interface IndexReader {
   /** Definitions by lower-cased name; ranked by the caller. At most `limit` rows. */
   findSymbols(nameLower: string, match: NameMatch, kind: string | undefined, scope: PathScope, limit: number): SymbolRow[]
-  /** At most `limit` chunks: those with every term first, then those with any, each set best bm25 first. */
+  /** At most `limit` chunks holding any of the terms, best first (see rankChunks); scores below 0, lower is better. */
   searchChunks(terms: readonly string[], scope: PathScope, limit: number): ChunkRow[]
   /** The chunks with these ids that still exist (score 0), in no particular order. */
   chunksById(ids: readonly number[]): ChunkRow[]
@@ -71,6 +72,7 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
   }
   const symbolQueries = new Map<string, StatementSyncInstance>()
   const ranking = new Map<boolean, StatementSyncInstance>()
+  const matching = db.prepare('SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ?')
   const scopeSql = (scope: PathScope): string => scope === undefined ? '' : SCOPE_SQL
   const scopeArgs = (scope: PathScope): string[] => scope === undefined ? [] : [scope, `${scope}/`, after(`${scope}/`)]
 
@@ -105,16 +107,22 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
       return statement.all(...name, ...(kind !== undefined ? [kind] : []), ...scopeArgs(scope), limit) as unknown as SymbolRow[]
     },
     searchChunks (terms, scope, limit) {
-      // Chunks holding every term first (a small set, so ranking it is cheap), then — only when those do not
-      // fill the window asked for — chunks holding any term, each set by BM25.
-      const ranked = (op: 'AND' | 'OR', n: number): ChunkRow[] =>
-        rankedStatement(scope !== undefined).all(matchExpression(terms, op), ...scopeArgs(scope), n) as unknown as ChunkRow[]
-      const all = ranked('AND', limit)
-      if (all.length < limit && terms.length > 1) {
-        const found = new Set(all.map(r => r.id))
-        all.push(...ranked('OR', limit).filter(row => !found.has(row.id)).slice(0, limit - all.length))
+      if (terms.length === 0) return []
+      const ranked = (n: number): ChunkRow[] =>
+        rankedStatement(scope !== undefined).all(matchExpression(terms), ...scopeArgs(scope), n) as unknown as ChunkRow[]
+      const rows = ranked(Math.max(limit, CANDIDATES))
+      const candidates = rows.slice(0, CANDIDATES)
+      // Which candidates hold each word (with its forms): every chunk that does, fetched bare, costs less than
+      // asking the full-text index about each candidate.
+      const groups = [...new Set(terms.map(term => matchExpression([term])))]
+      const held = new Map(candidates.map(row => [row.id, 0]))
+      for (const group of groups) {
+        for (const { id } of matching.all(group) as Array<{ id: number }>) {
+          const count = held.get(id)
+          if (count !== undefined) held.set(id, count + 1)
+        }
       }
-      return all
+      return [...rankChunks(candidates, id => held.get(id) as number, groups.length), ...rows.slice(CANDIDATES)].slice(0, limit)
     },
     chunksById (ids) {
       if (ids.length === 0) return []
