@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, semantic, sizing and build-latency (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing and build-latency (only with --index).
+// `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
+// retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp asks one tree.
 // `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
@@ -23,7 +25,7 @@ const { values } = parseArgs({
     count: { type: 'string' },
     window: { type: 'string', default: '64' },
     runs: { type: 'string' },
-    out: { type: 'string', default: fileURLToPath(new URL('results/latest.md', import.meta.url)) },
+    out: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
     strict: { type: 'boolean', default: false },
     bin: { type: 'string' }
@@ -45,7 +47,8 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'semantic', 'sizing', 'build-latency'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency'] : [])]
+const outFile = values.out ?? fileURLToPath(new URL(`results/${values.only === undefined ? 'latest' : sections.join('-')}.md`, import.meta.url))
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
@@ -61,6 +64,7 @@ const runners = {
   documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   index: async () => (await import('./lib/index-bench.js')).runIndexBench(log),
   semantic: async () => (await import('./lib/semantic-bench.js')).runSemanticBench(log),
+  retrieval: async () => (await import('./lib/retrieval-bench.js')).runRetrievalBench(log, { only: process.env.BENCH_RETRIEVAL_TREES?.split(',') }),
   sizing: async () => (await import('./lib/build-bench.js')).runSizingBench(log),
   'build-latency': async () => (await import('./lib/build-bench.js')).runBuildLatencyBench(log),
   search: async () => {
@@ -120,14 +124,14 @@ if (failures.length > 0) process.stdout.write('\nFailed sections:\n' + failures.
 for (const block of extra) process.stdout.write('\n' + block + '\n')
 
 if (!values['no-write']) {
-  mkdirSync(dirname(values.out), { recursive: true })
-  writeFileSync(values.out, document({ rows, environment: startEnvironment, failures, extra, command }))
-  log(`\nwrote ${values.out}`)
+  mkdirSync(dirname(outFile), { recursive: true })
+  writeFileSync(outFile, document({ rows, environment: startEnvironment, failures, extra, command }))
+  log(`\nwrote ${outFile}`)
   // Only a full run speaks for every row of bench/README.md's summary.
   if (values.only === undefined && !quick && failures.length === 0) {
     const { updateReadme } = await import('./lib/readme-summary.js')
     const readme = new URL('./README.md', import.meta.url)
-    if (updateReadme(readme, readFileSync(values.out, 'utf8'))) log('updated the summary in bench/README.md')
+    if (updateReadme(readme, readFileSync(outFile, 'utf8'))) log('updated the summary in bench/README.md')
   }
 }
 const goalMissed = rows.some(r => r.pass === false)

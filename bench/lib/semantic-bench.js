@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { cpuSeconds } from './measure.js'
+import { untilEmbedded } from './embedded-wait.js'
 import { stdioServer } from './stdio-client.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -26,29 +27,16 @@ const peakRssMb = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pi
 const inputs = (fake) => fake.requests.reduce((n, r) => n + r.inputs.length, 0)
 
 /** Starts the bin over the folders and waits until every chunk has a vector; returns the server, wall ms, CPU s and counts. */
-async function untilEmbedded (state, fake, log) {
+async function untilReady (state, fake, log) {
   const [first, ...rest] = FOLDERS
   const server = stdioServer(BIN, FULL ? TREE : `${first}=${path.join(TREE, first)}`, [
     ...rest.flatMap(f => ['--root', `${f}=${path.join(TREE, f)}`]),
     '--state-dir', state, '--tool-timeout-ms', '600000', '--embeddings-url', `${fake.url}/v1`, '--embeddings-model', 'fake', '--embeddings-dimensions', String(DIMS)
   ])
-  const started = performance.now()
   await server.initialize()
-  for (let last = 0; ;) {
-    const info = (await server.call('tools/call', { name: 'get_workspace_info', arguments: {} })).result.structuredContent
-    const { code_index: index, embeddings } = info
-    if (index.state === 'ready' && embeddings.state === 'ready' && (embeddings.vectors === index.chunks || FULL)) {
-      return { server, ms: performance.now() - started, cpu: cpuSeconds(server.child.pid), chunks: index.chunks, files: index.files, vectors: embeddings.vectors }
-    }
-    if (embeddings.state === 'failed') throw new Error(`embedding failed: ${embeddings.error}`)
-    const elapsed = performance.now() - started
-    if (elapsed > LIMIT_MS) throw new Error('embedding took longer than 20 minutes')
-    if (elapsed - last > 10_000) {
-      last = elapsed
-      log(`  semantic: index ${index.state} (${index.chunks} chunks), ${embeddings.vectors} vectors (${Math.round(elapsed / 1000)} s)`)
-    }
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
+  const { info, ms } = await untilEmbedded(server, { limitMs: LIMIT_MS, log, label: 'semantic', whole: !FULL })
+  const { code_index: index, embeddings } = info
+  return { server, ms, cpu: cpuSeconds(server.child.pid), chunks: index.chunks, files: index.files, vectors: embeddings.vectors }
 }
 
 /** Runs the section; returns report rows. */
@@ -59,7 +47,7 @@ export async function runSemanticBench (log) {
   const state = mkdtempSync(path.join(tmpdir(), 'wmcp-semantic-bench-'))
   try {
     log(`semantic: index and embed ${FULL ? 'the whole' : `${FOLDERS.join(', ')} of the`} Linux 6.1 tree (fake provider, ${DIMS} dimensions)`)
-    const full = await untilEmbedded(state, fake, log)
+    const full = await untilReady(state, fake, log)
     const rss = peakRssMb(full.server.child.pid)
     const embedded = inputs(fake)
     const times = []
@@ -75,7 +63,7 @@ export async function runSemanticBench (log) {
 
     log('semantic: restart (vectors loaded back)')
     const before = inputs(fake)
-    const restart = await untilEmbedded(state, fake, log)
+    const restart = await untilReady(state, fake, log)
     // Counted before the query below, whose own embedding is not a chunk's.
     const afterRestart = inputs(fake) - before
     const first = performance.now()
@@ -88,7 +76,7 @@ export async function runSemanticBench (log) {
     const now = new Date()
     for (const file of touched) utimesSync(file, now, now)
     const beforeTouch = inputs(fake)
-    const touchedRun = await untilEmbedded(state, fake, log)
+    const touchedRun = await untilReady(state, fake, log)
     touchedRun.server.child.kill()
     const afterTouch = inputs(fake) - beforeTouch
 

@@ -1,9 +1,9 @@
 // A minimal JSON-RPC client over a spawned stdio bin, for the sections that time single tool calls.
 import { spawn } from 'node:child_process'
 
-/** Spawns `bin stdio --root root` (plus `extra` flags) and returns its child, `call(method, params)` (resolves with the message) and `initialize()`. */
-export function stdioServer (bin, root, extra = []) {
-  const child = spawn(process.execPath, [bin, 'stdio', '--root', root, ...extra, '--log-level', 'silent'], { stdio: ['pipe', 'pipe', 'ignore'] })
+/** Spawns `bin stdio --root root` (plus `extra` flags, and `env` beside this process's) and returns its child, `call(method, params)` (resolves with the message) and `initialize()`. */
+export function stdioServer (bin, root, extra = [], env = {}) {
+  const child = spawn(process.execPath, [bin, 'stdio', '--root', root, ...extra, '--log-level', 'silent'], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...env } })
   const waiting = new Map()
   let partial = ''
   let id = 0

@@ -1,0 +1,149 @@
+// `npm run bench -- --only retrieval`: does the right code come first? Questions written by reading the code
+// (bench/retrieval/*.json: folders of the Linux 6.1 tree, and this repository's src/ and plugins/), asked of
+// search_code, search_semantic (with a real embedding model: see embedding-provider.js), the vectors alone,
+// and two ripgrep baselines, in one run. A third of the questions is held out: never tuned on, reported apart.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { benchProvider } from './embedding-provider.js'
+import { untilEmbedded } from './embedded-wait.js'
+import { DEPTH, rankOf, rgByCount, rgInPathOrder, specificWord, tokensOf } from './retrieval-measures.js'
+import { retrievalReport } from './retrieval-report.js'
+import { stdioServer } from './stdio-client.js'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const repo = path.join(here, '..', '..')
+const BIN = path.join(repo, 'dist', 'bin', 'cli.js')
+const WORK = path.join(repo, 'bench', '.retrieval')
+const CORPUS = path.join(repo, 'bench', '.corpus', 'linux-source-6.1')
+/** Where each question set's tree comes from. */
+const SOURCES = { 'linux-source-6.1': CORPUS, 'workspace-mcp': repo }
+/** Pages of a ranked tool read before a question counts as not answered (the first ten files are what counts). */
+const PAGES = 3
+
+/**
+ * The tree a question set is asked of: its folders copied (mtimes kept, so the index and the vectors of an
+ * earlier run stay valid) into bench/.retrieval/<tree>. The corpus is copied once; this repository every run.
+ */
+function workspaceOf (set) {
+  const source = SOURCES[set.tree]
+  const tree = path.join(WORK, 'trees', set.tree)
+  if (set.tree === 'linux-source-6.1') {
+    if (!existsSync(path.join(CORPUS, 'Makefile'))) execFileSync('sh', [path.join(repo, 'bench', 'corpus.sh')], { stdio: ['ignore', 'ignore', 'inherit'] })
+    if (existsSync(path.join(tree, '.complete'))) return tree
+  }
+  rmSync(tree, { recursive: true, force: true })
+  for (const folder of set.folders) {
+    mkdirSync(path.dirname(path.join(tree, folder)), { recursive: true })
+    execFileSync('cp', ['-a', path.join(source, folder), path.join(tree, folder)])
+  }
+  execFileSync('touch', [path.join(tree, '.complete')])
+  return tree
+}
+
+/** The pages of a ranked tool until an answer shows (at most PAGES): the files in order and the tokens read. */
+async function askTool (server, name, query, answers) {
+  const files = []
+  let tokens = 0
+  for (let page = 0; page < PAGES; page++) {
+    const { result, error } = await server.call('tools/call', { name, arguments: { query, page_size: 10, offset: page * 10 } })
+    if (error !== undefined || result.isError) throw new Error(`${name} "${query}": ${error?.message ?? result.content[0].text}`)
+    tokens += tokensOf(result.content.map(c => c.text ?? '').join('\n'))
+    files.push(...result.structuredContent.results.map(r => r.path))
+    const rank = rankOf(files, answers)
+    if (rank !== undefined) return { rank, tokens }
+    if (result.structuredContent.pagination.next_offset === undefined) break
+  }
+  return { rank: undefined, tokens: undefined }
+}
+
+/** The index file a server wrote into `state` (one set of roots per state folder here). */
+function indexFileOf (state) {
+  const name = readdirSync(state).find(n => /^index-[0-9a-f]{16}\.sqlite$/.test(n))
+  if (name === undefined) throw new Error(`no index in ${state}`)
+  return path.join(state, name)
+}
+
+/** Ranks by the vectors alone: every chunk's vector in the index against the query's, exact cosine, files best first. */
+async function vectorRanker (state, provider) {
+  const { DatabaseSync } = await import('@photostructure/sqlite')
+  const db = new DatabaseSync(indexFileOf(state), { readOnly: true })
+  const rows = db.prepare('SELECT f.path, v.vector FROM chunks c JOIN files f ON f.id = c.file JOIN vectors v ON v.hash = c.hash WHERE v.model = ? AND v.dims = ?')
+    .all(provider.model, provider.dims)
+  db.close()
+  const paths = rows.map(r => r.path)
+  const vectors = rows.map(r => new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)))
+  return async (query) => {
+    const response = await fetch(provider.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(provider.key !== undefined ? { authorization: `Bearer ${provider.key}` } : {}) },
+      body: JSON.stringify({ model: provider.model, input: [query] })
+    })
+    const q = (await response.json()).data[0].embedding
+    const norm = Math.hypot(...q)
+    const scored = vectors.map((v, i) => {
+      let dot = 0
+      let vn = 0
+      for (let d = 0; d < v.length; d++) { dot += v[d] * q[d]; vn += v[d] * v[d] }
+      return { path: paths[i], score: dot / (Math.sqrt(vn) * norm || 1) }
+    })
+    scored.sort((a, b) => b.score - a.score)
+    return scored.slice(0, 200).map(s => s.path)
+  }
+}
+
+/** Asks every question of one set by every method; returns one record per question. */
+async function runSet (set, provider, log) {
+  const tree = workspaceOf(set)
+  const state = path.join(WORK, 'state', set.tree)
+  mkdirSync(state, { recursive: true })
+  const server = stdioServer(BIN, tree, ['--state-dir', state, '--tool-timeout-ms', '600000', '--embeddings-url', provider.url, '--embeddings-model', provider.model],
+    provider.key === undefined ? {} : { WORKSPACE_MCP_EMBEDDINGS_API_KEY: provider.key })
+  try {
+    await server.initialize()
+    log(`retrieval: ${set.tree} (${set.folders.join(', ')}): index and embed`)
+    const { info, ms } = await untilEmbedded(server, { limitMs: 60 * 60_000, log, label: set.tree, whole: false })
+    log(`  ready in ${Math.round(ms / 1000)} s: ${info.code_index.files} files, ${info.code_index.chunks} chunks, ${info.embeddings.vectors} vectors`)
+    const vectors = await vectorRanker(state, provider)
+    const records = []
+    for (const q of set.questions) {
+      const answers = new Set(q.answers.map(a => a.path))
+      const word = specificWord(tree, q.question)
+      const byCount = word === undefined ? { files: [], text: '' } : rgByCount(tree, word)
+      const byPath = word === undefined ? { files: [], text: '' } : rgInPathOrder(tree, word)
+      const record = {
+        id: q.id,
+        heldOut: q.held_out === true,
+        word,
+        code: await askTool(server, 'search_code', q.question, answers),
+        semantic: await askTool(server, 'search_semantic', q.question, answers),
+        vectors: { rank: rankOf(await vectors(q.question), answers), tokens: undefined },
+        rgCount: { rank: rankOf(byCount.files, answers), tokens: rankOf(byCount.files, answers) === undefined ? undefined : tokensOf(byCount.text) },
+        rgPath: { rank: rankOf(byPath.files, answers), tokens: rankOf(byPath.files, answers) === undefined ? undefined : tokensOf(byPath.text) }
+      }
+      records.push(record)
+      if (!record.heldOut) log(`  ${q.id}: code ${record.code.rank ?? '-'} semantic ${record.semantic.rank ?? '-'} vectors ${record.vectors.rank ?? '-'} rg(${word}) ${record.rgCount.rank ?? '-'}`)
+    }
+    return { tree: set.tree, folders: set.folders, files: info.code_index.files, chunks: info.code_index.chunks, vectors: info.embeddings.vectors, records }
+  } finally {
+    server.child.stdin.end()
+    await new Promise(resolve => server.child.once('exit', resolve))
+  }
+}
+
+/** Runs the section: report rows (goals on the held-out questions) and the Markdown of every figure. */
+export async function runRetrievalBench (log, { only } = {}) {
+  if (!existsSync(BIN)) throw new Error('dist/bin/cli.js is missing: npm run build')
+  const sets = readdirSync(path.join(repo, 'bench', 'retrieval')).filter(n => n.endsWith('.json'))
+    .map(n => JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')))
+    .filter(set => only === undefined || only.includes(set.tree))
+  const provider = await benchProvider(log)
+  try {
+    const results = []
+    for (const set of sets) results.push(await runSet(set, provider, log))
+    return retrievalReport(results, provider, DEPTH)
+  } finally {
+    await provider.close()
+  }
+}
