@@ -133,6 +133,11 @@ if (!values['no-write']) {
     const readme = new URL('./README.md', import.meta.url)
     if (updateReadme(readme, readFileSync(outFile, 'utf8'))) log('updated the summary in bench/README.md')
   }
+  // The retrieval figures have a block of their own, written by a run that asked every tree.
+  if (sections.includes('retrieval') && process.env.BENCH_RETRIEVAL_TREES === undefined && !failures.some(f => f.startsWith('retrieval'))) {
+    const { updateRetrieval } = await import('./lib/readme-summary.js')
+    if (updateRetrieval(new URL('./README.md', import.meta.url), readFileSync(outFile, 'utf8'))) log('updated the retrieval figures in bench/README.md')
+  }
 }
 const goalMissed = rows.some(r => r.pass === false)
 process.exitCode = failures.length > 0 || (values.strict && goalMissed) ? 1 : 0

@@ -65,14 +65,14 @@ function indexFileOf (state) {
   return path.join(state, name)
 }
 
-/** Ranks by the vectors alone: every chunk's vector in the index against the query's, exact cosine, files best first. */
-async function vectorRanker (state, provider) {
+/** Ranks by the vectors alone: every chunk's vector in the index against the query's, exact cosine, files (as the tree shows them) best first. */
+async function vectorRanker (state, tree, provider) {
   const { DatabaseSync } = await import('@photostructure/sqlite')
   const db = new DatabaseSync(indexFileOf(state), { readOnly: true })
   const rows = db.prepare('SELECT f.path, v.vector FROM chunks c JOIN files f ON f.id = c.file JOIN vectors v ON v.hash = c.hash WHERE v.model = ? AND v.dims = ?')
     .all(provider.model, provider.dims)
   db.close()
-  const paths = rows.map(r => r.path)
+  const paths = rows.map(r => path.relative(tree, r.path))
   const vectors = rows.map(r => new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)))
   return async (query) => {
     const response = await fetch(provider.url, {
@@ -105,7 +105,7 @@ async function runSet (set, provider, log) {
     log(`retrieval: ${set.tree} (${set.folders.join(', ')}): index and embed`)
     const { info, ms } = await untilEmbedded(server, { limitMs: 60 * 60_000, log, label: set.tree, whole: false })
     log(`  ready in ${Math.round(ms / 1000)} s: ${info.code_index.files} files, ${info.code_index.chunks} chunks, ${info.embeddings.vectors} vectors`)
-    const vectors = await vectorRanker(state, provider)
+    const vectors = await vectorRanker(state, tree, provider)
     const records = []
     for (const q of set.questions) {
       const answers = new Set(q.answers.map(a => a.path))
