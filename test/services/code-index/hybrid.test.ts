@@ -1,5 +1,5 @@
 import t from 'tap'
-import { FILE_EVIDENCE_WEIGHT, rankChunks } from '../../../src/services/code-index/chunk-ranking.js'
+import { COORDINATION, FILE_EVIDENCE_WEIGHT, rankChunks } from '../../../src/services/code-index/chunk-ranking.js'
 import { hybridSearch, type VectorSide } from '../../../src/services/code-index/hybrid.js'
 import { fuseScores, LEXICAL_WEIGHT } from '../../../src/services/code-index/rank-fusion.js'
 import type { ChunkRow } from '../../../src/services/code-index/index-schema.js'
@@ -47,7 +47,7 @@ t.test('score fusion: a first answer the words are sure of stays first; the mean
 
 t.test('chunk ranking: coordination and file evidence, then BM25; deterministic', async (t) => {
   const rows: ChunkRow[] = [
-    { ...row(1, -9), path: '/w/noise.c' }, // one word, many times
+    { ...row(1, -7), path: '/w/noise.c' }, // one word, many times: BM25's best
     { ...row(2, -6), path: '/w/answer.c' }, // every word
     { ...row(3, -5), path: '/w/answer.c' }, // the same file matches again
     { ...row(4, -5), path: '/w/other.c' }
@@ -55,7 +55,7 @@ t.test('chunk ranking: coordination and file evidence, then BM25; deterministic'
   const held = new Map([[1, 1], [2, 3], [3, 2], [4, 2]])
   const ranked = rankChunks(rows, id => held.get(id) as number, 3)
   t.same(ranked.map(r => r.id), [2, 3, 4, 1], 'the chunk with every word first, its file\'s other chunk next')
-  t.equal(ranked[0].score, -6 + FILE_EVIDENCE_WEIGHT * (-6 + -5 * 2 / 3), 'coordinated score plus the file\'s evidence')
+  t.equal(ranked[0].score, -6 + FILE_EVIDENCE_WEIGHT * (-6 + -5 * (2 / 3) ** COORDINATION), 'coordinated score plus the file\'s evidence')
   t.same(rankChunks(rows, () => 0, 0).map(r => r.id), [1, 2, 3, 4], 'no words counted: BM25 and evidence alone')
   t.same(rankChunks([{ ...row(9, -1), path: '/a' }, { ...row(8, -1), path: '/b' }], () => 1, 1).map(r => r.id), [8, 9], 'a tie keeps the smaller id first')
 })
