@@ -11,6 +11,10 @@ export interface FakeEmbeddingsOptions {
   faults?: number[]
   /** Seconds sent as Retry-After with a fault. */
   retryAfter?: number
+  /** Every request gets this status while set (an outage: e.g. 503). */
+  failWith?: number
+  /** A request that carries `dimensions` gets a 400 with this message (as OpenAI answers for a model that cannot shorten its vectors). */
+  refuseDimensions?: string
   /** An input holding this text makes the whole request a 400 (as an over-long input does with real providers). */
   refuse?: string
   /** Milliseconds before answering. */

@@ -47,6 +47,8 @@ export async function startFakeEmbeddings (options = {}, embed = (text, dims) =>
       if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
         return send(401, ollama ? { error: 'unauthorized' } : { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } })
       }
+      if (options.failWith !== undefined) return send(options.failWith, { error: { message: `down (${options.failWith})` } })
+      if (options.refuseDimensions !== undefined && body.dimensions !== undefined) return send(400, { error: { message: options.refuseDimensions, type: 'invalid_request_error' } })
       const fault = options.faults?.shift()
       if (fault !== undefined) return send(fault, { error: { message: `fault ${fault}` } }, options.retryAfter !== undefined ? { 'retry-after': String(options.retryAfter) } : {})
       if (options.refuse !== undefined && inputs.some(input => input.includes(options.refuse))) return send(400, { error: { message: 'input too long' } })
@@ -71,6 +73,7 @@ export async function startFakeEmbeddings (options = {}, embed = (text, dims) =>
     url: `http://127.0.0.1:${port}`,
     options,
     requests,
-    close: async () => { await new Promise(resolve => server.close(() => resolve())) }
+    // A request the client gave up on may still be answered later: its connection is not left to hold close() open.
+    close: async () => { await new Promise(resolve => { server.close(() => resolve()); server.closeAllConnections() }) }
   }
 }

@@ -72,35 +72,75 @@ export function isLocalProvider (url: URL): boolean {
   return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || url.hostname.startsWith('127.')
 }
 
+/** How one call of `embed` may differ from the settings: a query or a probe tries once, briefly. */
+export interface EmbedOptions {
+  /** Retries of a failed request (default: the settings'). */
+  retries?: number
+  /** Longest wait for the answer (default: the settings'). */
+  timeoutMs?: number
+}
+
 /** Asks an embedding model for vectors. */
 export interface EmbeddingProvider {
   readonly settings: EmbeddingsSettings
   /** One unit-length vector per text (at most batchSize texts), in order; rejects with an EMBEDDINGS_FAILED tool error. */
-  embed(texts: readonly string[], signal: AbortSignal): Promise<Float32Array[]>
+  embed(texts: readonly string[], signal: AbortSignal, options?: EmbedOptions): Promise<Float32Array[]>
 }
 
-/** A provider failure: the tool error, with the HTTP status when the provider answered one. */
-export type EmbeddingsError = ToolError & { status?: number }
+/**
+ * A provider failure: the tool error, with the HTTP status and the provider's own words when it answered one,
+ * and the reason in one line (no provider URL, no hint) for status lines and notes.
+ */
+export type EmbeddingsError = ToolError & { status?: number, detail?: string, reason: string }
+
+/** Statuses of a refusal: the request or one of its texts, never the provider's health. */
+const REFUSALS = new Set([400, 413, 422])
+/** Request-level parameters this client sends: a refusal that names one is about the request, not a text. */
+const REQUEST_PARAMETER = /\b(dimensions|encoding_format|truncate)\b/i
+
+/** True when the provider refused the request (400, 413, 422): it answers, but not to this. */
+export function isRefusal (err: unknown): err is EmbeddingsError {
+  return REFUSALS.has(Number((err as { status?: number }).status))
+}
+
+/** True when a refusal names a parameter of the request (e.g. `dimensions`): every request would get it. */
+export function refusesParameter (err: EmbeddingsError): boolean {
+  // A refusal is an HTTP answer: it always carries the provider's words.
+  return REQUEST_PARAMETER.test(err.detail as string)
+}
+
+/** The refusal restated as one of the request itself (not of a text), so it stops the embedding with that reason. */
+export function requestRefused (settings: EmbeddingsSettings, err: EmbeddingsError): EmbeddingsError {
+  const answered = `HTTP ${err.status as number}: ${err.detail as string}`
+  return providerError(settings, `refused the request itself, not one text (${answered})`, `the provider refused the request: ${answered}`, err.status)
+}
+
+/** An EMBEDDINGS_FAILED error about the provider (named with its model), with its one-line reason. */
+function providerError (settings: EmbeddingsSettings, why: string, reason: string, status?: number, detail?: string): EmbeddingsError {
+  const error = toolError('EMBEDDINGS_FAILED', `the embeddings provider ${settings.url.origin}${settings.url.pathname} (model ${settings.model}) ${why}`, { step: 'rank-by-words' }) as EmbeddingsError
+  error.reason = reason
+  if (status !== undefined) error.status = status
+  if (detail !== undefined) error.detail = detail
+  return error
+}
 
 /** What a failed request tells the caller: the error, and whether trying again may help. */
 interface Failure { error: EmbeddingsError, retry: boolean, afterMs?: number }
 
 /** A client of the configured provider: bounded answers, retries with backoff, vectors checked and normalised. */
 export function createEmbeddingProvider (settings: EmbeddingsSettings): EmbeddingProvider {
-  const where = `${settings.url.origin}${settings.url.pathname}`
-  const fail = (why: string, retry: boolean, answered?: { status: number, afterMs?: number }): Failure => {
-    // A provider may echo what it was sent; the key never leaves in an error.
-    const text = settings.apiKey === undefined ? why : why.split(settings.apiKey).join('***')
-    const error: EmbeddingsError = toolError('EMBEDDINGS_FAILED', `the embeddings provider ${where} (model ${settings.model}) ${text}`, { step: 'rank-by-words' })
-    if (answered !== undefined) error.status = answered.status
+  // A provider may echo what it was sent; the key never leaves in an error.
+  const redact = (text: string): string => settings.apiKey === undefined ? text : text.split(settings.apiKey).join('***')
+  const fail = (why: string, retry: boolean, answered?: { status: number, message: string, afterMs?: number }): Failure => {
+    const error = providerError(settings, redact(why), `the provider ${redact(why)}`, answered?.status, answered === undefined ? undefined : redact(answered.message))
     return { error, retry, ...(answered?.afterMs !== undefined ? { afterMs: answered.afterMs } : {}) }
   }
 
-  async function once (texts: readonly string[], signal: AbortSignal): Promise<Float32Array[] | Failure> {
+  async function once (texts: readonly string[], signal: AbortSignal, timeoutMs: number): Promise<Float32Array[] | Failure> {
     const body = settings.api === 'ollama'
       ? { model: settings.model, input: texts, truncate: true, ...(settings.dimensions !== undefined ? { dimensions: settings.dimensions } : {}) }
       : { model: settings.model, input: texts, encoding_format: 'float', ...(settings.dimensions !== undefined ? { dimensions: settings.dimensions } : {}) }
-    const timeout = AbortSignal.timeout(settings.timeoutMs)
+    const timeout = AbortSignal.timeout(timeoutMs)
     let response: Response
     try {
       response = await fetch(settings.url, {
@@ -113,7 +153,7 @@ export function createEmbeddingProvider (settings: EmbeddingsSettings): Embeddin
       })
     } catch (err) {
       signal.throwIfAborted()
-      if (timeout.aborted) return fail(`did not answer within ${settings.timeoutMs} ms`, true)
+      if (timeout.aborted) return fail(`did not answer within ${timeoutMs} ms`, true)
       const cause = (err as { cause?: { code?: string, message?: string } }).cause
       return fail(`could not be reached (${cause?.code ?? cause?.message ?? (err as Error).message})`, true)
     }
@@ -122,12 +162,13 @@ export function createEmbeddingProvider (settings: EmbeddingsSettings): Embeddin
       text = await boundedText(response)
     } catch (err) {
       signal.throwIfAborted()
-      return fail(timeout.aborted ? `did not finish its answer within ${settings.timeoutMs} ms` : (err as Error).message, timeout.aborted)
+      return fail(timeout.aborted ? `did not finish its answer within ${timeoutMs} ms` : (err as Error).message, timeout.aborted)
     }
     if (!response.ok) {
       const retryAfter = Number(response.headers.get('retry-after'))
       const afterMs = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS) : undefined
-      return fail(`answered HTTP ${response.status}: ${providerMessage(text)}`, RETRYABLE.has(response.status), { status: response.status, ...(afterMs !== undefined ? { afterMs } : {}) })
+      const message = providerMessage(text)
+      return fail(`answered HTTP ${response.status}: ${message}`, RETRYABLE.has(response.status), { status: response.status, message, ...(afterMs !== undefined ? { afterMs } : {}) })
     }
     try {
       return vectorsOf(JSON.parse(text) as unknown, settings.api, texts.length, settings.dimensions)
@@ -138,12 +179,13 @@ export function createEmbeddingProvider (settings: EmbeddingsSettings): Embeddin
 
   return {
     settings,
-    async embed (texts, signal) {
+    async embed (texts, signal, options = {}) {
+      const { retries = settings.retries, timeoutMs = settings.timeoutMs } = options
       let delay = settings.retryDelayMs
       for (let attempt = 0; ; attempt++) {
-        const result = await once(texts, signal)
+        const result = await once(texts, signal, timeoutMs)
         if (!('error' in result)) return result
-        if (!result.retry || attempt >= settings.retries) throw result.error
+        if (!result.retry || attempt >= retries) throw result.error
         // The wait ends early with the caller's signal, which then rejects with the signal's own reason.
         await sleep(result.afterMs ?? delay, undefined, { signal }).catch(() => signal.throwIfAborted())
         delay *= 2
@@ -172,10 +214,13 @@ function providerMessage (text: string): string {
   try {
     const parsed = JSON.parse(text) as { error?: string | { message?: unknown } }
     const message = typeof parsed.error === 'string' ? parsed.error : parsed.error?.message
-    if (typeof message === 'string') return message.slice(0, 300)
+    if (typeof message === 'string') return oneLine(message)
   } catch {}
-  return text.slice(0, 300).trim() || '(no body)'
+  return oneLine(text) || '(no body)'
 }
+
+/** A provider's words on one line, cut: they end up in status lines and notes. */
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 300)
 
 /** Checks an answer's vectors (count, length, numbers) and makes each unit length, so cosine is a dot product. */
 export function vectorsOf (answer: unknown, api: EmbeddingsApi, count: number, dimensions: number | undefined): Float32Array[] {

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../../src/config.js'
 import { isToolError } from '../../../src/errors.js'
-import { createEmbeddingProvider, embeddingsSettings, isLocalProvider, vectorsOf, type EmbeddingsError, type EmbeddingsSettings } from '../../../src/services/code-index/embeddings.js'
+import { createEmbeddingProvider, embeddingsSettings, isLocalProvider, isRefusal, refusesParameter, requestRefused, vectorsOf, type EmbeddingsError, type EmbeddingsSettings } from '../../../src/services/code-index/embeddings.js'
 import { fakeEmbedding, startFakeEmbeddings, type FakeEmbeddings } from '../../helpers/fake-embeddings.js'
 import { runs } from '../../helpers/property.js'
 
@@ -103,11 +103,38 @@ t.test('retries: 429 and 5xx again with backoff (Retry-After honoured), a 400 at
   const leaked = await failure(t, provider(echo, '/v1/embeddings', { apiKey: secret, retries: 0 }).embed(['a'], signal()))
   t.match(leaked.message, /answered HTTP 500: bad key \*\*\*/)
   t.notMatch(leaked.message, secret)
+  t.match(leaked, { reason: 'the provider answered HTTP 500: bad key ***', detail: 'bad key ***' }, 'nor in its reason')
   const aborted = new AbortController()
   f.options.faults = [503, 503, 503]
   const waiting = provider(f, '/v1/embeddings', { retryDelayMs: 60_000 }).embed(['a'], aborted.signal)
   setTimeout(() => aborted.abort(new Error('cancelled')), 50)
   await t.rejects(waiting, /cancelled/, 'a backoff ends with the caller\'s signal')
+})
+
+t.test('each failure has its reason in one line (no URL, no hint); a call may try once, with a shorter wait; a refusal of a parameter is the request\'s', async (t) => {
+  const f = await fake(t, { refuseDimensions: 'This model does not support\n  specifying dimensions.' })
+  const refused = await failure(t, provider(f, '/v1/embeddings', { dimensions: 384 }).embed(['a', 'b'], signal()))
+  t.match(refused, { status: 400, detail: 'This model does not support specifying dimensions.', reason: 'the provider answered HTTP 400: This model does not support specifying dimensions.' }, 'the provider\'s words on one line')
+  t.ok(isRefusal(refused) && refusesParameter(refused), 'a refusal that names `dimensions`')
+  const restated = requestRefused(provider(f, '/v1/embeddings').settings, refused)
+  t.match(restated, { status: 400, toolCode: 'EMBEDDINGS_FAILED', reason: 'the provider refused the request: HTTP 400: This model does not support specifying dimensions.', next: { step: 'rank-by-words' } })
+  t.match(restated.message, /^ERROR EMBEDDINGS_FAILED: the embeddings provider http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings \(model fake-model\) refused the request itself, not one text \(HTTP 400: This model does not support specifying dimensions\.\)\.$/)
+  f.options.refuse = 'huge'
+  const long = await failure(t, provider(f, '/v1/embeddings').embed(['huge'], signal()))
+  t.ok(isRefusal(long) && !refusesParameter(long), 'a text refused: not the request\'s')
+  t.notOk(isRefusal(new Error('aborted')), 'an error without a status is no refusal')
+  f.options.faults = [503, 503]
+  const once = await failure(t, provider(f, '/v1/embeddings').embed(['a'], signal(), { retries: 0 }))
+  t.match(once, { status: 503, reason: 'the provider answered HTTP 503: fault 503' })
+  t.notOk(isRefusal(once), 'a 503 is no refusal')
+  t.equal(f.options.faults.length, 1, 'tried once')
+  f.options.faults = []
+  f.options.delayMs = 300
+  t.match(await failure(t, provider(f, '/v1/embeddings').embed(['a'], signal(), { retries: 0, timeoutMs: 50 })), { reason: 'the provider did not answer within 50 ms' }, 'a wait of its own')
+  f.options.delayMs = undefined
+  const leaking = await fake(t, { apiKey: 'sk-right' })
+  const denied = await failure(t, provider(leaking, '/api/embed', { apiKey: 'sk-wrong' }).embed(['a'], signal()))
+  t.match(denied, { status: 401, detail: 'unauthorized', reason: 'the provider answered HTTP 401: unauthorized' })
 })
 
 async function startServer (t: Test, handle: (res: ServerResponse, path: string) => void): Promise<{ url: string }> {
