@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { queryTerms } from '../services/code-index/index.js'
 import type { HybridHit } from '../services/code-index/index.js'
-import type { SemanticSearch } from '../services/code-index/index.js'
+import type { SemanticRanking, SemanticSearch } from '../services/code-index/index.js'
 import type { CodeIndex } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
@@ -16,7 +16,7 @@ const DEPTH = 200
 export const SearchSemanticOutput = Type.Object({
   results: Type.Array(Type.Object({
     ...ChunkResultFields,
-    score: Type.Number({ description: 'Reciprocal-rank fusion of both rankings, higher is better' }),
+    score: Type.Number({ description: 'Both rankings fused by score, 0 to 1, higher is better' }),
     similarity: Type.Optional(Type.Number({ description: 'Cosine similarity to the query, when the chunk has a vector' }))
   }), { description: 'Best first' }),
   pagination: PaginationOutput
@@ -36,19 +36,26 @@ const SearchSemanticInput = Type.Object({
 
 interface Hit extends HybridHit { shown: string }
 
-/** What the answer covers when not every chunk has a vector: a note, or nothing. */
-function coverageNote (semantic: SemanticSearch, index: CodeIndex): string[] {
+/** A time the server will act, as the clock shows it. */
+const clockTime = (at: number): string => `${new Date(at).toISOString().slice(11, 19)} UTC`
+
+/** What the answer covers: why it is by words only, or how many chunks have vectors when not all do; else nothing. */
+function coverageNote (semantic: SemanticSearch, index: CodeIndex, ranking: SemanticRanking): string[] {
+  if (ranking.wordsOnly !== undefined) {
+    const { reason, retryAt } = ranking.wordsOnly
+    return [`Note: vectors are unavailable (EMBEDDINGS_FAILED: ${reason}) — ranked by words only, as search_code ranks; the server asks the provider again at ${clockTime(retryAt)} and embedding resumes when it answers.`]
+  }
   const s = semantic.status()
   const chunks = index.status().chunks
   if (s.vectors >= chunks && s.state !== 'failed') return []
   const covered = `${s.vectors} of ${counted(chunks, 'chunk')} have vectors`
   const why = s.state === 'failed'
-    ? `embedding stopped (${s.error ?? 'unknown error'}; tried again in a minute)`
+    ? `embedding is paused (${s.error ?? 'unknown error'}${s.retryAt === undefined ? '' : `; the provider is asked again at ${clockTime(s.retryAt)}`})`
     : s.capped ? 'embeddingsMaxChunks is reached' : 'the rest are being embedded in the background'
   return [`Note: ${covered} — ${why}; the others are found by their words only.`]
 }
 
-/** Natural-language search: nearest chunks by embedding, fused with BM25 by reciprocal rank. Offered only with a provider. */
+/** Natural-language search: nearest chunks by embedding, fused with BM25 by score. Offered only with a provider. */
 export const searchSemantic = defineTool({
   name: 'search_semantic',
   title: 'Search Code by Meaning',
@@ -74,7 +81,7 @@ export const searchSemantic = defineTool({
     const notes = await indexNotes(codeIndex, ctx)
     const terms = queryTerms(query).slice(0, MAX_QUERY_TERMS)
     const ranking = await semantic.search({ text: query, terms }, scope, DEPTH, ctx.signal)
-    notes.push(...coverageNote(semantic, codeIndex))
+    notes.push(...coverageNote(semantic, codeIndex, ranking))
     // A chunk outside a narrowed session is not shown.
     const hits: Hit[] = []
     for (const hit of ranking.hits) {
@@ -86,7 +93,8 @@ export const searchSemantic = defineTool({
     const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchSemanticInput)
     const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
-      const lines = [`# Code about "${query.slice(0, 200)}", best first — by meaning (${semantic.status().model}) and by words, fused`, ...notes]
+      const how = ranking.wordsOnly === undefined ? `by meaning (${semantic.status().model}) and by words, fused` : 'by words only (no vectors now)'
+      const lines = [`# Code about "${query.slice(0, 200)}", best first — ${how}`, ...notes]
       if (hits.length === 0) lines.push('Nothing indexed comes close. search_regex searches every file as text; list_directory shows what is there.')
       page.items.slice(0, kept).forEach((hit, i) => {
         const about = hit.similarity === undefined ? 'by words only' : `similarity ${hit.similarity.toFixed(2)}`

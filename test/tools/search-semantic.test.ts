@@ -7,7 +7,9 @@ import { Value } from '@sinclair/typebox/value'
 import { createCodeIndex, type CodeIndex } from '../../src/services/code-index/code-index.js'
 import { semanticService } from '../../src/services/code-index/index.js'
 import { loadSqlite } from '../../src/services/code-index/index-schema.js'
-import type { SemanticSearch } from '../../src/services/code-index/semantic.js'
+import { createEmbeddingProvider, embeddingsSettings, type EmbeddingsSettings } from '../../src/services/code-index/embeddings.js'
+import type { RecoveryTimers } from '../../src/services/code-index/provider-health.js'
+import { createSemanticSearch, type SemanticSearch } from '../../src/services/code-index/semantic.js'
 import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbols/parser.js'
 import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
@@ -17,6 +19,7 @@ import type { ToolResult } from '../../src/tools/define-tool.js'
 import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
 import { searchSemantic, SearchSemanticOutput } from '../../src/tools/search-semantic.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-embeddings.js'
+import { manualTimers } from '../helpers/manual-timers.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
@@ -35,7 +38,7 @@ const FILES: Record<string, string> = {
 
 interface Fixture { root: string, workspace: WorkspaceService, index: CodeIndex, semantic: SemanticSearch, fake: FakeEmbeddings }
 
-async function fixture (t: Test, env: Record<string, string> = {}, maxChunks = 1000): Promise<Fixture> {
+async function fixture (t: Test, env: Record<string, string> = {}, maxChunks = 1000, timers?: RecoveryTimers): Promise<Fixture> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-semantic-tool-')))
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-semantic-tool-state-'))
   t.teardown(() => {
@@ -52,7 +55,10 @@ async function fixture (t: Test, env: Record<string, string> = {}, maxChunks = 1
   const file = path.join(state, 'index.sqlite')
   const index = createCodeIndex({ workspace, treeSitter: where, log, sqlite, file })
   const config = loadConfig({ embeddingsUrl: `${fake.url}/v1`, embeddingsModel: 'fake', embeddingsMaxChunks: String(maxChunks), ...env }, {}, root)
-  const semantic = semanticService(config, index, workspace, log, {}) as SemanticSearch
+  // The server's own wiring, or (with timers) the same provider with recovery timers the test fires.
+  const semantic = timers === undefined
+    ? semanticService(config, index, workspace, log, {}) as SemanticSearch
+    : createSemanticSearch({ index, workspace, provider: createEmbeddingProvider(embeddingsSettings(config, {}) as EmbeddingsSettings), log, maxChunks, timers })
   t.teardown(async () => { await semantic.close(); await index.close() })
   await index.ready(60_000, new AbortController().signal)
   for (let i = 0; i < 1000 && semantic.status().state !== 'ready' && semantic.status().state !== 'failed'; i++) await new Promise(resolve => setTimeout(resolve, 20))
@@ -71,7 +77,7 @@ t.test('search_semantic: the nearest vectors first (word-hashing fake provider),
   t.equal(paths(found)[0], 'src/upload.ts')
   t.ok(Value.Check(SearchSemanticOutput, data(found)), 'structuredContent matches the published schema')
   t.match(data(found).results[0], { start_line: 1, end_line: 6, symbol: 'Uploader', kind: 'class', score: Number, similarity: Number })
-  t.match(textOf(found), /^# Code about "retry the failed uploads", best first — by meaning \(fake\) and by words, fused\n## src\/upload\.ts:1-6 class Uploader \(similarity 0\.\d\d\)\n2\t {2}async retryFailedUpload/)
+  t.match(textOf(found), /^# Code about "retry the failed uploads", best first — by meaning \(fake\) and by words, fused\n## src\/upload\.ts:1-6 class Uploader \(similarity 0\.\d\d\)\n1\texport class Uploader \{\n2\t {2}async retryFailedUpload/)
   t.match(textOf(found), /\nRead one whole: read_files files=\[\{"path":"src\/upload\.ts","start_line":1,"end_line":6\}\]\n/)
   t.match(textOf(found), /\nChunks 1–3 of \d+ \| next: search_semantic query="retry the failed uploads" page_size=3 offset=3$/)
   // No word of this query is in the code's words as the index splits them, yet the meaning (the fake's hashed
@@ -84,10 +90,12 @@ t.test('search_semantic: the nearest vectors first (word-hashing fake provider),
 
 t.test('search_semantic: pages are slices of one fused ranking; a small budget cuts a page and says how to go on', async (t) => {
   const f = await fixture(t)
+  const asked = f.fake.requests.length
   const whole = paths(await search(f, { query: 'request handler panic', page_size: 12 }))
   const pages: string[] = []
   for (let offset = 0; offset < 12; offset += 4) pages.push(...paths(await search(f, { query: 'request handler panic', page_size: 4, offset })))
   t.same(pages, whole, 'deterministic: pages add up to the whole')
+  t.equal(f.fake.requests.length, asked + 1, 'the query is embedded once: its pages reuse its vector')
   t.equal(new Set(whole).size, whole.length)
   const cut = await search(f, { query: 'request handler panic', page_size: 12, max_response_tokens: 1000 })
   t.ok(await tokenizer.countExact(textOf(cut)) <= 1000)
@@ -96,7 +104,7 @@ t.test('search_semantic: pages are slices of one fused ranking; a small budget c
   t.same(data(deep).results, [], 'past the end: an empty page')
 })
 
-t.test('search_semantic: coverage notes while vectors are missing; a provider down is EMBEDDINGS_FAILED pointing at search_code', async (t) => {
+t.test('search_semantic: coverage notes while vectors are missing; a provider down answers by words at once, saying why, after one try', async (t) => {
   const capped = await fixture(t, { embeddingsBatchSize: '1' }, 2)
   const partial = await search(capped, { query: 'request handler' })
   t.match(textOf(partial), /\nNote: \d+ of \d+ chunks have vectors — embeddingsMaxChunks is reached; the others are found by their words only\.\n/)
@@ -106,17 +114,45 @@ t.test('search_semantic: coverage notes while vectors are missing; a provider do
   t.match(data(info), { capabilities: { semantic_search: true }, embeddings: { state: 'ready', model: 'fake', dimensions: 64, vectors: Number } })
 
   const f = await fixture(t)
-  await f.fake.close()
-  const down = await search(f, { query: 'retry upload' }).catch((e: unknown) => e)
-  t.ok(isToolError(down))
-  t.match((down as Error).message, /^ERROR EMBEDDINGS_FAILED: the embeddings provider http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings \(model fake\) could not be reached \(ECONNREFUSED\)\. Hint: search_code ranks code by its words without embeddings/)
+  const asked = f.fake.requests.length
+  f.fake.options.failWith = 503
+  const down = await search(f, { query: 'retry upload' })
+  t.equal(f.fake.requests.length, asked + 1, 'one try (the server\'s settings retry a failed request 3 times; a query does not)')
+  t.equal(paths(down)[0], 'src/upload.ts', 'found by its words')
+  t.match(textOf(down), /^# Code about "retry upload", best first — by words only \(no vectors now\)\nNote: vectors are unavailable \(EMBEDDINGS_FAILED: the provider answered HTTP 503: down \(503\)\) — ranked by words only, as search_code ranks; the server asks the provider again at \d\d:\d\d:\d\d UTC and embedding resumes when it answers\.\n## src\/upload\.ts:1-6 class Uploader \(by words only\)\n/)
+  t.equal(data(down).results[0].similarity, undefined)
+  t.ok(Value.Check(SearchSemanticOutput, data(down)))
+  await search(f, { query: 'parse config' })
+  t.equal(f.fake.requests.length, asked + 1, 'while the outage is known, a call does not ask again')
+  const said = await getWorkspaceInfo.run({ workspace: f.workspace, search: { limits: { timeoutMs: 1, maxFileSize: '1M', cacheTtlMs: 1 }, engine: async () => ({ version: '1', source: 'x', pcre2Available: false }) }, tokenizer, catalog: { entries: () => [] }, codeIndex: f.index, semantic: f.semantic } as never, toolContext())
+  t.match(textOf(said), /\n- semantic search \(search_semantic\): model fake, 64 dimensions; \d+ of \d+ chunks have vectors; embedding failed: the provider answered HTTP 503: down \(503\) \(the server asks the provider again at \d\d:\d\d:\d\d UTC\)\n/, 'the reason, in one line')
+  t.notMatch(textOf(said), /Hint|ERROR|127\.0\.0\.1/, 'no hint, no error code, no provider URL repeated')
+  t.same(data(said).embeddings, { state: 'failed', model: 'fake', dimensions: 64, vectors: f.index.status().chunks, error: 'the provider answered HTTP 503: down (503)' })
+})
+
+t.test('search_semantic: after an outage the server\'s probe resumes embedding, and the next answer carries no stale note', async (t) => {
+  const clock = manualTimers()
+  const f = await fixture(t, { embeddingsDimensions: '64' }, 1000, clock.timers)
+  f.fake.options.failWith = 503
+  t.match(textOf(await search(f, { query: 'retry upload' })), /\nNote: vectors are unavailable \(EMBEDDINGS_FAILED: the provider answered HTTP 503: down \(503\)\) — ranked by words only, as search_code ranks; the server asks the provider again at 12:01:00 UTC and embedding resumes when it answers\.\n/, 'the time of the next probe, from the injected clock')
+  t.same(clock.delays, [60_000])
+  f.fake.options.failWith = undefined
+  const asked = f.fake.requests.length
+  clock.fire()
+  for (let i = 0; i < 500 && (f.semantic.status().state !== 'ready' || f.fake.requests.length === asked); i++) await new Promise(resolve => setTimeout(resolve, 20))
+  t.equal(f.fake.requests.length, asked + 1, 'the probe asked once; nothing was left to embed')
+  t.match(f.semantic.status(), { state: 'ready', vectors: f.index.status().chunks })
+  const back = await search(f, { query: 'retry upload' })
+  t.match(textOf(back), /^# Code about "retry upload", best first — by meaning \(fake\) and by words, fused\n## src\/upload\.ts:1-6 class Uploader \(similarity 0\.\d\d\)\n/, 'no note: every chunk has its vector and the provider answers')
 })
 
 t.test('search_semantic: a failed background run is noted; a session narrowed to a folder sees only its chunks', async (t) => {
   const f = await fixture(t)
   // Stop the provider for the background run only: the query itself still gets its vector.
   const failing: SemanticSearch = { ...f.semantic, status: () => ({ ...f.semantic.status(), state: 'failed', error: 'HTTP 401' }) }
-  t.match(textOf(await search({ ...f, semantic: failing }, { query: 'retry upload' })), /\nNote: \d+ of \d+ chunks have vectors — embedding stopped \(HTTP 401; tried again in a minute\); the others are found by their words only\.\n/)
+  t.match(textOf(await search({ ...f, semantic: failing }, { query: 'retry upload' })), /\nNote: \d+ of \d+ chunks have vectors — embedding is paused \(HTTP 401\); the others are found by their words only\.\n/)
+  const later: SemanticSearch = { ...f.semantic, status: () => ({ ...f.semantic.status(), state: 'failed', error: 'HTTP 401', retryAt: Date.UTC(2026, 0, 1, 12, 30) }) }
+  t.match(textOf(await search({ ...f, semantic: later }, { query: 'retry upload' })), /\nNote: \d+ of \d+ chunks have vectors — embedding is paused \(HTTP 401; the provider is asked again at 12:30:00 UTC\); the others are found by their words only\.\n/)
   const narrowed = await createWorkspace({ root: path.join(f.root, 'src/auth'), log })
   const seen = await search({ ...f, workspace: narrowed }, { query: 'retry the failed uploads' })
   t.same(paths(seen), ['token.ts'], 'only what the narrowed session serves, under its own paths')
@@ -156,8 +192,8 @@ t.test('get_workspace_info: the vectors\' state in words and in structuredConten
   } as never, toolContext())
   t.match(textOf(await info({ state: 'waiting' })), /\n- semantic search \(search_semantic\): model m; 3 of \d+ chunks have vectors; waiting for the code index\n/)
   t.match(textOf(await info({ state: 'embedding', dims: 8 })), /model m, 8 dimensions; 3 of \d+ chunks have vectors; embedding in the background\n/)
-  t.match(textOf(await info({ state: 'failed' })), /; embedding failed \(unknown error\), tried again after a minute\n/)
-  t.match(textOf(await info({ state: 'failed', error: 'HTTP 401' })), /; embedding failed \(HTTP 401\)/)
+  t.match(textOf(await info({ state: 'failed' })), /; embedding failed: unknown error\n/)
+  t.match(textOf(await info({ state: 'failed', error: 'the provider answered HTTP 401: bad key', retryAt: Date.UTC(2026, 0, 1, 12, 2) })), /; embedding failed: the provider answered HTTP 401: bad key \(the server asks the provider again at 12:02:00 UTC\)\n/)
   t.match(data(await info({ state: 'failed', error: 'HTTP 401' })), { embeddings: { state: 'failed', model: 'm', vectors: 3, error: 'HTTP 401' } })
   t.match(textOf(await info({})), /; up to date\n/)
   const off = await info(undefined)
@@ -167,5 +203,5 @@ t.test('get_workspace_info: the vectors\' state in words and in structuredConten
   const noted: SemanticSearch = { ...f.semantic, status: () => ({ ...f.semantic.status(), state: 'embedding', vectors: 1 }) }
   t.match(textOf(await search({ ...f, semantic: noted }, { query: 'retry' })), /\nNote: 1 of \d+ chunks have vectors — the rest are being embedded in the background; the others are found by their words only\.\n/)
   const unknown: SemanticSearch = { ...f.semantic, status: () => ({ ...f.semantic.status(), state: 'failed' }) }
-  t.match(textOf(await search({ ...f, semantic: unknown }, { query: 'retry' })), /embedding stopped \(unknown error; tried again in a minute\)/)
+  t.match(textOf(await search({ ...f, semantic: unknown }, { query: 'retry' })), /embedding is paused \(unknown error\)/)
 })

@@ -3,10 +3,12 @@ import { toolError } from '../../errors.js'
 import type { WorkspaceService } from '../workspace/index.js'
 import { chunkHash, chunkText, embeddedText } from './chunk-text.js'
 import type { CodeIndex } from './code-index.js'
-import type { EmbeddingProvider } from './embeddings.js'
-import { hybridSearch, type HybridRanking } from './hybrid.js'
+import { isRefusal, refusesParameter, requestRefused, type EmbeddingProvider, type EmbedOptions } from './embeddings.js'
+import { hybridSearch, type HybridRanking, type VectorSide } from './hybrid.js'
 import type { PathScope } from './index-schema.js'
 import { indexedText } from './indexed-lines.js'
+import { createProviderHealth, type Outage, type RecoveryTimers } from './provider-health.js'
+import { createQueryVectors } from './query-vectors.js'
 import { startThread, threadModule, type Thread } from '../threads/index.js'
 import type { Nearest } from './vector-matrix.js'
 import type { MissingChunk } from './vector-store.js'
@@ -16,7 +18,8 @@ import type { VectorAnswer, VectorRequest } from './vector-worker.js'
 export interface SemanticStatus {
   /**
    * `waiting` for the code index's first scan; `embedding` chunks that have no vector; `ready` when every chunk
-   * (up to the cap) has one; `failed` when the provider failed (tried again after a scan or a call, a minute on).
+   * (up to the cap) has one; `failed` while the provider fails or refuses (the server asks it again with backoff,
+   * and embedding resumes when it answers).
    */
   state: 'waiting' | 'embedding' | 'ready' | 'failed'
   model: string
@@ -28,18 +31,33 @@ export interface SemanticStatus {
   embedded: number
   /** True when embeddingsMaxChunks stopped the embedding. */
   capped: boolean
+  /** Why, while `failed`: one line, no hint. */
   error?: string
+  /** When the server asks the provider again, while `failed` (ms since the epoch). */
+  retryAt?: number
+}
+
+/** A fused ranking; by words alone when the query could not be given a vector. */
+export interface SemanticRanking extends HybridRanking {
+  /** Why the query has no vector (one line), and when the server asks the provider again. */
+  wordsOnly?: { reason: string, retryAt: number }
 }
 
 /** Natural-language search over the code index's chunks: vectors from the configured provider, searched exactly. */
 export interface SemanticSearch {
   status(): SemanticStatus
-  /** The query's vector (the call's signal bounds the request); rejects with an EMBEDDINGS_FAILED tool error. */
+  /**
+   * The query's vector, kept for the next pages; one try of at most 2 s (the call's signal bounds it too). Rejects
+   * with an EMBEDDINGS_FAILED tool error, at once while a failure of the provider is known.
+   */
   embedQuery(text: string, signal: AbortSignal): Promise<Float32Array>
   /** The `k` chunks nearest the vector, in `scope`. */
   nearest(vector: Float32Array, scope: PathScope, k: number): Promise<Nearest[]>
-  /** Chunks by meaning and by the query's words (`terms`), `depth` deep each, fused (see hybrid.ts). */
-  search(query: { text: string, terms: readonly string[] }, scope: PathScope, depth: number, signal: AbortSignal): Promise<HybridRanking>
+  /**
+   * Chunks by meaning and by the query's words (`terms`), `depth` deep each, fused (see hybrid.ts); by words
+   * alone, saying why, when the query cannot have a vector.
+   */
+  search(query: { text: string, terms: readonly string[] }, scope: PathScope, depth: number, signal: AbortSignal): Promise<SemanticRanking>
   close(): Promise<void>
 }
 
@@ -52,8 +70,11 @@ export interface SemanticOptions {
   log: Logger
   /** Most chunks given a vector. */
   maxChunks: number
-  /** After a failed run, the embedding is not tried again for this long (default 60 s). */
-  retryAfterMs?: number
+  /**
+   * Clock and timers of the recovery (default: the process's): after a failure the provider is probed a minute
+   * later, doubling while it fails, to 30 min; a failure seen in the last 30 s spares calls a try of their own.
+   */
+  timers?: RecoveryTimers
   /** The vector thread's module (default: vector-worker.js beside this module). */
   workerUrl?: URL
 }
@@ -63,6 +84,14 @@ export interface SemanticOptions {
  * request short (searches queue behind it) while a file's chunks are mostly read in one round.
  */
 const EXAMINE = 4096
+/** Longest wait for a query's vector: a call ranks by words rather than wait on a provider in trouble. */
+const QUERY_TIMEOUT_MS = 2000
+/** Query vectors kept for the next pages of their result sets. */
+const QUERY_VECTORS = 64
+/** What a probe embeds: one word, which no provider refuses as too long. */
+const PROBE_TEXT = 'dimensions'
+/** The ranking side of a query without a vector: nothing is near. */
+const WORDS_ONLY: VectorSide = { embedQuery: async () => new Float32Array(0), nearest: async () => [] }
 
 /**
  * Starts nothing until the code index finishes a scan (or a call asks): then a vector thread holds the model's
@@ -71,14 +100,22 @@ const EXAMINE = 4096
 export function createSemanticSearch (options: SemanticOptions): SemanticSearch {
   const { index, workspace, provider, log, maxChunks } = options
   const { model, batchSize } = provider.settings
-  const retryAfterMs = options.retryAfterMs ?? 60_000
   let dims = provider.settings.dimensions
+  /** Where the run stands; `failed` is the health's to say. */
   const status: SemanticStatus = { state: 'waiting', model, ...(dims !== undefined ? { dims } : {}), vectors: 0, embedded: 0, capped: false }
   const stop = new AbortController()
   let thread: Promise<Thread> | undefined
   let running: Promise<void> | undefined
-  let failedAt = 0
   let reloadWanted = false
+  /** The provider has answered a request of this shape (model, dimensions): a refusal since is about its texts. */
+  let shapeAccepted = false
+  const queries = createQueryVectors(QUERY_VECTORS)
+  const health = createProviderHealth({
+    probe: async (signal) => { await probe(signal, { retries: 0 }) },
+    onRecovered: () => kick(),
+    log,
+    ...(options.timers !== undefined ? { timers: options.timers } : {})
+  })
   /**
    * The last chunk examined for a missing vector. A chunk whose text changed comes back under a new id after its
    * file's rescan; one the provider refused waits for a restart.
@@ -98,6 +135,24 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
       return started
     })()
     return thread
+  }
+
+  /** The provider answered: the request's shape is fine, and an outage is over. */
+  function answered (): void {
+    shapeAccepted = true
+    health.answered()
+  }
+
+  /** One word embedded: the vector length learnt or checked; a refusal of it is a refusal of the request. */
+  async function probe (signal: AbortSignal, options?: EmbedOptions): Promise<void> {
+    let vector: Float32Array
+    try {
+      [vector] = await provider.embed([PROBE_TEXT], signal, options)
+    } catch (err) {
+      throw isRefusal(err) ? requestRefused(provider.settings, err) : err
+    }
+    learn(vector)
+    answered()
   }
 
   async function ask (request: VectorRequest): Promise<VectorAnswer> {
@@ -125,14 +180,20 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     return [...texts].map(([hash, text]) => ({ hash, text }))
   }
 
-  /** Embeds a batch; a batch the provider refuses as a whole (400, 413, 422) is split to find the texts it refuses. */
+  /**
+   * Embeds a batch. A batch the provider refuses (400, 413, 422) is split to find the texts it refuses, unless the
+   * refusal is the request's: it names a parameter of it, or, before any request of this shape was answered, a
+   * one-word request is refused too. That stops the run with the reason.
+   */
   async function embedBatch (batch: Array<{ hash: string, text: string }>, signal: AbortSignal): Promise<void> {
     let vectors: Float32Array[]
     try {
       vectors = await provider.embed(batch.map(b => b.text), signal)
     } catch (err) {
       // An abort is not a refusal: it carries no status.
-      if (![400, 413, 422].includes((err as { status?: number }).status ?? 0)) throw err
+      if (!isRefusal(err)) throw err
+      if (refusesParameter(err)) throw requestRefused(provider.settings, err)
+      if (!shapeAccepted) await probe(signal, { retries: 0 })
       if (batch.length === 1) {
         log.debug({ err, hash: batch[0].hash }, 'the embeddings provider refused a chunk; it stays without a vector')
         return
@@ -143,6 +204,7 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
       return
     }
     vectors.forEach(learn)
+    answered()
     await ask({ put: batch.map((b, i) => ({ hash: b.hash, vector: vectors[i] })) })
     status.embedded += batch.length
   }
@@ -151,7 +213,7 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     status.state = 'embedding'
     status.capped = false
     // The vector length is needed before any vector is stored: a model whose length is not configured tells it.
-    if (dims === undefined) learn((await provider.embed(['dimensions'], signal))[0])
+    if (dims === undefined) await probe(signal)
     for (;;) {
       signal.throwIfAborted()
       if (reloadWanted) {
@@ -175,21 +237,17 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     }
   }
 
-  /** Starts an embedding run unless one is running, the index is not open, or the last failed under a minute ago. */
+  /** Starts an embedding run unless one is running, the index is not open, or the provider is failing (its probe resumes it). */
   function kick (): void {
-    if (running !== undefined || stop.signal.aborted || index.file() === undefined) return
-    if (status.state === 'failed' && Date.now() - failedAt < retryAfterMs) return
+    if (running !== undefined || stop.signal.aborted || index.file() === undefined || health.outage() !== undefined) return
     const before = status.embedded
     running = embedAll(stop.signal).then(() => {
       status.state = 'ready'
-      delete status.error
       if (status.embedded > before) log.info({ model, vectors: status.vectors, embedded: status.embedded - before, capped: status.capped }, 'embeddings up to date')
     }, (err: unknown) => {
       if (stop.signal.aborted) return
-      status.state = 'failed'
-      status.error = (err as Error).message
-      failedAt = Date.now()
-      log.warn({ err }, 'embedding stopped')
+      health.failed(err)
+      log.warn({ err }, 'embedding stopped; the provider is asked again later')
     }).finally(() => {
       running = undefined
       // A scan that ended while the run asked for its last chunks: its chunks get their run now.
@@ -204,23 +262,51 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
     if (changed > 0 || status.state !== 'ready') kick()
   })
 
-  const service: SemanticSearch = {
-    status: () => ({ ...status }),
-    async embedQuery (text, signal) {
-      const [vector] = await provider.embed([embeddedText(text)], signal)
+  /**
+   * The query's vector, or the outage that keeps it from one: a known one at once, else after one short try. A
+   * call that finds the provider answering ends an outage, and the embedding resumes now.
+   */
+  async function queryVector (text: string, signal: AbortSignal): Promise<Float32Array | Outage> {
+    const kept = queries.get(model, dims, text)
+    if (kept !== undefined) return kept
+    const known = health.known()
+    if (known !== undefined) return known
+    let vector: Float32Array
+    try {
+      [vector] = await provider.embed([embeddedText(text)], signal, { retries: 0, timeoutMs: Math.min(provider.settings.timeoutMs, QUERY_TIMEOUT_MS) })
       learn(vector)
-      // The provider answers again: a failed run is tried again now (a scan would, later).
-      if (status.state === 'failed') kick()
-      return vector
+    } catch (err) {
+      signal.throwIfAborted()
+      health.failed(err)
+      return health.outage() as Outage
+    }
+    answered()
+    queries.set(model, dims as number, text, vector)
+    return vector
+  }
+
+  const service: SemanticSearch = {
+    status () {
+      const outage = health.outage()
+      return outage === undefined ? { ...status } : { ...status, state: 'failed', error: outage.reason, retryAt: outage.retryAt }
+    },
+    async embedQuery (text, signal) {
+      const found = await queryVector(text, signal)
+      if (found instanceof Float32Array) return found
+      throw toolError('EMBEDDINGS_FAILED', `vectors are unavailable: ${found.reason}`, { step: 'rank-by-words' })
     },
     async nearest (vector, scope, k) {
       if (index.file() === undefined) return []
       return (await ask({ search: { vector, k, ...(scope !== undefined ? { scope } : {}) } })).hits as Nearest[]
     },
     async search (query, scope, depth, signal) {
-      return await hybridSearch(service, index, query, scope, depth, signal)
+      const found = await queryVector(query.text, signal)
+      if (found instanceof Float32Array) return await hybridSearch({ embedQuery: async () => found, nearest: service.nearest }, index, query, scope, depth, signal)
+      const ranking = await hybridSearch(WORDS_ONLY, index, query, scope, depth, signal)
+      return { ...ranking, wordsOnly: { reason: found.reason, retryAt: found.retryAt } }
     },
     async close () {
+      health.close()
       stop.abort()
       await running
       await (await thread?.catch(() => undefined))?.terminate()
