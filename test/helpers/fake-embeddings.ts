@@ -1,5 +1,5 @@
 // The fake embeddings provider (bench/lib/fake-embeddings.js) over the code index's own tokens: texts that share
-// identifiers are close. It hashes words; a test that needs meaning runs the real model (test/retrieval).
+// identifiers are close. It hashes words; a test that needs meaning runs the real model (test/services/code-index/real-model.test.ts).
 import { hashedEmbedding, startFakeEmbeddings as startFake, type FakeEmbeddings, type FakeEmbeddingsOptions } from '../../bench/lib/fake-embeddings.js'
 import { codeTokens } from '../../src/services/code-index/index.js'
 

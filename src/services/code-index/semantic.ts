@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger.js'
 import { toolError } from '../../errors.js'
 import type { WorkspaceService } from '../workspace/index.js'
-import { chunkHash, chunkText, embeddedText } from './chunk-text.js'
+import { chunkHash, chunkText, embeddedChunk, embeddedText } from './chunk-text.js'
 import type { CodeIndex } from './code-index.js'
 import { isRefusal, refusesParameter, requestRefused, type EmbeddingProvider, type EmbedOptions } from './embeddings.js'
 import { hybridSearch, type HybridRanking, type VectorSide } from './hybrid.js'
@@ -166,6 +166,15 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
    * jail: a copy whose file changed since it was indexed is passed by, and another copy of that text serves.
    */
   async function textsOf (rows: MissingChunk[], signal: AbortSignal): Promise<Array<{ hash: string, text: string }>> {
+    const shown = (real: string): string => {
+      try {
+        return workspace.lexical(real).relative
+      /* c8 ignore start */
+      } catch {
+        return real // every indexed file lies in a root: the real path would stand in only for a root gone since
+      }
+      /* c8 ignore stop */
+    }
     const texts = new Map<string, string>()
     for (let i = 0; i < rows.length;) {
       const path = rows[i].path
@@ -174,7 +183,7 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
         if (lines === undefined || texts.has(rows[i].hash)) continue
         const chunk = chunkText(lines, rows[i].start, rows[i].end)
         // Changed since it was indexed: the next scan indexes it again, with its new hash.
-        if (chunkHash(chunk) === rows[i].hash) texts.set(rows[i].hash, embeddedText(chunk))
+        if (chunkHash(chunk) === rows[i].hash) texts.set(rows[i].hash, embeddedChunk(chunk, { path: shown(rows[i].path), symbol: rows[i].symbol, kind: rows[i].kind }))
       }
     }
     return [...texts].map(([hash, text]) => ({ hash, text }))
