@@ -3,6 +3,7 @@ import t from 'tap'
 import { embeddedChunk, embeddedText, MAX_EMBED_CHARS } from '../../../src/services/code-index/chunk-text.js'
 import { chunkFile, docStart } from '../../../src/services/code-index/chunker.js'
 import { matchExpression, queryTerms, searchTokens, termForms } from '../../../src/services/code-index/code-tokens.js'
+import { MAX_REMEMBERED, wordForm } from '../../../src/services/code-index/word-forms.js'
 import type { OutlineSymbol } from '../../../src/services/symbols/index.js'
 import { runs } from '../../helpers/property.js'
 
@@ -19,6 +20,13 @@ t.test('search tokens: a word and its forms are one (allocate, allocation, alloc
   t.not(searchTokens('release')[0], searchTokens('free')[0], 'another word for the same act keeps its own form')
   t.same(searchTokens('alloc_pages(gfp)'), ['alloc_pages', 'alloc', 'page', 'gfp'], 'a name of several parts stays whole, as written; its parts take their forms')
   t.same(searchTokens('retryFailedUpload utf8 404'), ['retryfailedupload', 'retri', 'fail', 'upload', 'utf8', 'utf', '404'])
+})
+
+t.test('word forms are remembered up to a bound, and stay the same when the memory starts over', async (t) => {
+  const before = wordForm('allocations')
+  for (let i = 0; i <= MAX_REMEMBERED; i++) wordForm(`word${i}ing`)
+  t.equal(wordForm('allocations'), before)
+  t.equal(wordForm('allocations'), 'alloc')
 })
 
 t.test('query terms: the words that name no subject are dropped, unless nothing else is left', async (t) => {
