@@ -78,6 +78,7 @@ export async function runSearchBench ({ runs = 5, queries = SEARCH_QUERIES, prog
     for (const query of queries) {
       await timeRaw(rgPath, rawArgs(query, ['--line-number'])) // warm the page cache
       const raw = []
+      const rawCount = []
       const rawJson = []
       const ours = []
       let worstDelay = 0
@@ -91,6 +92,7 @@ export async function runSearchBench ({ runs = 5, queries = SEARCH_QUERIES, prog
         raw.push((await timeRaw(rgPath, rawArgs(query, ['--line-number']))).ms)
         floor.disable()
         rawDelay = Math.max(rawDelay, floor.max / 1e6)
+        rawCount.push((await timeRaw(rgPath, rawArgs(query, ['--count']))).ms)
         rawJson.push((await timeRaw(rgPath, rawArgs(query, ['--json']))).ms)
         search.close() // drop the cache: every run is a first page from a fresh scan
         const delay = monitorEventLoopDelay({ resolution: 10 })
@@ -109,9 +111,11 @@ export async function runSearchBench ({ runs = 5, queries = SEARCH_QUERIES, prog
         pattern: query.pattern,
         matching_lines: `${total}${totalIsLowerBound ? '+' : ''}`,
         raw_rg_n_ms: Math.round(median(raw)),
+        raw_rg_c_ms: Math.round(median(rawCount)),
         raw_rg_json_ms: Math.round(median(rawJson)),
         ours_first_page_ms: Math.round(median(ours)),
         ratio_vs_rg_n: +(median(ours) / median(raw)).toFixed(2),
+        ratio_vs_rg_c: +(median(ours) / median(rawCount)).toFixed(2),
         ratio_vs_rg_json: +(median(ours) / median(rawJson)).toFixed(2),
         max_event_loop_delay_ms: +worstDelay.toFixed(1),
         noise_floor_delay_ms: +rawDelay.toFixed(1)
@@ -128,10 +132,10 @@ export async function runSearchBench ({ runs = 5, queries = SEARCH_QUERIES, prog
 
 /** Renders the rows as a Markdown table. */
 export function searchBenchTable (rows) {
-  const head = ['query', 'pattern', 'matching lines', 'rg -n ms', 'rg --json ms', 'search_regex ms', 'ratio vs rg -n', 'ratio vs rg --json', 'max loop delay ms', 'loop delay floor ms']
+  const head = ['query', 'pattern', 'matching lines', 'rg -n ms', 'rg -c ms', 'rg --json ms', 'search_regex ms', 'ratio vs rg -n', 'ratio vs rg -c', 'ratio vs rg --json', 'max loop delay ms', 'loop delay floor ms']
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`]
   for (const r of rows) {
-    lines.push(`| ${r.query} | \`${r.pattern}\` | ${r.matching_lines} | ${r.raw_rg_n_ms} | ${r.raw_rg_json_ms} | ${r.ours_first_page_ms} | ${r.ratio_vs_rg_n} | ${r.ratio_vs_rg_json} | ${r.max_event_loop_delay_ms} | ${r.noise_floor_delay_ms} |`)
+    lines.push(`| ${r.query} | \`${r.pattern}\` | ${r.matching_lines} | ${r.raw_rg_n_ms} | ${r.raw_rg_c_ms} | ${r.raw_rg_json_ms} | ${r.ours_first_page_ms} | ${r.ratio_vs_rg_n} | ${r.ratio_vs_rg_c} | ${r.ratio_vs_rg_json} | ${r.max_event_loop_delay_ms} | ${r.noise_floor_delay_ms} |`)
   }
   return lines.join('\n')
 }

@@ -5,6 +5,9 @@
 // drivers/net and whole tree), with 1 and 2 parser threads: source bytes, index bytes, peak RSS (/proc VmHWM of
 // the process, threads included), wall time — and the README's formula checked against each.
 //
+// build-floor: the whole Linux tree indexed by `workspace-mcp index`, against reading and parsing the same files with
+// the same grammars on as many threads (parse-floor.js), in the same run.
+//
 // build-latency: search_regex and read_files over stdio while the first index of the Linux tree is being built,
 // against the same calls once it is done (the index threads run below ripgrep's priority).
 import { spawn } from 'node:child_process'
@@ -24,8 +27,8 @@ export function predicted (sourceMb, threads) {
   return { indexMb: sourceMb * 1.3, rssMb: 280 + 0.2 * sourceMb + 130 * (threads - 1) }
 }
 
-/** Runs `index` once; resolves with its counts, wall time, peak RSS and the index's size. */
-async function indexOnce (root, threads) {
+/** Runs `index` once; resolves with its counts, wall time, peak RSS, the index's size and (with `keep`) the files it indexed. */
+async function indexOnce (root, threads, keep = false) {
   const state = mkdtempSync(path.join(tmpdir(), 'wmcp-sizing-'))
   try {
     const child = spawn(process.execPath, [BIN, 'index', '--root', root, '--state-dir', state, '--index-threads', String(threads), '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -45,10 +48,41 @@ async function indexOnce (root, threads) {
     if (code !== 0) throw new Error(`index exited ${code}: ${out}`)
     const m = /: (\d+) source files, (\d+) chunks, (\d+) symbols \(([\d.]+) MB of source/.exec(out)
     const indexMb = readdirSync(state).reduce((sum, name) => sum + statSync(path.join(state, name)).size, 0) / 1048576
-    return { files: Number(m[1]), sourceMb: Number(m[4]), indexMb, rssMb: peak, ms }
+    return { files: Number(m[1]), sourceMb: Number(m[4]), indexMb, rssMb: peak, ms, ...(keep ? { indexed: await indexedFiles(state) } : {}) }
   } finally {
     rmSync(state, { recursive: true, force: true })
   }
+}
+
+/** The real paths of the files an index in `state` holds (those parsed: a language of their own). */
+async function indexedFiles (state) {
+  const { DatabaseSync } = await import('@photostructure/sqlite')
+  const db = new DatabaseSync(path.join(state, readdirSync(state).find(n => n.endsWith('.sqlite'))), { readOnly: true })
+  try {
+    return db.prepare("SELECT path FROM files WHERE language != '-' ORDER BY id").all().map(r => r.path)
+  } finally {
+    db.close()
+  }
+}
+
+/** The build-floor section: the whole Linux tree's index build against parsing its files alone, 2 threads each. */
+export async function runBuildFloorBench (log) {
+  if (!existsSync(path.join(LINUX, 'Makefile'))) throw new Error('the Linux tree is missing: run bench/corpus.sh first')
+  const threads = 2
+  log(`build-floor: index the whole Linux tree (${threads} parser threads)`)
+  const build = await indexOnce(LINUX, threads, true)
+  log(`build-floor: read and parse the same ${build.indexed.length} files alone`)
+  const { parseFloor } = await import('./parse-floor.js')
+  const floor = await parseFloor(build.indexed, threads)
+  const bound = predicted(build.sourceMb, threads).rssMb
+  return [{
+    name: `index build of the whole Linux 6.1 tree (${build.files} files, ${build.sourceMb.toFixed(0)} MB), ${threads} parser threads`,
+    measured: `${(build.ms / 1000).toFixed(0)} s, peak RSS ${build.rssMb.toFixed(0)} MiB`,
+    baseline: `read + parse alone: ${(floor.ms / 1000).toFixed(0)} s (${(floor.bytes / 1048576 / (floor.ms / 1000)).toFixed(1)} MB/s)`,
+    ratio: build.ms / floor.ms,
+    goal: `≤ 1.5× the floor, RSS ≤ ${bound.toFixed(0)} MiB (docs/deploy.md)`,
+    pass: build.ms <= 1.5 * floor.ms && build.rssMb <= bound
+  }]
 }
 
 /** The sizing section: four trees × 1 and 2 threads. */
