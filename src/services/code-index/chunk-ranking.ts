@@ -5,6 +5,8 @@ import type { ChunkRow } from './index-schema.js'
  * depends on how deep the page is; chunks below it follow in BM25's order.
  */
 export const CANDIDATES = 500
+/** Chunks holding every word that make enough candidates on their own (then those holding some are not ranked). */
+export const ALL_WORDS_ENOUGH = 100
 /** A file's evidence: the scores of its best chunks, this many. */
 export const FILE_EVIDENCE_CHUNKS = 5
 /** How much a file's evidence adds to each of its chunks' score. */

@@ -3,7 +3,7 @@ import v8 from 'node:v8'
 import vm from 'node:vm'
 import { pathToFileURL } from 'node:url'
 import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
-import { CANDIDATES, rankChunks } from './chunk-ranking.js'
+import { ALL_WORDS_ENOUGH, CANDIDATES, rankChunks } from './chunk-ranking.js'
 import { matchExpression } from './code-tokens.js'
 import { FIELD_WEIGHTS, metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
 
@@ -72,7 +72,17 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
   }
   const symbolQueries = new Map<string, StatementSyncInstance>()
   const ranking = new Map<boolean, StatementSyncInstance>()
-  const matching = db.prepare('SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ?')
+  const counting = new Map<number, StatementSyncInstance>()
+  /** Counts, for the ids in a JSON array, how many of `groups` MATCH expressions each matches. */
+  const heldStatement = (groups: number): StatementSyncInstance => {
+    let statement = counting.get(groups)
+    if (statement === undefined) {
+      const lists = Array.from({ length: groups }, () => 'SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?').join(' UNION ALL ')
+      statement = db.prepare(`SELECT rowid AS id, count(*) AS n FROM (${lists}) WHERE +rowid IN (SELECT value FROM json_each(?)) GROUP BY rowid`)
+      counting.set(groups, statement)
+    }
+    return statement
+  }
   const scopeSql = (scope: PathScope): string => scope === undefined ? '' : SCOPE_SQL
   const scopeArgs = (scope: PathScope): string[] => scope === undefined ? [] : [scope, `${scope}/`, after(`${scope}/`)]
 
@@ -108,21 +118,27 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
     },
     searchChunks (terms, scope, limit) {
       if (terms.length === 0) return []
-      const ranked = (n: number): ChunkRow[] =>
-        rankedStatement(scope !== undefined).all(matchExpression(terms), ...scopeArgs(scope), n) as unknown as ChunkRow[]
-      const rows = ranked(Math.max(limit, CANDIDATES))
-      const candidates = rows.slice(0, CANDIDATES)
-      // Which candidates hold each word (with its forms): every chunk that does, fetched bare, costs less than
-      // asking the full-text index about each candidate.
-      const groups = [...new Set(terms.map(term => matchExpression([term])))]
-      const held = new Map(candidates.map(row => [row.id, 0]))
-      for (const group of groups) {
-        for (const { id } of matching.all(group) as Array<{ id: number }>) {
-          const count = held.get(id)
-          if (count !== undefined) held.set(id, count + 1)
-        }
+      const ranked = (op: 'AND' | 'OR', n: number): ChunkRow[] =>
+        rankedStatement(scope !== undefined).all(matchExpression(terms, op), ...scopeArgs(scope), n) as unknown as ChunkRow[]
+      // The candidates: the chunks holding every word, when there are enough of them — ranking them costs a
+      // tenth of ranking every chunk holding any word (a keyword query over the Linux tree: 8 ms against 80) —
+      // else the best of those holding any. Chunks past the candidates follow in BM25's order.
+      let candidates = terms.length > 1 ? ranked('AND', CANDIDATES) : []
+      let rest: ChunkRow[]
+      if (candidates.length < ALL_WORDS_ENOUGH) {
+        const rows = ranked('OR', Math.max(limit, CANDIDATES))
+        candidates = rows.slice(0, CANDIDATES)
+        rest = rows.slice(CANDIDATES)
+      } else {
+        const pooled = new Set(candidates.map(row => row.id))
+        rest = limit > candidates.length ? ranked('OR', limit + candidates.length).filter(row => !pooled.has(row.id)) : []
       }
-      return [...rankChunks(candidates, id => held.get(id) as number, groups.length), ...rows.slice(CANDIDATES)].slice(0, limit)
+      // How many of the words (each with its forms) each candidate holds, counted by SQLite over the words' own
+      // lists: `+rowid` keeps the candidates from being pushed into the full-text index as lookups one by one
+      // (ten times slower), and no list is carried into JavaScript. Every candidate holds one word at least.
+      const groups = [...new Set(terms.map(term => matchExpression([term])))]
+      const held = new Map((heldStatement(groups.length).all(...groups, JSON.stringify(candidates.map(row => row.id))) as Array<{ id: number, n: number }>).map(r => [r.id, r.n]))
+      return [...rankChunks(candidates, id => held.get(id) as number, groups.length), ...rest].slice(0, limit)
     },
     chunksById (ids) {
       if (ids.length === 0) return []
