@@ -1,5 +1,5 @@
 import path from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ALL_WORDS_ENOUGH, CANDIDATES } from '../../../src/services/code-index/chunk-ranking.js'
 import { searchTokens } from '../../../src/services/code-index/code-tokens.js'
 import { loadSqlite, type FileEntry } from '../../../src/services/code-index/index-schema.js'
@@ -22,7 +22,7 @@ const file = (name: string, count: number, words: string): FileEntry => ({
   chunks: Array.from({ length: count }, (_, i) => ({ start: i + 1, end: i + 1, symbol: '', kind: 'code', fields: { name: '', head: '', path: name, body: searchTokens(words).join(' ') }, hash: `${name}-${i}` }))
 })
 
-function store (t: Parameters<Parameters<typeof t.test>[1]>[0], entries: FileEntry[]): IndexReader {
+function store (t: Test, entries: FileEntry[]): IndexReader {
   const at = path.join(tempDir(t, 'wmcp-chunk-search-'), 'index.sqlite')
   const writer = openIndexWriter(sqlite, at)
   writer.write(entries)

@@ -39,6 +39,7 @@ t.test('match expressions: every form quoted, another word for the same act as a
   t.equal(matchExpression(['freed', 'pages'], 'AND'), '("free" OR "releas") AND "page"')
   t.equal(matchExpression(['allocate', 'allocation', 'x_y']), '("alloc" OR "creat") OR "x_y"', 'two words of one form are one group')
   t.same([...termForms(['Freeing', 'pages'])], ['free', 'releas', 'page'])
+  t.equal(matchExpression(['x']), '"x"', 'a term with no form of its own (one letter) is searched as written')
   // Whatever a client sends, the expression is quoted words joined by AND/OR and parentheses: FTS5 sees no syntax of its own.
   fc.assert(fc.property(fc.string({ maxLength: 80 }), fc.constantFrom<'AND' | 'OR'>('AND', 'OR'), (query, op) => {
     const terms = queryTerms(query)
