@@ -2,29 +2,25 @@ import fs from 'node:fs'
 import path from 'node:path'
 import fc from 'fast-check'
 import pino from 'pino'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { chunkHash, chunkText, embeddedText, MAX_EMBED_CHARS } from '../../../src/services/code-index/chunk-text.js'
-import { createCodeIndex, type CodeIndex } from '../../../src/services/code-index/code-index.js'
-import { createEmbeddingProvider, type EmbeddingsSettings } from '../../../src/services/code-index/embeddings.js'
+import type { CodeIndex } from '../../../src/services/code-index/code-index.js'
 import { semanticService } from '../../../src/services/code-index/index.js'
 import { indexedText } from '../../../src/services/code-index/indexed-lines.js'
 import { loadConfig } from '../../../src/config.js'
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
 import { loadSqlite, type FileEntry } from '../../../src/services/code-index/index-schema.js'
-import { createSemanticSearch, type SemanticSearch } from '../../../src/services/code-index/semantic.js'
 import { createVectorMatrix } from '../../../src/services/code-index/vector-matrix.js'
 import { openVectorStore } from '../../../src/services/code-index/vector-store.js'
 import { vectorHandler } from '../../../src/services/code-index/vector-worker.js'
-import { locateTreeSitter, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
-import { startFakeEmbeddings, type FakeEmbeddings } from '../../helpers/fake-embeddings.js'
-import { manualTimers, type ManualTimers } from '../../helpers/manual-timers.js'
+import { startFakeEmbeddings } from '../../helpers/fake-embeddings.js'
 import { runs } from '../../helpers/property.js'
+import { inputs, semanticFixture, settled, signal } from '../../helpers/semantic-fixture.js'
 import { tempDir } from '../../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
-const where = locateTreeSitter() as TreeSitterLocation
 const unit = (v: number[]): Float32Array => Float32Array.from(fakeUnit(v))
 const fakeUnit = (v: number[]): number[] => { const n = Math.hypot(...v); return n === 0 ? v : v.map(x => x / n) }
 
@@ -120,47 +116,6 @@ t.test('the vector thread\'s work: chunks without vectors by cursor, vectors by 
   t.throws(() => vectors.put('m', 2, [{ hash: null as unknown as string, vector: unit([1, 0]) }], () => t.fail('a failed batch reports nothing')))
 })
 
-const FILES: Record<string, string> = {
-  'src/upload.ts': 'export class Uploader {\n  async retryFailedUpload (path: string): Promise<number> {\n    // retry each failed upload with backoff\n    return 3\n  }\n}\n',
-  'src/config.py': 'def parse_config(path):\n    return {}\n',
-  'src/windows.ts': '\uFEFFexport function crlfLines () {\r\n  return "carriage returns"\r\n}\r\n',
-  'src/copy.ts': 'export function same () { return 1 }\n',
-  'lib/copy.ts': 'export function same () { return 1 }\n'
-}
-
-interface Semantic { root: string, index: CodeIndex, semantic: SemanticSearch, fake: FakeEmbeddings, clock: ManualTimers }
-
-async function semanticFixture (t: Test, options: { settings?: Partial<EmbeddingsSettings>, maxChunks?: number, staleMs?: number, fake?: Parameters<typeof startFakeEmbeddings>[0], path?: string } = {}): Promise<Semantic> {
-  const root = tempDir(t, 'wmcp-semantic-')
-  for (const [name, text] of Object.entries(FILES)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
-    fs.writeFileSync(path.join(root, name), text)
-  }
-  const fake = await startFakeEmbeddings(options.fake)
-  t.teardown(() => fake.close())
-  const workspace = await createWorkspace({ root, log })
-  const file = path.join(tempDir(t, 'wmcp-semantic-state-'), 'index.sqlite')
-  const index = createCodeIndex({ workspace, treeSitter: where, log, staleMs: options.staleMs ?? 0, sqlite, file })
-  const url = new URL(`${fake.url}${options.path ?? '/v1/embeddings'}`)
-  const provider = createEmbeddingProvider({ url, api: url.pathname === '/api/embed' ? 'ollama' : 'openai', model: 'fake', batchSize: 2, timeoutMs: 5000, retries: 0, retryDelayMs: 1, ...options.settings })
-  // The recovery's timers fire when the test says: each backoff is seen as the delay asked for.
-  const clock = manualTimers()
-  const semantic = createSemanticSearch({ index, workspace, provider, log, maxChunks: options.maxChunks ?? 1000, timers: clock.timers })
-  t.teardown(async () => { await semantic.close(); await index.close() })
-  return { root, index, semantic, fake, clock }
-}
-
-/** Starts a rescan (the index is always stale here), waits for it and for the embedding run after it to end. */
-async function settled (s: Pick<Semantic, 'index' | 'semantic'>): Promise<void> {
-  const before = s.index.status().lastScan ?? 0
-  await s.index.ready(60_000, new AbortController().signal)
-  for (let i = 0; i < 1000 && (s.index.status().lastScan ?? 0) === before; i++) await new Promise(resolve => setTimeout(resolve, 20))
-  // The scan's end starts the run in the same turn: its state is already `embedding` here.
-  for (let i = 0; i < 1000 && (s.semantic.status().state === 'waiting' || s.semantic.status().state === 'embedding'); i++) await new Promise(resolve => setTimeout(resolve, 20))
-}
-const inputs = (fake: FakeEmbeddings): number => fake.requests.reduce((n, r) => n + r.inputs.length, 0)
-const signal = (): AbortSignal => new AbortController().signal
-
 t.test('semantic search: every chunk embedded once per text, nearest vector first (the fake hashes words: texts sharing identifiers are near), in scope; moves never re-embed, changes only what changed', async (t) => {
   const s = await semanticFixture(t)
   t.match(s.semantic.status(), { state: 'waiting', vectors: 0, model: 'fake' }, 'nothing before the index\'s first scan')
@@ -206,107 +161,6 @@ t.test('semantic search: Ollama\'s shape, a configured length (no probe), a cap,
   await settled(capped)
   t.match(capped.semantic.status(), { state: 'ready', capped: true })
   t.ok(capped.semantic.status().vectors >= 2 && capped.semantic.status().vectors < capped.index.status().chunks, 'stops at the cap, a batch past it at most')
-})
-
-t.test('semantic search: a provider that fails stops the run with its reason; a call that finds it answering resumes it at once', async (t) => {
-  const s = await semanticFixture(t, { fake: { faults: [503] }, settings: { dimensions: 64 } })
-  await settled(s)
-  t.same(s.semantic.status(), { state: 'failed', model: 'fake', dims: 64, vectors: 0, embedded: 0, capped: false, error: 'the provider answered HTTP 503: fault 503', retryAt: s.clock.timers.now() + 60_000 }, 'the reason in one line, and when the provider is asked again')
-  const asked = s.fake.requests.length
-  await t.rejects(s.semantic.embedQuery('anything', signal()), { message: 'ERROR EMBEDDINGS_FAILED: vectors are unavailable: the provider answered HTTP 503: fault 503.', next: { step: 'rank-by-words' } }, 'a failure just seen is known: the call does not ask again')
-  t.equal(s.fake.requests.length, asked)
-  s.clock.advance(30_000)
-  await s.semantic.embedQuery('anything', signal())
-  t.equal(s.fake.requests.length, asked + 1, 'half a minute on, a call asks once, and finds it answering')
-  t.equal(s.clock.pending, 0, 'the scheduled probe is cancelled')
-  t.equal(s.semantic.status().state, 'embedding', 'the embedding resumed at once, not at the next scan or probe')
-  await settled(s)
-  t.match(s.semantic.status(), { state: 'ready', vectors: s.index.status().chunks })
-  t.equal(s.semantic.status().error, undefined)
-  t.equal(s.semantic.status().retryAt, undefined)
-})
-
-t.test('semantic search: a refusal of the request itself (a parameter such as `dimensions`) stops the embedding on the first batch, with its reason; no chunk is split out', async (t) => {
-  const refusal = 'This model does not support specifying dimensions.'
-  const s = await semanticFixture(t, { fake: { refuseDimensions: refusal }, settings: { dimensions: 384, batchSize: 8 } })
-  await settled(s)
-  t.same(s.fake.requests.length, 1, 'one request: the refusal names `dimensions`, so it is not about a text')
-  t.match(s.semantic.status(), { state: 'failed', vectors: 0, embedded: 0, error: `the provider refused the request: HTTP 400: ${refusal}` })
-  t.same(s.clock.delays, [60_000], 'the provider is asked again in a minute')
-  s.clock.fire()
-  await new Promise(resolve => setTimeout(resolve, 50))
-  t.equal(s.fake.requests.length, 2, 'the probe asks once')
-  t.same(s.fake.requests[1], { path: '/v1/embeddings', model: 'fake', inputs: ['dimensions'], dimensions: 384 }, 'with the same parameters: a refusal of them stays')
-  t.match(s.semantic.status(), { state: 'failed', error: `the provider refused the request: HTTP 400: ${refusal}` })
-  t.same(s.clock.delays, [60_000, 120_000], 'and again in two')
-
-  // A refusal that names nothing: a one-word request is refused too, so it is the request's.
-  const vague = await semanticFixture(t, { fake: { refuseDimensions: 'Invalid request.' }, settings: { dimensions: 384, batchSize: 8 } })
-  await settled(vague)
-  t.same(vague.fake.requests.map(r => r.inputs.length > 1 ? 'batch' : r.inputs[0]), ['batch', 'dimensions'], 'the batch, then one word: two requests, not one per chunk')
-  t.match(vague.semantic.status(), { state: 'failed', vectors: 0, error: 'the provider refused the request: HTTP 400: Invalid request.' })
-})
-
-t.test('semantic search: through an outage the server probes with backoff (1 min doubling to 30), scans and calls do not hammer the provider, and embedding resumes when it answers', async (t) => {
-  const s = await semanticFixture(t, { fake: { failWith: 503 }, settings: { dimensions: 64 } })
-  await settled(s)
-  t.match(s.semantic.status(), { state: 'failed', error: 'the provider answered HTTP 503: down (503)' })
-  const asked = s.fake.requests.length
-  fs.appendFileSync(path.join(s.root, 'src/config.py'), '\ndef more ():\n    return 1\n')
-  await settled(s)
-  t.equal(s.fake.requests.length, asked, 'a scan during the outage does not start a run')
-  const during = await s.semantic.search({ text: 'retry failed upload', terms: ['retry', 'upload'] }, undefined, 10, signal())
-  t.equal(s.fake.requests.length, asked, 'nor does a call, while the failure is known')
-  t.match(during.wordsOnly, { reason: 'the provider answered HTTP 503: down (503)', retryAt: s.clock.timers.now() + 60_000 })
-  t.match(s.index.chunksById([during.hits[0].id]), [{ path: path.join(s.root, 'src/upload.ts') }], 'ranked by its words')
-  t.equal(during.hits[0].similarity, undefined)
-  for (let i = 0; i < 6; i++) {
-    s.clock.fire()
-    for (let j = 0; j < 100 && s.clock.pending === 0; j++) await new Promise(resolve => setTimeout(resolve, 10))
-  }
-  t.same(s.clock.delays, [60_000, 120_000, 240_000, 480_000, 960_000, 1_800_000, 1_800_000], 'doubling, to the cap')
-  t.equal(s.fake.requests.length, asked + 6, 'one request per probe')
-  t.match(s.semantic.status(), { state: 'failed', retryAt: s.clock.timers.now() + 1_800_000 })
-  s.fake.options.failWith = undefined
-  s.clock.fire()
-  for (let i = 0; i < 500 && s.semantic.status().state !== 'ready'; i++) await new Promise(resolve => setTimeout(resolve, 20))
-  t.match(s.semantic.status(), { state: 'ready', vectors: s.index.status().chunks }, 'the probe found it answering: embedding resumed, without a call')
-  t.equal(s.semantic.status().error, undefined)
-  t.equal(s.clock.pending, 0)
-  const after = await s.semantic.search({ text: 'retry failed upload', terms: ['retry', 'upload'] }, undefined, 10, signal())
-  t.equal(after.wordsOnly, undefined, 'the next call is by meaning again')
-  t.ok(after.hits[0].similarity !== undefined)
-  s.fake.options.failWith = 503
-  s.clock.fire()
-  t.equal(s.clock.pending, 0, 'nothing scheduled while nothing failed')
-})
-
-t.test('semantic search: a query waits at most 2 s, tries once, and its vector serves every page of its result set', async (t) => {
-  const s = await semanticFixture(t, { settings: { dimensions: 64, timeoutMs: 150, retries: 3 } })
-  await settled(s)
-  const asked = s.fake.requests.length
-  const query = { text: 'retry failed upload', terms: ['retry', 'upload'] }
-  const first = await s.semantic.search(query, undefined, 10, signal())
-  t.same(await s.semantic.search(query, undefined, 10, signal()), first, 'the same ranking')
-  await s.semantic.embedQuery('retry failed upload', signal())
-  t.equal(s.fake.requests.length, asked + 1, 'embedded once for every page')
-  for (let i = 0; i < 64; i++) await s.semantic.embedQuery(`query ${i}`, signal())
-  t.equal(s.fake.requests.length, asked + 65)
-  await s.semantic.embedQuery('query 63', signal())
-  t.equal(s.fake.requests.length, asked + 65, 'the most recent are kept')
-  await s.semantic.search(query, undefined, 10, signal())
-  t.equal(s.fake.requests.length, asked + 66, 'at most 64: the oldest was let go')
-
-  s.fake.options.delayMs = 400
-  const slow = await s.semantic.search({ text: 'parse config', terms: ['parse', 'config'] }, undefined, 10, signal())
-  t.match(slow.wordsOnly, { reason: 'the provider did not answer within 150 ms' }, 'a provider slower than the query\'s wait: by words')
-  t.equal(s.fake.requests.length, asked + 67, 'one try, no retries')
-  t.equal(s.semantic.status().state, 'failed')
-  const gone = new AbortController()
-  gone.abort(new Error('call ended'))
-  s.clock.advance(30_000)
-  await t.rejects(s.semantic.search({ text: 'another', terms: [] }, undefined, 10, gone.signal), /call ended/, 'a call that ends is not a provider failure')
-  t.match(s.semantic.status(), { state: 'failed', error: 'the provider did not answer within 150 ms' })
 })
 
 t.test('semantic search: close() ends a run mid-way; a file gone is passed by', async (t) => {
