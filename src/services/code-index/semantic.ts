@@ -166,24 +166,17 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
    * jail: a copy whose file changed since it was indexed is passed by, and another copy of that text serves.
    */
   async function textsOf (rows: MissingChunk[], signal: AbortSignal): Promise<Array<{ hash: string, text: string }>> {
-    const shown = (real: string): string => {
-      try {
-        return workspace.lexical(real).relative
-      /* c8 ignore start */
-      } catch {
-        return real // every indexed file lies in a root: the real path would stand in only for a root gone since
-      }
-      /* c8 ignore stop */
-    }
     const texts = new Map<string, string>()
     for (let i = 0; i < rows.length;) {
       const path = rows[i].path
       const lines = rows.slice(i).some(row => row.path === path && !texts.has(row.hash)) ? (await indexedText(workspace, path, signal))?.split('\n') : undefined
+      // Read, so inside a served root: the file as the workspace shows it heads each of its chunks' texts.
+      const shown = lines === undefined ? '' : workspace.lexical(path).relative
       for (; i < rows.length && rows[i].path === path; i++) {
         if (lines === undefined || texts.has(rows[i].hash)) continue
         const chunk = chunkText(lines, rows[i].start, rows[i].end)
         // Changed since it was indexed: the next scan indexes it again, with its new hash.
-        if (chunkHash(chunk) === rows[i].hash) texts.set(rows[i].hash, embeddedChunk(chunk, { path: shown(rows[i].path), symbol: rows[i].symbol, kind: rows[i].kind }))
+        if (chunkHash(chunk) === rows[i].hash) texts.set(rows[i].hash, embeddedChunk(chunk, { path: shown, symbol: rows[i].symbol, kind: rows[i].kind }))
       }
     }
     return [...texts].map(([hash, text]) => ({ hash, text }))
