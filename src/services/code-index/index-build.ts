@@ -28,8 +28,7 @@ export interface ParsedFile {
  * A chunk's searchable fields: the names it defines (its own, and those of every definition starting in it),
  * their heads (signature and the doc comment above), the file's path, and its text.
  */
-function fieldsOf (lines: readonly string[], chunk: Chunk, symbols: readonly OutlineSymbol[], where: string): ChunkFields {
-  const defined = symbols.filter(s => s.line >= chunk.start && s.line <= chunk.end)
+function fieldsOf (lines: readonly string[], chunk: Chunk, defined: readonly OutlineSymbol[], where: string): ChunkFields {
   const names = defined.length > 0 ? defined.map(s => s.name).join(' ') : chunk.symbol
   return {
     name: searchTokens(names).join(' '),
@@ -44,11 +43,16 @@ export function entryOf (file: ParsedFile): FileEntry {
   const lines = file.text.split('\n')
   const symbols = buildOutline(file.definitions, lines)
   const where = searchTokens(file.shown).join(' ')
-  const chunks = chunkFile(lines, symbols).map(chunk => ({
-    ...chunk,
-    hash: chunkHash(chunkText(lines, chunk.start, chunk.end)),
-    fields: fieldsOf(lines, chunk, symbols, where)
-  }))
+  // Chunks come in line order, never overlap, and leave out only blank lines (where no definition starts): one
+  // pass over the definitions by line hands each chunk those starting in it (a header of 50,000 #defines would
+  // otherwise filter them all once per chunk).
+  const byLine = [...symbols].sort((a, b) => a.line - b.line)
+  let next = 0
+  const chunks = chunkFile(lines, symbols).map(chunk => {
+    const from = next
+    while (next < byLine.length && byLine[next].line <= chunk.end) next++
+    return { ...chunk, hash: chunkHash(chunkText(lines, chunk.start, chunk.end)), fields: fieldsOf(lines, chunk, byLine.slice(from, next), where) }
+  })
   return { path: file.path, size: file.size, mtimeMs: file.mtimeMs, language: file.language, chunks, symbols }
 }
 
