@@ -8,6 +8,9 @@ export function counted (n: number | string, singular: string, plural = singular
   return `${n} ${n === 1 || n === '1' ? singular : plural}`
 }
 
+/** A time the server will act, as a UTC clock shows it, e.g. `14:05:00 UTC`. */
+export const clockTime = (at: number): string => `${new Date(at).toISOString().slice(11, 19)} UTC`
+
 /** Human size: `512 B`, `4.2 KB`, `1.3 MB` (1024-based). */
 export function formatBytes (bytes: number): string {
   if (bytes < 0) return '? B'

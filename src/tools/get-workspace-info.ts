@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
-import { counted } from './format.js'
+import { clockTime, counted } from './format.js'
 import { problemHint, problemText } from './code-index-common.js'
 import type { CodeIndexStatus } from '../services/code-index/index.js'
 import type { SemanticStatus } from '../services/code-index/index.js'
@@ -34,7 +34,7 @@ function indexLines (status: CodeIndexStatus): string[] {
 function semanticLine (status: SemanticStatus | undefined, chunks: number): string {
   if (status === undefined) return '- semantic search: not configured (search_code ranks code by its words)'
   const state = status.state === 'failed'
-    ? `embedding failed: ${status.error ?? 'unknown error'}${status.retryAt === undefined ? '' : ` (the server asks the provider again at ${new Date(status.retryAt).toISOString().slice(11, 19)} UTC)`}`
+    ? `embedding failed: ${status.error ?? 'unknown error'}${status.retryAt === undefined ? '' : ` (the server asks the provider again at ${clockTime(status.retryAt)})`}`
     : status.state === 'embedding' ? 'embedding in the background' : status.state === 'waiting' ? 'waiting for the code index' : status.capped ? 'stopped at embeddingsMaxChunks' : 'up to date'
   return `- semantic search (search_semantic): model ${status.model}${status.dims === undefined ? '' : `, ${status.dims} dimensions`}; ${status.vectors} of ${counted(chunks, 'chunk')} have vectors; ${state}`
 }

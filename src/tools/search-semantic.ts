@@ -6,7 +6,7 @@ import type { CodeIndex } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { counted } from './format.js'
+import { clockTime, counted } from './format.js'
 import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** How deep each ranking (by meaning, by words) is read before fusing; pages reach this far. */
@@ -35,9 +35,6 @@ const SearchSemanticInput = Type.Object({
 })
 
 interface Hit extends HybridHit { shown: string }
-
-/** A time the server will act, as the clock shows it. */
-const clockTime = (at: number): string => `${new Date(at).toISOString().slice(11, 19)} UTC`
 
 /** What the answer covers: why it is by words only, or how many chunks have vectors when not all do; else nothing. */
 function coverageNote (semantic: SemanticSearch, index: CodeIndex, ranking: SemanticRanking): string[] {
