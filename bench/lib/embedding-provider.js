@@ -33,26 +33,15 @@ export async function probeProvider ({ url, model, key }) {
   return (await response.json()).data[0].embedding.length
 }
 
-/**
- * The provider to measure with: `{ url, model, key?, name, dims, close() }`. Without BENCH_EMBEDDINGS_URL the
- * shared model is set up (its idempotent setup.sh) and served on a free port until close().
- */
-export async function benchProvider (log) {
-  const given = process.env.BENCH_EMBEDDINGS_URL
-  if (given !== undefined) {
-    const provider = { url: given, model: process.env.BENCH_EMBEDDINGS_MODEL ?? 'default', key: process.env.BENCH_EMBEDDINGS_KEY, close: async () => {} }
-    return { ...provider, name: `${provider.model} at ${given}`, dims: await probeProvider(provider) }
-  }
-  const server = path.join(TOOLS, 'server.py')
-  if (!existsSync(server)) {
-    throw new Error(`no embeddings provider: set BENCH_EMBEDDINGS_URL (and BENCH_EMBEDDINGS_MODEL), or put the shared model's tools at ${TOOLS} (EMBEDDINGS_TOOLS)`)
-  }
-  if (!existsSync(path.join(HOME, 'model', 'model.json'))) {
-    log(`retrieval: setting up the shared model in ${HOME} (bash ${path.join(TOOLS, 'setup.sh')})`)
-    execFileSync('bash', [path.join(TOOLS, 'setup.sh')], { env: { ...process.env, EMBED_HOME: HOME }, stdio: ['ignore', 'ignore', 'inherit'] })
-  }
+/** The first file the shared model needs that is not there (its tools, venv, weights), or undefined when it is set up. */
+export function missingSharedModel () {
+  return [path.join(TOOLS, 'server.py'), path.join(HOME, 'venv', 'bin', 'python'), path.join(HOME, 'model', 'model.json')].find(p => !existsSync(p))
+}
+
+/** Serves the shared model (set up already) on a free port of 127.0.0.1: `{ url, model, name, dims, close() }`. */
+export async function startSharedModel () {
   const port = await freePort()
-  const child = spawn(path.join(HOME, 'venv', 'bin', 'python'), [server, '--model-dir', path.join(HOME, 'model'), '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(path.join(HOME, 'venv', 'bin', 'python'), [path.join(TOOLS, 'server.py'), '--model-dir', path.join(HOME, 'model'), '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-2000) })
   const exited = new Promise(resolve => child.once('exit', resolve))
@@ -74,4 +63,24 @@ export async function benchProvider (log) {
       await new Promise(resolve => setTimeout(resolve, 500))
     }
   }
+}
+
+/**
+ * The provider to measure with: `{ url, model, key?, name, dims, close() }`. Without BENCH_EMBEDDINGS_URL the
+ * shared model is set up (its idempotent setup.sh) and served on a free port until close().
+ */
+export async function benchProvider (log) {
+  const given = process.env.BENCH_EMBEDDINGS_URL
+  if (given !== undefined) {
+    const provider = { url: given, model: process.env.BENCH_EMBEDDINGS_MODEL ?? 'default', key: process.env.BENCH_EMBEDDINGS_KEY, close: async () => {} }
+    return { ...provider, name: `${provider.model} at ${given}`, dims: await probeProvider(provider) }
+  }
+  if (!existsSync(path.join(TOOLS, 'server.py'))) {
+    throw new Error(`no embeddings provider: set BENCH_EMBEDDINGS_URL (and BENCH_EMBEDDINGS_MODEL), or put the shared model's tools at ${TOOLS} (EMBEDDINGS_TOOLS)`)
+  }
+  if (missingSharedModel() !== undefined) {
+    log(`retrieval: setting up the shared model in ${HOME} (bash ${path.join(TOOLS, 'setup.sh')})`)
+    execFileSync('bash', [path.join(TOOLS, 'setup.sh')], { env: { ...process.env, EMBED_HOME: HOME }, stdio: ['ignore', 'ignore', 'inherit'] })
+  }
+  return await startSharedModel()
 }

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import pino from 'pino'
 import t from 'tap'
@@ -13,16 +11,14 @@ import { locateTreeSitter, type TreeSitterLocation } from '../../../src/services
 import { createTokenizer } from '../../../src/services/tokenizer/tokenizer.js'
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { searchSemantic } from '../../../src/tools/search-semantic.js'
+import { missingSharedModel, startSharedModel } from '../../../bench/lib/embedding-provider.js'
 import { tempDir, toolContext } from '../../helpers/workspace-fixture.js'
 
 // Search by meaning with a trained model: the shared Universal Sentence Encoder Lite (../shared/tools/embeddings,
 // set up by its setup.sh), served by its own python process — the one thing here no fake can stand in for. Each
 // file says what it does in words no query below uses, so only the meaning can rank it.
 
-const TOOLS = process.env.EMBEDDINGS_TOOLS ?? path.resolve('..', 'shared', 'tools', 'embeddings')
-const HOME = process.env.EMBED_HOME ?? path.join(process.env.SCRATCH ?? '/tmp', 'use-lite-embeddings')
-const python = path.join(HOME, 'venv', 'bin', 'python')
-const missing = [path.join(TOOLS, 'server.py'), python, path.join(HOME, 'model', 'model.json')].find(p => !fs.existsSync(p))
+const missing = missingSharedModel()
 
 const FILES: Record<string, string> = {
   'src/args.ts': '/** Reads the options given on the command line. */\nexport function parseArgs (argv: string[]): Map<string, string> {\n  return new Map(argv.map(a => [a, a]))\n}\n',
@@ -30,24 +26,10 @@ const FILES: Record<string, string> = {
   'src/pages.ts': '/** Frees the memory pages back to the allocator. */\nexport function releasePages (count: number): number {\n  return count\n}\n'
 }
 
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
-
 t.test('search_semantic with a trained model: a paraphrase with no word in common finds its code first', { skip: missing === undefined ? false : `the shared embedding model is not set up here (${missing} is missing): bash ../shared/tools/embeddings/setup.sh, or EMBEDDINGS_TOOLS / EMBED_HOME` }, async (t) => {
-  const port = await freePort()
-  const server = spawn(python, [path.join(TOOLS, 'server.py'), '--model-dir', path.join(HOME, 'model'), '--port', String(port)], { stdio: 'ignore' })
-  const exited = new Promise(resolve => server.once('exit', resolve))
-  t.teardown(async () => { server.kill(); await exited })
-  const url = `http://127.0.0.1:${port}/v1/embeddings`
-  for (let i = 0; i < 600; i++) {
-    if (await fetch(url.replace('/v1/embeddings', '/healthz')).then(r => r.ok, () => false)) break
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
+  const model = await startSharedModel()
+  t.teardown(async () => { await model.close() })
+  const url = model.url
   const root = tempDir(t, 'wmcp-real-model-')
   const state = tempDir(t, 'wmcp-real-model-state-')
   for (const [name, text] of Object.entries(FILES)) {
