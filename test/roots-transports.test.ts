@@ -2,31 +2,28 @@ import { pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
 import { indexReady } from './helpers/rpc.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { childEnv, CLI, cliCommand } from './helpers/spawn-stdio.js'
-import { spawnHttp } from './helpers/spawn-http.js'
+import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
 import { CANARY, threeRoots } from './helpers/roots.js'
 
-// Several roots over both real transports (the built bin, an SDK client): the same answers with root
+// Several roots over both real transports (stdio framing over streams, HTTP on a port; an SDK client): the same answers with root
 // prefixes, and a client's roots (roots/list, asked again after list_changed) narrowing its session alike.
 
 type Result = Awaited<ReturnType<Client['callTool']>>
 const textOf = (result: Result): string => (result.content as Array<{ text: string }>)[0].text
 
 async function clients (t: Test, args: string[], roots?: () => Array<{ uri: string }>): Promise<Client[]> {
-  const http = await spawnHttp(t, args)
   const made: Client[] = []
-  for (const transport of [
-    new StdioClientTransport({ ...cliCommand(CLI, ['stdio', ...args]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> }),
-    new StreamableHTTPClientTransport(new URL(http.url))
-  ]) {
+  // Registered first so it runs first: a client with roots keeps a GET stream open, which the server's close waits for.
+  t.teardown(async () => { await Promise.all(made.map(async client => await client.close())) })
+  const http = await httpInProcess(t, args)
+  const stdio = await stdioInProcess(t, args)
+  for (const transport of [stdio.transport(), new StreamableHTTPClientTransport(new URL(http.url))]) {
     const client = new Client({ name: 'roots', version: '1.0.0' }, roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } })
     if (roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots() }))
-    await client.connect(transport)
-    t.teardown(() => client.close())
     made.push(client)
+    await client.connect(transport)
   }
   return made
 }

@@ -1,5 +1,6 @@
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
+import type { DestinationStream } from 'pino'
 import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../runtime.js'
@@ -37,6 +38,11 @@ export function splitArgs (argv: string[], booleans: string[], values: string[])
   return { own, rest }
 }
 
+/** Where an offline command's logs go: the process's own stderr (a terminal gets pino-pretty), else the captured one as JSON lines. */
+export async function commandLogs (io: CommandIo, format: string): Promise<DestinationStream> {
+  return io.stderr === process.stderr ? await logDestination(2, format, true) : { write: (line: string) => { io.stderr.write(line) } }
+}
+
 /** A command's runtime, with the production services it always has. */
 export type CommandRuntime = Runtime & Pick<ProductionServices, 'tokenizer' | 'clock'>
 
@@ -47,9 +53,7 @@ export async function commandRuntime (argv: string[], io: CommandIo, overrides: 
   // These commands print and serve no client, so a broad root is fine; a missing one is still exit 2.
   checkRoot(config, { refuseBroad: false, flags })
   // stdout carries only the command's output; logs go to stderr, warnings and worse.
-  // The process's own stderr may be a terminal (pino-pretty); a captured one gets the JSON lines.
-  const destination = io.stderr === process.stderr ? await logDestination(2, config.logFormat, true) : { write: (line: string) => { io.stderr.write(line) } }
-  const log = createLogger({ logLevel: 'warn' }, destination)
+  const log = createLogger({ logLevel: 'warn' }, await commandLogs(io, config.logFormat))
   const services = await createServices(config, log)
   const runtime = await createRuntime(config, log, { ...overrides, services })
   return { ...runtime, tokenizer: services.tokenizer, clock: services.clock }

@@ -1,6 +1,7 @@
 import { buildApp, drainApp } from '../app.js'
 import { loadConfig, parseConfigFlags } from '../config.js'
-import { createLogger, logDestination } from '../logger.js'
+import { createLogger } from '../logger.js'
+import { processHost, type ProcessHost } from './process-host.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime, type RuntimeExtras } from '../runtime.js'
 
@@ -12,10 +13,15 @@ const CLOSE_WAIT_MS = 2000
  * served beside the product's tools (a test entry's fixtures; the shipped command passes none).
  */
 export async function main (argv: string[], extras?: RuntimeExtras): Promise<void> {
+  await serveHttpCommand(argv, processHost(), extras)
+}
+
+/** `workspace-mcp serve` on a host's environment, signals and exit (the process's in the bin); resolves once listening. */
+export async function serveHttpCommand (argv: string[], host: ProcessHost, extras?: RuntimeExtras): Promise<void> {
   const flags = parseConfigFlags(argv)
-  const config = loadConfig(flags)
+  const config = loadConfig(flags, host.env)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
-  const log = createLogger(config, await logDestination(1, config.logFormat))
+  const log = createLogger(config, await host.logs(1, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
   const runtime = await createRuntime(config, log, { extras })
   // A refusal here (an exposed bind without auth) or at listen (a port in use) leaves nothing running.
@@ -26,7 +32,7 @@ export async function main (argv: string[], extras?: RuntimeExtras): Promise<voi
     // running would outlive us (ripgrep writes nothing until it finds a match): close() kills it.
     Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())]).finally(() => {
       log.flush()
-      process.exit(code)
+      host.exit(code)
     })
   }
   let stopping = false
@@ -36,7 +42,8 @@ export async function main (argv: string[], extras?: RuntimeExtras): Promise<voi
       log.warn({ signal, unfinished: runtime.server.activeCalls() }, 'second signal; exiting without finishing the drain')
       runtime.services.search?.close()
       log.flush()
-      process.exit(1)
+      host.exit(1)
+      return
     }
     stopping = true
     log.info({ signal, drainMs: config.drainMs }, 'draining')
@@ -46,8 +53,8 @@ export async function main (argv: string[], extras?: RuntimeExtras): Promise<voi
   // A close() that fails (or a bug in draining) is exit 1, not a hang.
   /* c8 ignore start */
   const failed = (err: unknown): void => {
-    process.stderr.write(`workspace-mcp: shutdown failed: ${String((err as Error)?.stack ?? err)}\n`)
-    process.exit(1)
+    host.stderr.write(`workspace-mcp: shutdown failed: ${String((err as Error)?.stack ?? err)}\n`)
+    host.exit(1)
   }
   /* c8 ignore stop */
   await app.listen({
@@ -55,8 +62,8 @@ export async function main (argv: string[], extras?: RuntimeExtras): Promise<voi
     port: config.port,
     listenTextResolver: (address) => `workspace-mcp listening at ${address}/mcp`
   }).catch(async (err: unknown) => { await app.close(); throw err })
-  process.on('SIGTERM', () => { stop('SIGTERM').catch(failed) })
-  process.on('SIGINT', () => { stop('SIGINT').catch(failed) })
+  host.signals.on('SIGTERM', () => { stop('SIGTERM').catch(failed) })
+  host.signals.on('SIGINT', () => { stop('SIGINT').catch(failed) })
   log.info({ mode: config.mode, root: config.root, tools: runtime.registry.tools.length }, 'http server ready')
   runtime.warmUp()
 }

@@ -1,6 +1,6 @@
 import { configuredRoots, loadConfig, parseConfigFlags } from '../config.js'
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
-import { createLogger, logDestination, type Logger } from '../logger.js'
+import { createLogger, type Logger } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createServices } from '../services/index.js'
 import { indexLocation } from '../services/code-index/index.js'
@@ -10,7 +10,8 @@ import { loadSqlite } from '../services/code-index/index.js'
 import { buildSettingsOf } from '../services/code-index/index.js'
 import type { CodeIndexStatus } from '../services/code-index/index.js'
 import { locateTreeSitter } from '../services/symbols/index.js'
-import { splitArgs } from './command-runtime.js'
+import { commandLogs, splitArgs } from './command-runtime.js'
+import type { CommandIo } from './run.js'
 
 /** Exit code when another build held the lease past --wait (sysexits EX_TEMPFAIL: try again later). */
 export const EXIT_BUSY = 75
@@ -56,13 +57,13 @@ export function indexReport (outcome: PublishOutcome, file: string, waitSeconds:
  * it for servers started with `--code-index shared` — a Kubernetes Job, an init container or a CI step. Progress
  * goes to stderr, the result line to stdout.
  */
-export async function main (argv: string[]): Promise<void> {
+export async function main (argv: string[], io: CommandIo): Promise<void> {
   const { own, rest } = splitArgs(argv, [], ['wait'])
   const waitSeconds = waitSecondsOf(own.wait)
   const flags = parseConfigFlags(rest)
   const config = loadConfig(flags)
   checkRoot(config, { refuseBroad: false, flags })
-  const log = createLogger(config, await logDestination(2, config.logFormat))
+  const log = createLogger(config, await commandLogs(io, config.logFormat))
   const sqlite = loadSqlite()
   const treeSitter = locateTreeSitter()
   /* c8 ignore next */
@@ -84,7 +85,7 @@ export async function main (argv: string[]): Promise<void> {
   })
   await services.tokenizer.close()
   const report = indexReport(outcome, location.file, waitSeconds)
-  process.stdout.write(report.stdout)
-  process.stderr.write(report.stderr)
-  process.exitCode = report.exitCode
+  io.stdout.write(report.stdout)
+  io.stderr.write(report.stderr)
+  io.exitCode = report.exitCode
 }

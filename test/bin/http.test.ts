@@ -6,15 +6,18 @@ import { tmpdir } from 'node:os'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { request } from 'undici'
-// tsc's output, for coverage: these are the only runs of src/bin/http.ts's signal and drain paths.
-import { COVERED_CLI, FIXTURE_SERVE } from '../helpers/spawn-stdio.js'
+import { BUNDLE, childEnv } from '../helpers/spawn-stdio.js'
+import { testHost } from '../helpers/in-process.js'
+import { serveHttpCommand } from '../../src/bin/http.js'
+import { conformanceFixtures } from '../fixtures/conformance/conformance.js'
 import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-http-bin-'))
 writeFileSync(join(root, 'a.txt'), 'hello\n')
 
-t.test('serve logs its URL, answers /healthz and exits 0 after SIGTERM', { timeout: 30000 }, async (t) => {
-  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+t.test('the bin: serve logs its URL, answers /healthz and exits 0 after SIGTERM', { timeout: 30000 }, async (t) => {
+  // The one spawned run of serve, from the shipped bundle as `npm start` runs it; the command's paths run in-process below.
+  const child = spawn(process.execPath, [BUNDLE, 'serve', '--root', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(BUNDLE) })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
@@ -79,31 +82,20 @@ t.test('serve with neither says both at once, exit 2', async (t) => {
   t.match(output, /WORKSPACE_MCP_AUTH_TOKENS[\s\S]*WORKSPACE_MCP_ALLOWED_HOSTS/)
 })
 
-/** Starts `serve` with `args`; resolves with its base URL, its output so far and a promise of its exit. */
-async function startServe (t: Test, args: string[], serve = [COVERED_CLI, 'serve']) {
-  const child = spawn(process.execPath, [...serve, '--root', root, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  const state = { output: '' }
-  const exit = new Promise<[number | null, string | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (c: Buffer): void => {
-      state.output += c
-      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(state.output)
-      if (m !== null) resolve(m[1])
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    exit.then(() => reject(new Error(state.output)), reject)
+/** The serve command in-process over `root` (unless `args` name one) with `args` (and the conformance fixtures when `fixtures`): its URL, logs and exit. */
+async function startServe (t: Test, args: string[], fixtures = false) {
+  const run = testHost()
+  t.teardown(async () => {
+    if (run.ended()) return
+    run.signal('SIGTERM')
+    run.signal('SIGTERM')
+    await run.exited
   })
-  return { child, url, state, exit }
-}
-
-/**
- * Waits (20 s at most) for the first index scan to end: a thread still loading its modules through the test
- * entry's TypeScript hooks when the process exits can take the process down with SIGABRT instead of its exit code.
- */
-async function indexScanned (state: { output: string }): Promise<void> {
-  for (let i = 0; i < 400 && !state.output.includes('code index scan finished'); i++) await new Promise(resolve => setTimeout(resolve, 50))
+  const rootArgs = args.includes('--root') ? [] : ['--root', root]
+  await serveHttpCommand(['--host', '127.0.0.1', '--port', '0', ...rootArgs, ...args], run.host, fixtures ? conformanceFixtures() : undefined)
+  const url = /listening at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(run.logs())?.[1]
+  if (url === undefined) throw new Error(`serve logged no address: ${run.logs()}`)
+  return { ...run, url }
 }
 
 /** Opens a session and starts a call that waits for the client (a sampling request nobody answers); `rest` reads its stream to the end. */
@@ -126,12 +118,12 @@ async function hangingCall (url: string): Promise<{ controller: AbortController,
 }
 
 t.test('a call that outlives the drain is answered SHUTTING_DOWN on its stream before the exit (0); probes see 503 meanwhile', { timeout: 30000 }, async (t) => {
-  const { child, url, state, exit } = await startServe(t, ['--drain-ms', '1500'], FIXTURE_SERVE)
-  await indexScanned(state)
+  const serve = await startServe(t, ['--drain-ms', '1500'], true)
+  const { url } = serve
   const call = await hangingCall(url)
   t.teardown(() => call.controller.abort())
 
-  child.kill('SIGTERM')
+  serve.signal('SIGTERM')
   await new Promise(resolve => setTimeout(resolve, 300))
   const ready = await request(`${url}/readyz`)
   const fresh = await request(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":9,"method":"ping"}' })
@@ -140,14 +132,15 @@ t.test('a call that outlives the drain is answered SHUTTING_DOWN on its stream b
   t.equal(ready.statusCode, 503, 'the listener is still open, and says it is not ready')
   t.equal(fresh.statusCode, 503, 'new work is refused while draining')
   t.match(rest, /"id":2,"result":\{"content":\[\{"type":"text","text":"ERROR SHUTTING_DOWN: the server is shutting down and stopped test_sampling before it finished\. Hint: call it again/, 'the call\'s final event, before its stream ended')
-  t.same(await exit, [0, null])
-  t.match(state.output, /drain ran out after 1500 ms: 1 call\(s\) answered early \(partial, or SHUTTING_DOWN\): test_sampling/)
+  t.equal(await serve.exited, 0)
+  t.match(serve.logs(), /drain ran out after 1500 ms: 1 call\(s\) answered early \(partial, or SHUTTING_DOWN\): test_sampling/)
 })
 
 t.test('SIGTERM during a search that outlives the drain: the search stops and its call answers with what it found, marked partial', { timeout: 30000 }, async (t) => {
   // A ripgrep that reports one match, then runs on (as on a huge tree) until it is stopped.
   const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./a.txt')}'\nexec sleep 60`)
-  const { child, state, url, exit } = await startServe(t, ['--ripgrep-path', rg, '--drain-ms', '500', '--mode', 'stateless'])
+  const serve = await startServe(t, ['--ripgrep-path', rg, '--drain-ms', '500', '--mode', 'stateless'])
+  const { url } = serve
   const answer = fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -155,7 +148,7 @@ t.test('SIGTERM during a search that outlives the drain: the search stops and it
   })
   await new Promise(resolve => setTimeout(resolve, 700))
 
-  child.kill('SIGTERM')
+  serve.signal('SIGTERM')
   const res = await answer
   const body = await res.json() as { result: { isError?: boolean, content: Array<{ text: string }>, structuredContent: { matches: unknown[], notices: string[] } } }
 
@@ -163,42 +156,30 @@ t.test('SIGTERM during a search that outlives the drain: the search stops and it
   t.equal(body.result.isError, undefined, 'an answer, not an error')
   t.equal(body.result.structuredContent.matches.length, 1, 'with the match found before the stop')
   t.match(body.result.structuredContent.notices, [/search stopped early: the server is shutting down; results are partial/])
-  t.same(await exit, [0, null])
-  t.match(state.output, /1 call\(s\) answered early \(partial, or SHUTTING_DOWN\): search_regex/)
+  t.equal(await serve.exited, 0)
+  t.match(serve.logs(), /1 call\(s\) answered early \(partial, or SHUTTING_DOWN\): search_regex/)
 })
 
 t.test('a second SIGTERM ends the drain at once with exit 1', { timeout: 30000 }, async (t) => {
-  const { child, url, state, exit } = await startServe(t, ['--drain-ms', '60000'], FIXTURE_SERVE)
-  await indexScanned(state)
-  const call = await hangingCall(url)
+  const serve = await startServe(t, ['--drain-ms', '60000'], true)
+  const call = await hangingCall(serve.url)
   t.teardown(() => call.controller.abort())
 
-  child.kill('SIGTERM')
+  serve.signal('SIGTERM')
   await new Promise(resolve => setTimeout(resolve, 300))
-  child.kill('SIGTERM')
+  serve.signal('SIGTERM')
 
-  t.same(await exit, [1, null])
-  t.match(state.output, /second signal; exiting without finishing the drain/)
-  t.match(state.output, /"unfinished":\[\{"tool":"test_sampling"/)
+  t.equal(await serve.exited, 1)
+  t.match(serve.logs(), /second signal; exiting without finishing the drain/)
+  t.match(serve.logs(), /"unfinished":\[\{"tool":"test_sampling"/)
 })
 
 t.test('an index that cannot be written leaves the server serving: the reason in get_workspace_info, /readyz and /metrics, INDEX_UNAVAILABLE from find_symbol', { timeout: 60000 }, async (t) => {
   const tree = mkdtempSync(join(tmpdir(), 'wmcp-full-index-'))
   for (let i = 0; i < 500; i++) writeFileSync(join(tree, `unit${i}.c`), Array.from({ length: 12 }, (_, j) => `int handler_${i}_${j}(int request) { return request * ${j}; }`).join('\n') + '\n')
   const stateDir = mkdtempSync(join(tmpdir(), 'wmcp-full-state-'))
-  const child = spawn(process.execPath, [COVERED_CLI, 'serve', '--root', tree, '--port', '0', '--mode', 'stateless', '--state-dir', stateDir, '--index-max-mb', '1'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  let output = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (c: Buffer): void => {
-      output += c
-      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output)
-      if (m !== null) resolve(m[1])
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.once('exit', () => reject(new Error(output)))
-  })
+  const serve = await startServe(t, ['--root', tree, '--mode', 'stateless', '--state-dir', stateDir, '--index-max-mb', '1'])
+  const { url } = serve
   const call = async (name: string, args: Record<string, unknown>) => {
     const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }) })
     return (await res.json() as { result: { isError?: boolean, content: Array<{ text: string }>, structuredContent?: Record<string, any> } }).result
@@ -222,6 +203,6 @@ t.test('an index that cannot be written leaves the server serving: the reason in
   t.match(readyBody, { status: 'ok', degraded: [/^code index unavailable: the code index reached its size limit/] })
   t.match(metrics, /^mcp_code_index_state\{state="unavailable"\} 1$/m)
   t.match(metrics, /^mcp_code_index_store_failures_total [1-9]\d*$/m)
-  t.match(output, /"msg":"code index unavailable: database or disk is full \(state folder /, 'logged once it failed')
-  t.equal(child.exitCode, null, 'still running')
+  t.match(serve.logs(), /"msg":"code index unavailable: database or disk is full \(state folder /, 'logged once it failed')
+  t.notOk(serve.ended(), 'still running')
 })

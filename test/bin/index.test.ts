@@ -1,5 +1,4 @@
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,7 +11,7 @@ import { loadSqlite, type Sqlite } from '../../src/services/code-index/index-sch
 import { openIndexReader } from '../../src/services/code-index/index-reader.js'
 import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbols/parser.js'
 import { createWorkspace } from '../../src/services/workspace/workspace.js'
-import { COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { runCli } from '../helpers/cli.js'
 
 // `workspace-mcp index`: builds the index once and publishes it for replicas (issue 29, item 3).
 
@@ -31,7 +30,7 @@ for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(root, `m${i}.py`), `def 
 t.test('the command builds, publishes one whole file (no log, no lock, no staging left) and says what it holds, exit 0', async (t) => {
   const stateDir = temp('wmcp-index-state-')
 
-  const run = spawnSync(process.execPath, [COVERED_CLI, 'index', '--root', root, '--state-dir', stateDir, '--log-level', 'warn'], { encoding: 'utf8', timeout: 60_000 })
+  const run = await runCli(['index', '--root', root, '--state-dir', stateDir, '--log-level', 'warn'])
   const files = fs.readdirSync(stateDir)
 
   t.equal(run.status, 0, run.stderr)
@@ -45,7 +44,7 @@ t.test('the command builds, publishes one whole file (no log, no lock, no stagin
   // A state folder it cannot write: an index in a temporary file would be gone at exit, so none is built.
   const blocked = path.join(stateDir, 'a-file')
   fs.writeFileSync(blocked, '')
-  const refused = spawnSync(process.execPath, [COVERED_CLI, 'index', '--root', root, '--state-dir', blocked, '--log-level', 'silent'], { encoding: 'utf8', timeout: 60_000 })
+  const refused = await runCli(['index', '--root', root, '--state-dir', blocked, '--log-level', 'silent'])
   t.equal(refused.status, 2)
   t.match(refused.stderr, /stateDir \(--state-dir \/ WORKSPACE_MCP_STATE_DIR\): .*a-file cannot be written, and an index in a temporary file would be gone at exit/)
 })

@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { childEnv, CLI, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
-import { spawnHttp } from '../helpers/spawn-http.js'
+import { childEnv, CLI, cliCommand, COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { httpCommandInProcess, stdioCommandInProcess } from '../helpers/in-process.js'
 import { runCli } from '../helpers/cli.js'
 import { checkRoot } from '../../src/root-check.js'
 import { loadConfig } from '../../src/config.js'
@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.js'
 // The root is checked at boot by both serving commands: a root that is missing, not a folder or not
 // listable, and a broad one (/, home, system folder) without --allow-broad-root, is exit 2 with a
 // message naming --root / WORKSPACE_MCP_ROOT. The refusals run in-process (the check comes before anything
-// starts); the bin is spawned where the process is the point: its exit code, another user, a server that starts.
+// starts); the serving commands run in-process too; the bin is spawned where the process is the point: its exit code, another user.
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'wmcp-root-bin-')))
 chmodSync(base, 0o755)
@@ -128,16 +128,15 @@ t.test('a root the server cannot list is exit 2', { skip: process.platform === '
 })
 
 t.test('stdio --root / --allow-broad-root starts, warns, answers initialize and exits 0 on EOF', async (t) => {
-  // tsc's output, for coverage: the only run of src/bin/stdio.ts's broad-root warning.
-  const proc = spawnStdio(t, ['--root', '/', '--allow-broad-root'], {}, COVERED_CLI)
+  // No code index: a scan of the whole machine is not what this test is about.
+  const proc = stdioCommandInProcess(t, ['--root', '/', '--allow-broad-root', '--code-index', 'off'])
   proc.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'root-test', version: '1' } } })
   const init = await proc.response(1)
-  proc.child.stdin.end()
-  const exit = await proc.exited
+  proc.input.end()
 
   t.match(init, { result: { serverInfo: { name: 'workspace-mcp' } } })
-  t.same(exit, { code: 0, signal: null })
-  t.match(proc.stderr(), /"reason":"it is the file system root".*serving a broad root/)
+  t.equal(await proc.exitWithin(10_000), 0)
+  t.match(proc.logs(), /"reason":"it is the file system root".*serving a broad root/)
 })
 
 t.test('WORKSPACE_MCP_ALLOW_BROAD_ROOT=true allows a symlink to /; a project inside $HOME is an ordinary root', async (t) => {
@@ -148,11 +147,10 @@ t.test('WORKSPACE_MCP_ALLOW_BROAD_ROOT=true allows a symlink to /; a project ins
 })
 
 t.test('serve --root / --allow-broad-root listens and logs a warning', async (t) => {
-  // tsc's output, for coverage: the only run of src/bin/http.ts's broad-root warning.
-  const server = await spawnHttp(t, ['--root', '/', '--allow-broad-root'], {}, COVERED_CLI)
+  const server = await httpCommandInProcess(t, ['--root', '/', '--allow-broad-root', '--code-index', 'off'])
 
-  t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
-  t.match(server.output(), /"level":40.*serving a broad root/)
+  t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+  t.match(server.logs(), /"level":40.*serving a broad root/)
 })
 
 t.test('the offline commands need an existing root but print for a broad one', async (t) => {

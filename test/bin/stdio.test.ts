@@ -2,87 +2,67 @@ import t from 'tap'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
+import { Writable } from 'node:stream'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { BUNDLE, childEnv, CLI, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
+import { BUNDLE, childEnv, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 import { runCli } from '../helpers/cli.js'
-import { stdioInProcess } from '../helpers/in-process.js'
+import { stdioCommandInProcess, stdioInProcess, testHost } from '../helpers/in-process.js'
+import { serveStdioCommand } from '../../src/bin/stdio.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
 writeFileSync(join(root, 'hello.txt'), 'hello world\n')
 const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
 
-t.test('the SDK Client connects over the spawned stdio bin and lists tools', async (t) => {
-  const transport = new StdioClientTransport({ ...cliCommand(CLI, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(CLI) as Record<string, string> })
+t.test('the shipped bin: the SDK Client connects over stdio and lists every tool, started from the bundle\'s code cache', async (t) => {
+  // A user's environment: tap's NODE_OPTIONS would be V8 flags the build's training run did not have.
+  const transport = new StdioClientTransport({ ...cliCommand(BUNDLE, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(BUNDLE, { NODE_OPTIONS: '' }) as Record<string, string> })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   const client = new Client({ name: 'test', version: '1.0.0' })
   t.teardown(() => client.close())
 
   await client.connect(transport)
   const { tools } = await client.listTools()
+  const printed = await runCli(['tools', '--json', '--root', root])
 
-  t.ok(Array.isArray(tools))
   t.equal(client.getServerVersion()?.name, 'workspace-mcp')
+  t.strictSame(tools, JSON.parse(printed.stdout), '`tools --json` prints what the shipped bin serves')
+  const ready = stderr.split('\n').find(line => line.includes('stdio server ready')) ?? '{}'
+  t.equal((JSON.parse(ready) as { codeCache?: unknown }).codeCache, 'accepted', 'dist/bin/cli.js stdio ran stdio.cjs with its cache')
 })
 
-t.test('stdout carries only JSON-RPC messages, even at trace log level; logs go to stderr', async (t) => {
-  const proc = spawnStdio(t, ['--root', root, '--log-level', 'trace'])
-
-  proc.send(init)
-  proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-  proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
-  proc.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } })
-  proc.send({ jsonrpc: '2.0', id: 4, method: 'no/such/method' })
-  proc.child.stdin.write('this is not json\n')
-  await proc.response(4)
-  proc.child.stdin.end()
-  await proc.exited
-
-  t.ok(proc.stdout.length >= 4)
-  for (const line of proc.stdout) {
-    const msg = JSON.parse(line)
-    t.equal(msg.jsonrpc, '2.0', line.slice(0, 80))
-  }
-  t.equal(proc.partial(), '', 'no unterminated output')
-  t.match(proc.stderr(), /stdio server ready/)
-})
-
-t.test('the shipped bin starts from the bundle\'s code cache, and says so on its ready line; tsc\'s output has none', async (t) => {
-  const ready = async (cli: string, env: NodeJS.ProcessEnv): Promise<unknown> => {
-    const proc = spawnStdio(t, ['--root', root], env, cli)
-    proc.send(init)
-    await proc.response(1)
-    proc.child.stdin.end()
-    await proc.exited
-    const line = proc.stderr().split('\n').find(l => l.includes('stdio server ready'))
-    return (JSON.parse(line ?? '{}') as { codeCache?: unknown }).codeCache
-  }
-  // A user's environment: tap's NODE_OPTIONS would be V8 flags the build's training run did not have.
-  t.equal(await ready(BUNDLE, { NODE_OPTIONS: '' }), 'accepted', 'dist/bin/cli.js stdio ran stdio.cjs with its cache')
-  t.equal(await ready(COVERED_CLI, {}), 'none', 'dist/src/cli.js has no bundle beside it: the module itself')
-})
-
-t.test('a dependency printing with console.log/info/debug/warn writes to stderr: stdout stays JSON-RPC', async (t) => {
-  // tsc's output, for coverage: the only run of src/cli.ts's console redirect.
-  // Stands in for a dependency: prints through console once the CLI has taken console over.
+t.test('tsc\'s bin (src/cli.ts): stdout carries only JSON-RPC even at trace level, a dependency\'s console output goes to stderr, no code cache', async (t) => {
+  // The only run of src/cli.ts's console redirect. Stands in for a dependency: prints through console once the
+  // CLI has taken console over.
   const preload = `const poll = setInterval(() => {
     if (console.log.name !== 'toStderr') return
     clearInterval(poll)
     console.log('dep-log', 1); console.info('dep-info'); console.debug('dep-debug'); console.warn('dep-warn')
   }, 5)`
-  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, COVERED_CLI, 'stdio', '--root', root], { stdio: 'pipe' })
+  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, COVERED_CLI, 'stdio', '--root', root, '--log-level', 'trace'], { stdio: 'pipe' })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
   child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
-  child.stdin.end(JSON.stringify(init) + '\n')
-  await new Promise(resolve => child.once('close', resolve))
+  const messages = [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } }, { jsonrpc: '2.0', id: 4, method: 'no/such/method' }]
+  child.stdin.end(messages.map(m => JSON.stringify(m) + '\n').join('') + 'this is not json\n')
+  const code = await new Promise(resolve => child.once('close', resolve))
 
+  t.equal(code, 0)
+  const lines = stdout.split('\n')
+  t.equal(lines.pop(), '', 'no unterminated output')
+  t.same(lines.map(line => (JSON.parse(line) as { id: unknown }).id).sort(), [1, 2, 3, 4, null].sort(), 'one JSON-RPC message per request, and one for the bad line')
+  for (const line of lines) t.equal(JSON.parse(line).jsonrpc, '2.0', line.slice(0, 80))
   t.match(stderr, /^dep-log 1$/m)
   for (const word of ['dep-info', 'dep-debug', 'dep-warn']) t.match(stderr, new RegExp(`^${word}$`, 'm'))
-  t.notMatch(stdout, /dep-/)
-  t.match(JSON.parse(stdout.trim()), { id: 1, result: { protocolVersion: '2025-11-25' } })
+  const ready = stderr.split('\n').find(line => line.includes('stdio server ready')) ?? '{}'
+  t.equal((JSON.parse(ready) as { codeCache?: unknown }).codeCache, 'none', 'dist/src/cli.js has no bundle beside it: the module itself')
+  const manifest = (await runCli(['tools', '--json', '--root', root])).stdout.replace(/\n$/, '')
+  t.ok(manifest.startsWith('[{"name":') && lines.some(line => line.startsWith('{"jsonrpc":"2.0","id":2,') && line.includes(`"tools":${manifest}`)), '`tools --json` prints the bytes tools/list serves')
 })
 
 t.test('unparseable input answers -32700 with a null id and the session goes on', async (t) => {
@@ -97,17 +77,13 @@ t.test('unparseable input answers -32700 with a null id and the session goes on'
 })
 
 t.test('exits 0 soon after stdin EOF', async (t) => {
-  const proc = spawnStdio(t, ['--root', root])
+  const proc = stdioCommandInProcess(t, ['--root', root])
   proc.send(init)
   await proc.response(1)
-  const guard = setTimeout(() => proc.child.kill('SIGKILL'), 5000)
 
-  proc.child.stdin.end()
-  const { code, signal } = await proc.exited
-  clearTimeout(guard)
+  proc.input.end()
 
-  t.equal(signal, null, 'not killed by the guard')
-  t.equal(code, 0)
+  t.equal(await proc.exitWithin(5000), 0, 'exit 0, asked for within 5 s')
 })
 
 t.test('at stdin EOF the answers still owed reach a client that reads them; one that never reads cannot keep the process alive', async (t) => {
@@ -118,65 +94,55 @@ t.test('at stdin EOF the answers still owed reach a client that reads them; one 
   const ids = [2, 3, 4, 5]
   const calls = ids.map(id => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_files', arguments: { files: [{ path: 'big.txt' }], max_response_tokens: 20000 } } }))
 
-  // tsc's output, for coverage: the only runs of src/bin/stdio.ts's wait for stdout to drain.
   t.test('a reader gets every answer, whole, before the exit', async (t) => {
-    const proc = spawnStdio(t, ['--root', big], {}, COVERED_CLI)
+    const proc = stdioCommandInProcess(t, ['--root', big])
     proc.send(init)
     await proc.response(1)
     proc.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     for (const call of calls) proc.send(call)
-    proc.child.stdin.end()
-    const guard = setTimeout(() => proc.child.kill('SIGKILL'), 10000)
-    const { code, signal } = await proc.exited
-    clearTimeout(guard)
-    t.same({ code, signal }, { code: 0, signal: null })
+    proc.input.end()
+    t.equal(await proc.exitWithin(10_000), 0)
     const answers = proc.stdout.filter(line => line !== '').map(line => JSON.parse(line) as { id: number, result?: { content: Array<{ text: string }> } })
     t.same(answers.map(a => a.id).sort((a, b) => a - b), [1, ...ids], 'one answer per request')
     for (const answer of answers.slice(1)) t.match(answer.result?.content[0].text, /line 1199 of a file/, `answer ${answer.id} whole`)
     t.ok(answers.slice(1).reduce((sum, a) => sum + JSON.stringify(a).length, 0) > 3 * 64 * 1024, 'what was owed at EOF exceeded the pipe several times over')
   })
 
-  t.test('a client that never reads stdout: the process still exits, code 0', async (t) => {
-    const child = spawn(process.execPath, [COVERED_CLI, 'stdio', '--root', big], { stdio: ['pipe', 'pipe', 'ignore'] })
-    const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
-    const guard = setTimeout(() => child.kill('SIGKILL'), 10000)
-    t.teardown(() => { clearTimeout(guard); child.kill('SIGKILL') })
-    // Node gives a child's stdio a socket pair, which buffers ~200 KiB: owe it several times that.
+  t.test('a client that never reads stdout: the command still exits, code 0', async (t) => {
+    // An output nobody reads, which buffers 64 KiB before it asks the writer to wait: owe it many times that.
+    const proc = testHost()
+    const output = new Writable({ highWaterMark: 64 * 1024, write: () => {} })
+    serveStdioCommand(['--root', big], { codeCache: 'none' }, { ...proc.host, output }).catch(t.threw)
     const owed = Array.from({ length: 16 }, (_, i) => ({ ...calls[0], id: 10 + i }))
-    for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...owed]) child.stdin.write(JSON.stringify(message) + '\n')
-    child.stdin.end()
-    t.same(await exited, { code: 0, signal: null }, 'exited on its own, not by the guard')
+    for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...owed]) proc.input.write(JSON.stringify(message) + '\n')
+    proc.input.end()
+    t.equal(await Promise.race([proc.exited, new Promise(resolve => setTimeout(resolve, 10_000, 'still running'))]), 0, 'exited on its own')
+    t.ok(output.writableLength > 8 * 64 * 1024, `over eight times what it buffers was owed, never read (${output.writableLength} bytes)`)
   })
 })
 
-t.test('a closed stdout (EPIPE) ends the process cleanly without a crash trace', async (t) => {
-  const proc = spawnStdio(t, ['--root', root])
+t.test('a closed stdout (EPIPE) ends the command cleanly without a crash trace', async (t) => {
+  const proc = stdioCommandInProcess(t, ['--root', root])
   proc.send(init)
   await proc.response(1)
-  const guard = setTimeout(() => proc.child.kill('SIGKILL'), 5000)
 
-  proc.child.stdout.destroy()
+  proc.output.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))
   for (let i = 0; i < 50; i++) proc.send({ jsonrpc: '2.0', id: 100 + i, method: 'tools/list' })
-  const { code, signal } = await proc.exited
-  clearTimeout(guard)
 
-  t.equal(signal, null)
-  t.equal(code, 0)
-  t.notMatch(proc.stderr(), /Error: (write )?EPIPE|Unhandled|at .*\.js:\d+/)
+  t.equal(await proc.exitWithin(5000), 0)
+  t.notMatch(proc.logs(), /Error: (write )?EPIPE|Unhandled|at .*\.js:\d+/)
 })
 
-t.test('SIGTERM exits promptly with code 0', async (t) => {
-  const proc = spawnStdio(t, ['--root', root])
-  proc.send(init)
-  await proc.response(1)
-  const guard = setTimeout(() => proc.child.kill('SIGKILL'), 5000)
+t.test('SIGTERM exits promptly with code 0; so does SIGINT', async (t) => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const proc = stdioCommandInProcess(t, ['--root', root])
+    proc.send(init)
+    await proc.response(1)
 
-  proc.child.kill('SIGTERM')
-  const { code, signal } = await proc.exited
-  clearTimeout(guard)
+    proc.signal(signal)
 
-  t.equal(code, 0)
-  t.equal(signal, null)
+    t.equal(await proc.exitWithin(5000), 0, signal)
+  }
 })
 
 t.test('a bad configuration value stops startup with a message naming it and exit code 2', async (t) => {
@@ -242,20 +208,18 @@ t.test('a 64 MiB line (cap 10 MiB) gets one -32600 and one warning with its size
 })
 
 t.test('SIGTERM during a search: the search stops and its call answers with what it found, marked partial, before the exit (0)', { timeout: 30000 }, async (t) => {
-  // tsc's output: the only run of src/bin/stdio.ts's signal path.
   const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./hello.txt')}'\nexec sleep 60`)
-  const proc = spawnStdio(t, ['--root', root, '--ripgrep-path', rg, '--code-index', 'off'], {}, COVERED_CLI)
+  const proc = stdioCommandInProcess(t, ['--root', root, '--ripgrep-path', rg, '--code-index', 'off'])
   proc.send(init)
   await proc.response(1)
   proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'hit' } } })
   await new Promise(resolve => setTimeout(resolve, 700))
 
-  proc.child.kill('SIGTERM')
+  proc.signal('SIGTERM')
   const answer = await proc.response(2) as { result: { isError?: boolean, structuredContent: { matches: unknown[], notices: string[] } } }
-  const { code } = await proc.exited
 
   t.equal(answer.result.isError, undefined)
   t.equal(answer.result.structuredContent.matches.length, 1)
   t.match(answer.result.structuredContent.notices, [/search stopped early: the server is shutting down/])
-  t.equal(code, 0)
+  t.equal(await proc.exitWithin(10_000), 0)
 })

@@ -1,15 +1,9 @@
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
 import { runCli as run } from '../helpers/cli.js'
 
-// The command line in-process (src/bin/run.ts, as src/cli.ts runs it); one test spawns the shipped bundle, as
-// users run it, to see `tools --json` and a served tools/list give the same bytes.
-const spawnBundle = (args: string[], input?: string) => {
-  const { command, args: argv } = cliCommand(CLI, args)
-  return spawnSync(command, argv, { encoding: 'utf8', timeout: 30000, input, env: childEnv(CLI) })
-}
+// The command line in-process (src/bin/run.ts, as src/cli.ts runs it). That `tools --json` prints the bytes a
+// spawned bin serves as tools/list is test/bin/stdio.test.ts's.
 
 t.test('each path of the dispatch: exit codes and streams', async (t) => {
   const cases: Array<{ args: string[], status: number, stdout: RegExp }> = [
@@ -26,24 +20,6 @@ t.test('each path of the dispatch: exit codes and streams', async (t) => {
     t.equal(out.status, c.status, `${c.args.join(' ')}: ${out.stderr}`)
     t.match(out.stdout, c.stdout, c.args.join(' '))
   }
-})
-
-t.test('the shipped bundle: `tools --json` prints the manifest byte for byte as tools/list serves it over stdio', async (t) => {
-  const printed = spawnBundle(['tools', '--json'])
-  const rpc = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/list' }
-  ].map(m => JSON.stringify(m)).join('\n') + '\n'
-  const served = spawnBundle(['stdio'], rpc)
-  const listLine = served.stdout.split('\n').find(l => l.startsWith('{"jsonrpc":"2.0","id":2,')) ?? ''
-
-  t.equal(printed.status, 0, printed.stderr)
-  const manifest = printed.stdout.replace(/\n$/, '')
-  t.ok(manifest.startsWith('[{"name":'))
-  t.ok(listLine.includes(`"tools":${manifest}`), 'the same bytes appear in the tools/list response')
-  t.same(JSON.parse(manifest), JSON.parse(listLine).result.tools)
-  t.equal((await run(['tools', '--json'])).stdout, printed.stdout, 'in-process, the same bytes again')
 })
 
 t.test('`tools` prints one line per tool and nothing else on stdout; a tool not listed here says what it needs', async (t) => {

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
 import type { Test } from 'tap'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -8,6 +9,9 @@ import { loadConfig, parseConfigFlags } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'
 import { serveStdio } from '../../src/mcp/stdio.js'
 import { createRuntime, type Runtime, type RuntimeExtras } from '../../src/runtime.js'
+import type { ProcessHost } from '../../src/bin/process-host.js'
+import { serveStdioCommand } from '../../src/bin/stdio.js'
+import { serveHttpCommand } from '../../src/bin/http.js'
 import { stdoutLines } from './rpc.js'
 
 // The servers the bins start, in this process: the same config parsing, runtime and transports (stdio framing over
@@ -75,4 +79,68 @@ class StreamTransport implements Transport {
   async close (): Promise<void> {
     this.onclose?.()
   }
+}
+
+/** A host for a serving command run in this process: its streams, its logs as text, signals to send, the exit it asks for. */
+export function testHost (env: NodeJS.ProcessEnv = {}) {
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const signals = new EventEmitter()
+  let logs = ''
+  let stderr = ''
+  let exitWith!: (code: number) => void
+  let ended = false
+  const exited = new Promise<number>(resolve => { exitWith = resolve })
+  const host: ProcessHost = {
+    env: { ...process.env, ...env },
+    input: () => input,
+    output,
+    logs: async () => ({ write: (line: string) => { logs += line } }),
+    stderr: { write: (text: string) => { stderr += text } },
+    signals,
+    exit: (code) => { ended = true; exitWith(code) }
+  }
+  return { host, input, output, exited, ended: () => ended, signal: (name: 'SIGTERM' | 'SIGINT') => signals.emit(name), logs: () => logs, stderr: () => stderr }
+}
+
+/** Resolves with the exit code, or undefined when none was asked for within `ms`. */
+async function exitWithin (exited: Promise<number>, ms: number): Promise<number | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>(resolve => { timer = setTimeout(resolve, ms, undefined) })
+  try {
+    return await Promise.race([exited, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * The `workspace-mcp stdio` command (src/bin/stdio.ts) in this process, as the bin runs it but on streams: send,
+ * response and stdout lines; `exited` resolves with the code it exits with. Ended by EOF on teardown.
+ */
+export function stdioCommandInProcess (t: Test, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const run = testHost(env)
+  const started = serveStdioCommand(args, { codeCache: 'none' }, run.host)
+  started.catch(() => {})
+  const { lines: stdout, partial, response } = stdoutLines(run.output, () => `logs: ${run.logs()}`)
+  t.teardown(async () => {
+    run.input.end()
+    await exitWithin(run.exited, 10_000)
+  })
+  const send = (message: unknown): void => { run.input.write(JSON.stringify(message) + '\n') }
+  return { ...run, started, stdout, partial, response, send, exitWithin: async (ms: number) => await exitWithin(run.exited, ms) }
+}
+
+/** The `workspace-mcp serve` command (src/bin/http.ts) in this process: its base URL once listening; SIGTERM on teardown. */
+export async function httpCommandInProcess (t: Test, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const run = testHost(env)
+  t.teardown(async () => {
+    if (run.ended()) return
+    run.signal('SIGTERM')
+    await exitWithin(run.exited, 15_000)
+  })
+  await serveHttpCommand(['--host', '127.0.0.1', '--port', '0', ...args], run.host)
+  const url = /listening at (http:\/\/\S+)\/mcp/.exec(run.logs())?.[1]
+  if (url === undefined) throw new Error(`serve logged no address: ${run.logs()}`)
+  return { ...run, url, exitWithin: async (ms: number) => await exitWithin(run.exited, ms) }
 }
