@@ -3,13 +3,19 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { ESLint } from 'eslint'
+import type { CommandIo } from '../../src/bin/run.js'
+import { testHost } from '../helpers/in-process.js'
+import { stdoutLines } from '../helpers/rpc.js'
 import { untracked } from '../helpers/spawn-stdio.js'
 
 // CONTRIBUTING.md's "Add a tool" section is the single source of its example: this test applies its steps,
 // as written, to a copy of the project and runs the checks `npm test` would fail on — the build's
 // tsc, lint of the touched files, `workspace-mcp check` (conventions, token allowance, docs) and the
-// golden manifest — then calls the new tool through the built bin. The full suite is not run here.
+// golden manifest — then calls the new tool through the built stdio command. The full suite is not run here.
+// npm and its scripts run as processes (they are what is tested); lint, check and the calls run the copy's
+// built modules in this process.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const COPIED = ['src', 'plugins', 'scripts', 'docs', 'test/golden', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'eslint.config.js']
@@ -64,19 +70,29 @@ const run = (cwd: string, command: string, args: string[]): SpawnSyncReturns<str
 }
 const output = (r: SpawnSyncReturns<string>): string => `${r.stdout}\n${r.stderr}${r.error === undefined ? '' : `\n${r.error.message}`}`
 
-/** Calls one tool through the built bin over stdio; the text of its result. */
-function callTool (cli: string, root: string, name: string, args: Record<string, unknown>): { text: string, isError: boolean } {
-  const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'readme', version: '1' } }
-  const input = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: init },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } }
-  ].map(m => JSON.stringify(m)).join('\n') + '\n'
-  const stdio = untracked(process.execPath, [cli, 'stdio', '--root', root])
-  const r = spawnSync(stdio.command, stdio.args, { env, input, encoding: 'utf8', timeout: 30_000 })
-  const answer = r.stdout.split('\n').filter(Boolean).map(line => JSON.parse(line)).find(m => m.id === 2)
-  if (answer?.result === undefined) throw new Error(`no tools/call result: ${output(r)}`)
-  return { text: answer.result.content[0].text, isError: answer.result.isError === true }
+/** The copy's built modules (tsc's output, dist/src), loaded in this process. */
+async function built<T> (copy: string, module: string): Promise<T> {
+  return await import(pathToFileURL(join(copy, 'dist/src', module)).href) as T
+}
+
+/** Calls tools through the copy's built stdio command, in this process; the text of each result. */
+async function callTools (copy: string, root: string, calls: Array<{ name: string, arguments: Record<string, unknown> }>): Promise<Array<{ text: string, isError: boolean }>> {
+  const { serveStdioCommand } = await built<typeof import('../../src/bin/stdio.js')>(copy, 'bin/stdio.js')
+  const run = testHost()
+  const started = serveStdioCommand(['--root', root, '--code-index', 'off'], { codeCache: 'none' }, run.host)
+  const { response } = stdoutLines(run.output, () => run.logs())
+  const send = (message: unknown): void => { run.input.write(JSON.stringify(message) + '\n') }
+  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'contributing', version: '1' } } })
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  calls.forEach((params, i) => send({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params }))
+  const answers = await Promise.all(calls.map(async (_, i) => await response(i + 1) as { result?: { content: Array<{ text: string }>, isError?: boolean } }))
+  run.input.end()
+  await started
+  await run.exited
+  return answers.map(answer => {
+    if (answer.result === undefined) throw new Error(`no tools/call result: ${JSON.stringify(answer)}`)
+    return { text: answer.result.content[0].text, isError: answer.result.isError === true }
+  })
 }
 
 t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the checks and publish the tool', { timeout: 240_000 }, async (t) => {
@@ -85,12 +101,6 @@ t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the che
   t.teardown(() => rmSync(copy, { recursive: true, force: true }))
   for (const path of COPIED) cpSync(join(ROOT, path), join(copy, path), { recursive: true })
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
-
-  // Before the steps, the copy is a checkout that was never built: npm pack builds it (prepack) and packs the bin.
-  const packed = run(copy, 'npm', ['pack', '--json', '--pack-destination', copy])
-  if (!t.equal(packed.status, 0, `npm pack: ${output(packed)}`)) return
-  t.match(packed.stderr, /building \(no build yet\)/, 'prepack built the unbuilt checkout')
-  t.ok((JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0].files.some(file => file.path === 'dist/bin/cli.js'), 'the tarball has its bin')
 
   // Steps 1 and 2: a block for a new file is written as is; the block for index.ts is applied to it.
   const touched: string[] = []
@@ -113,6 +123,12 @@ t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the che
   const name = /^\s+name: '(\w+)'/m.exec(tool.code)?.[1] ?? ''
   t.ok(name !== '', `the tool's name (${name})`)
 
+  // The copy, edited, was never built: npm pack builds it (prepack) and packs the bin; the steps below build no more.
+  const packed = run(copy, 'npm', ['pack', '--json', '--pack-destination', copy])
+  if (!t.equal(packed.status, 0, `npm pack: ${output(packed)}`)) return
+  t.match(packed.stderr, /building \(no build yet\)/, 'prepack built the unbuilt checkout')
+  t.ok((JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0].files.some(file => file.path === 'dist/bin/cli.js'), 'the tarball has its bin')
+
   // Step 3: the shell block, in order; `npm test` becomes the checks it would run on this tool.
   const commands = blocks.filter(b => b.lang === 'sh').flatMap(b => b.code.split('\n')).map(line => line.trim()).filter(Boolean)
   t.same(commands.at(-1), 'npm test', 'the steps end with npm test')
@@ -122,12 +138,16 @@ t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the che
     if (!t.equal(r.status, 0, `${command}: ${output(r)}`)) return
   }
 
-  const lint = run(copy, process.execPath, [join(copy, 'node_modules/eslint/bin/eslint.js'), ...touched])
-  t.equal(lint.status, 0, `eslint ${touched.join(' ')}: ${output(lint)}`)
+  // ESLint with the copy's configuration, and the copy's built command line, in this process.
+  const eslint = new ESLint({ cwd: copy })
+  const linted = await eslint.lintFiles(touched)
+  t.equal(linted.reduce((sum, r) => sum + r.errorCount + r.warningCount, 0), 0, `eslint ${touched.join(' ')}: ${await (await eslint.loadFormatter('stylish')).format(linted)}`)
 
-  const cli = join(copy, 'dist/bin/cli.js')
-  const check = run(copy, process.execPath, [cli, 'check'])
-  if (!t.equal(check.status, 0, `workspace-mcp check: ${output(check)}`)) return
+  const { run: runBuilt } = await built<typeof import('../../src/bin/run.js')>(copy, 'bin/run.js')
+  const check = { stdout: '', stderr: '' }
+  const io: CommandIo = { stdout: { write: (text) => { check.stdout += text } }, stderr: { write: (text) => { check.stderr += text } } }
+  await runBuilt(['check', '--root', copy], io)
+  if (!t.equal(io.exitCode ?? 0, 0, `workspace-mcp check: ${check.stdout}${check.stderr}`)) return
   t.match(check.stdout, new RegExp(`^ {2}${name}\\s+SchemaOnly\\s+\\d+ tokens$`, 'm'), 'check measures the new tool')
 
   // The golden manifest: the committed one plus the new tool at the end, in the same text format.
@@ -150,9 +170,8 @@ t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the che
   const workspace = mkdtempSync(join(tmpdir(), 'wmcp-add-a-tool-root-'))
   t.teardown(() => rmSync(workspace, { recursive: true, force: true }))
   writeFileSync(join(workspace, 'notes.txt'), 'one\ntwo\nthree\n')
-  const result = callTool(cli, workspace, name, { path: 'notes.txt' })
+  const [result, capped] = await callTools(copy, workspace, [{ name, arguments: { path: 'notes.txt' } }, { name, arguments: { path: 'notes.txt', max_lines: 2 } }])
   t.equal(result.isError, false, result.text)
   t.match(result.text, /notes\.txt: 3 lines/)
-  const capped = callTool(cli, workspace, name, { path: 'notes.txt', max_lines: 2 })
   t.match(capped.text, /notes\.txt: over 2 lines/, 'a snake_case argument reaches run')
 })
