@@ -14,7 +14,7 @@ const repo = fileURLToPath(new URL('../..', import.meta.url))
 // A clean environment: this file itself runs under tap, whose variables would make the inner tap a child of ours.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(TAP|_TAPJS|NODE_OPTIONS$|NODE_V8_COVERAGE$)/.test(key)))
 // The fixture project shares our node_modules, so it takes our tap plugins (another set would make tap
-// rebuild its runner there, under the outer run) and our TypeScript loader, by absolute path.
+// rebuild its runner there, under the outer run). Its test files are JavaScript: no loader to start in each.
 /** scripts/test.mjs with `args`, outside tap's process tracking (its spawn hook would re-add what env leaves out). */
 function runner (args: string[], options: { cwd: string, env: NodeJS.ProcessEnv, encoding: 'utf8', timeout: number }) {
   const { command, args: argv } = untracked(process.execPath, [path.join(repo, 'scripts/test.mjs'), ...args])
@@ -22,8 +22,7 @@ function runner (args: string[], options: { cwd: string, env: NodeJS.ProcessEnv,
 }
 const tap = {
   'disable-coverage': true,
-  plugin: JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')).tap.plugin,
-  'node-arg': [`--import=${path.join(repo, 'test/helpers/ts-loader.mjs')}`]
+  plugin: JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')).tap.plugin
 }
 
 type Files = { [name: string]: string | Buffer | Files }
@@ -46,57 +45,39 @@ function fixtureProject (t: Test, files: Files): string {
   return project
 }
 
-t.test('a failing and a passing file: terse lines, the failure in full, the raw TAP saved, the summary last', async (t) => {
-  const project = fixtureProject(t, {
-    'package.json': JSON.stringify({ type: 'module', tap }),
-    test: {
-      'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')),
-      'fail.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/fail.test.ts'))
-    }
-  })
-
-  const run = runner(['test/pass.test.ts', 'test/fail.test.ts'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
-  const lines = run.stdout.trimEnd().split('\n')
-
-  t.equal(run.status, 1, 'tap\'s failing exit code')
-  // Files run in parallel, so either line may come first.
-  t.ok(lines.some(l => /^FAILED {2}test\/fail\.test\.ts/.test(l)), 'the failing file')
-  t.ok(lines.some(l => /^ok {6}test\/pass\.test\.ts/.test(l)))
-  t.ok(lines.some(l => /not ok \d+ - this one does not/.test(l)), 'the failing assertion')
-  t.ok(lines.some(l => /\+actual/.test(l)), 'with its diff')
-  t.notOk(lines.some(l => /^\s*ok \d+ - this one holds/.test(l)), 'passing assertions are not printed')
-  t.equal(lines.at(-1), '2 passed, 1 failed, 1 skipped')
-  t.match(fs.readFileSync(path.join(project, '.tap/report/results.tap'), 'utf8'), /ok \d+ - this one holds/, 'the raw TAP is kept')
-})
-
-t.test('an all-green run exits 0 and says so', async (t) => {
-  const project = fixtureProject(t, {
-    'package.json': JSON.stringify({ type: 'module', tap }),
-    test: { 'pass.test.ts': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.test.ts')) }
-  })
-
-  const run = runner(['test/pass.test.ts'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
-
-  t.equal(run.status, 0)
-  t.equal(run.stdout.trimEnd().split('\n').at(-1), '1 passed, 0 failed, 1 skipped')
-})
-
-t.test('coverage short of 100%: the table is printed and the run fails though every assertion passed; not when files are named', async (t) => {
+t.test('the runner\'s three endings: a failure in full, coverage short of 100% failing a green suite, a green run of named files', async (t) => {
   // Outside the checkout also because tap leaves files under a .tap/ folder out of coverage.
   const project = fixtureProject(t, {
     'package.json': JSON.stringify({ type: 'module', tap: { ...tap, 'disable-coverage': false } }),
     'half.js': 'export const half = (n) => n > 0 ? n / 2 : 0\n',
-    test: { 'half.test.js': "import t from 'tap'\nimport { half } from '../half.js'\nt.equal(half(4), 2)\n" }
+    test: {
+      'pass.test.js': fs.readFileSync(path.join(repo, 'test/helpers/reporter/pass.js')),
+      'half.test.js': "import t from 'tap'\nimport { half } from '../half.js'\nt.equal(half(4), 2)\n"
+    },
+    // Named only: no name the whole-suite run looks for.
+    failing: { 'fail-case.js': fs.readFileSync(path.join(repo, 'test/helpers/reporter/fail.js')) }
   })
 
-  const run = runner([], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
-  const lines = run.stdout.trimEnd().split('\n')
+  // A named failing file: its line, the failing assertion with its diff, no passing one, the raw TAP kept.
+  const failed = runner(['failing/fail-case.js'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
+  const failedLines = failed.stdout.trimEnd().split('\n')
+  t.equal(failed.status, 1, 'tap\'s failing exit code')
+  t.ok(failedLines.some(l => /^FAILED {2}failing\/fail-case\.js/.test(l)), 'the failing file')
+  t.ok(failedLines.some(l => /not ok \d+ - this one does not/.test(l)), 'the failing assertion')
+  t.ok(failedLines.some(l => /\+actual/.test(l)), 'with its diff')
+  t.notOk(failedLines.some(l => /^\s*ok \d+ - this one holds/.test(l)), 'passing assertions are not printed')
+  t.match(fs.readFileSync(path.join(project, '.tap/report/results.tap'), 'utf8'), /ok \d+ - this one holds/, 'the raw TAP is kept')
+  t.equal(failedLines.at(-1), '1 passed, 1 failed, 0 skipped')
 
-  t.equal(run.status, 1, run.stdout + run.stderr)
+  // The whole suite, every assertion green, coverage short: the table is printed and the run fails.
+  const whole = runner([], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
+  const lines = whole.stdout.trimEnd().split('\n')
+  t.equal(whole.status, 1, whole.stdout + whole.stderr)
+  t.ok(lines.some(l => /^ok {6}test\/pass\.test\.js/.test(l)) && lines.some(l => /^ok {6}test\/half\.test\.js/.test(l)), 'one terse line per file')
   t.ok(lines.some(l => /^File\s+\| % Stmts \| % Branch/.test(l)), 'the table\'s header')
   t.ok(lines.some(l => /half\.js\s+\|\s+100 \|\s+66\.66 \|/.test(l)), 'the short file, with its branch figure')
   t.match(lines.at(-2), /coverage below 100% counts as a failure/)
-  t.equal(lines.at(-1), '1 passed, 1 failed, 0 skipped')
+  t.equal(lines.at(-1), '2 passed, 1 failed, 1 skipped')
 
   // Naming files runs part of the suite: without coverage, so without the gate (the README's one-file command).
   const named = runner(['test/half.test.js'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 })
@@ -104,5 +85,5 @@ t.test('coverage short of 100%: the table is printed and the run fails though ev
   t.equal(named.status, 0, named.stdout + named.stderr)
   t.match(namedLines.at(-2), /^coverage off: some files were named/)
   t.notOk(namedLines.some(l => /% Stmts/.test(l)), 'no coverage table')
-  t.equal(namedLines.at(-1), '1 passed, 0 failed, 0 skipped')
+  t.equal(namedLines.at(-1), '1 passed, 0 failed, 0 skipped', 'an all-green run exits 0 and says so')
 })
