@@ -4,8 +4,8 @@ import pino, { type DestinationStream, type Logger } from 'pino'
 /** The logger type every layer receives. */
 export type { Logger }
 
-/** Where logs go (fd 1 or 2): pino-pretty when `format` asks for it or (auto) a person reads a terminal, JSON otherwise. */
-export async function logDestination (fd: 1 | 2, format: string, sync = false): Promise<DestinationStream> {
+/** Where logs go (a descriptor: 1 or 2 in the bins): pino-pretty when `format` asks for it or (auto) a person reads a terminal, JSON otherwise. */
+export async function logDestination (fd: number, format: string, sync = false): Promise<DestinationStream> {
   if (format === 'pretty' || (format === 'auto' && isatty(fd))) {
     // Loaded only here: a server whose logs go to a pipe or a collector never pays for it.
     const { default: pretty } = await import('pino-pretty')

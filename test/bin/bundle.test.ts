@@ -1,11 +1,11 @@
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BUNDLE, spawnStdio } from '../helpers/spawn-stdio.js'
 
-// What the build ships (dist/bin): no test code, and the stdio command as a CommonJS bundle with its code cache.
+// What the build ships (dist/bin): no test code, and the stdio command as a CommonJS bundle (that V8 accepts its code
+// cache is the smoke test's, test/bin/stdio.test.ts).
 
 const DIST = dirname(BUNDLE)
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
@@ -51,19 +51,4 @@ t.test('the shipped YAML is answered from the build\'s parse table: yaml loads o
   const own = await session(t.testdir({ '.workspace-mcp': { templates: { 'mine.md': '---\nname: mine\ndescription: Mine\n---\n# Mine {{x}}\n' } } }))
   t.ok(own.prompts.includes('mine'), 'a workspace template is parsed')
   t.match(own.stderr, YAML_LOAD, 'by the library, loaded for it')
-})
-
-t.test('the shipped stdio bundle\'s code cache is one this Node accepts, with the flags a user runs it with', async (t) => {
-  const bundle = join(DIST, 'stdio.cjs')
-  const loader = join(SRC, '..', 'dist', 'src', 'code-cache.js')
-  const { NODE_OPTIONS: _testFlags, ...env } = process.env
-  const report = execFileSync(process.execPath, ['--input-type=module', '-e', `
-    import { readFileSync } from 'node:fs'
-    const { cacheFileOf, compileBundle } = await import(${JSON.stringify(loader)})
-    const cache = readFileSync(cacheFileOf(${JSON.stringify(bundle)}))
-    process.stdout.write(JSON.stringify({ bytes: cache.length, rejected: compileBundle(${JSON.stringify(bundle)}, cache).cacheRejected }))
-  `], { env: { ...env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }, encoding: 'utf8' })
-  const { bytes, rejected } = JSON.parse(report) as { bytes: number, rejected: boolean }
-  t.ok(bytes > 100_000, `the cache holds the trained functions (${bytes} bytes)`)
-  t.equal(rejected, false, 'V8 accepts it: a build on another Node, or a change of flags, would fail here')
 })

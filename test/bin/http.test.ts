@@ -39,6 +39,7 @@ t.test('the bin: serve logs its URL, answers /healthz and exits 0 after SIGTERM'
   t.equal(health.statusCode, 200)
   t.same(body, { status: 'ok' })
   t.same(await exit, [0, null])
+  t.match(output, /^\{"level":30,.*"msg":"workspace-mcp listening at http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m, 'JSON lines into a pipe, by default')
   t.match(output, /"msg":"draining"/)
 })
 

@@ -1,26 +1,44 @@
 import t from 'tap'
-import { runCli } from '../helpers/cli.js'
+import { closeSync, openSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { spawn, spawnSync } from 'node:child_process'
-import { spawnHttp } from '../helpers/spawn-http.js'
+import { runCli } from '../helpers/cli.js'
 import { childEnv, COVERED_CLI } from '../helpers/spawn-stdio.js'
+import { createLogger, logDestination } from '../../src/logger.js'
+
+// The format follows where logs go: a pipe or file gets JSON lines, a terminal pino-pretty's coloured lines. That a
+// spawned serve logs JSON lines into its pipe is test/bin/http.test.ts's smoke test; here the destinations are
+// files in this process, and one spawned server has a pseudo-terminal.
 
 const ESC = '\u001b'
-const JSON_LINE = /^\{"level":30,.*"msg":"workspace-mcp listening at http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m
 // pino-pretty's line, with or without colour codes around the level and the message.
-const PRETTY_LINE = new RegExp(String.raw`^\[\d\d:\d\d:\d\d\.\d{3}\] (${ESC}\[\d+m)?INFO(${ESC}\[\d+m)?: (${ESC}\[\d+m)?workspace-mcp listening at http://127\.0\.0\.1:\d+/mcp`, 'm')
+const prettyLine = (msg: string): RegExp => new RegExp(String.raw`^\[\d\d:\d\d:\d\d\.\d{3}\] (${ESC}\[\d+m)?INFO(${ESC}\[\d+m)?: (${ESC}\[\d+m)?${msg}`, 'm')
+const PRETTY_LINE = prettyLine(String.raw`workspace-mcp listening at http://127\.0\.0\.1:\d+/mcp`)
 
-t.test('logs to a pipe are JSON lines by default (a collector parses them)', async (t) => {
-  const server = await spawnHttp(t)
-  await new Promise(resolve => setTimeout(resolve, 200))
-  t.match(server.output(), JSON_LINE)
+/** What one info line logs into a file (not a terminal) through logDestination(format). */
+async function loggedToFile (dir: string, format: string): Promise<string> {
+  const file = join(dir, `${format}.log`)
+  const fd = openSync(file, 'w')
+  const log = createLogger({ logLevel: 'info' }, await logDestination(fd, format, true))
+  log.info({ root: '/w' }, 'ready to serve')
+  log.flush()
+  closeSync(fd)
+  return readFileSync(file, 'utf8')
+}
+
+t.test('auto and json: a destination that is not a terminal gets JSON lines (a collector parses them)', async (t) => {
+  const dir = t.testdir({})
+  for (const format of ['auto', 'json']) {
+    const text = await loggedToFile(dir, format)
+    t.match(JSON.parse(text), { level: 30, name: 'workspace-mcp', root: '/w', msg: 'ready to serve' }, format)
+  }
 })
 
-t.test('--log-format pretty prints pino-pretty lines, without colour on a pipe', async (t) => {
-  const server = await spawnHttp(t, ['--log-format', 'pretty'])
-  await new Promise(resolve => setTimeout(resolve, 200))
-  t.match(server.output(), PRETTY_LINE)
-  t.notMatch(server.output(), /"level":/, 'no JSON')
-  t.notOk(server.output().includes(ESC), 'no escape codes into a pipe')
+t.test('pretty: pino-pretty lines, without colour when the destination is not a terminal', async (t) => {
+  const text = await loggedToFile(t.testdir({}), 'pretty')
+  t.match(text, prettyLine('ready to serve'))
+  t.notMatch(text, /"level":/, 'no JSON')
+  t.notOk(text.includes(ESC), 'no escape codes into a file')
 })
 
 const script = spawnSync('script', ['--version'], { encoding: 'utf8' })

@@ -1,9 +1,10 @@
 import t from 'tap'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { Writable } from 'node:stream'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { cacheFileOf } from '../../src/code-cache.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BUNDLE, childEnv, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
@@ -32,6 +33,9 @@ t.test('the shipped bin: the SDK Client connects over stdio and lists every tool
   t.strictSame(tools, JSON.parse(printed.stdout), '`tools --json` prints what the shipped bin serves')
   const ready = stderr.split('\n').find(line => line.includes('stdio server ready')) ?? '{}'
   t.equal((JSON.parse(ready) as { codeCache?: unknown }).codeCache, 'accepted', 'dist/bin/cli.js stdio ran stdio.cjs with its cache')
+  // Accepted means V8 took it with the flags a user runs it with: a build on another Node, or other flags, would fail here.
+  const bytes = statSync(cacheFileOf(join(dirname(BUNDLE), 'stdio.cjs'))).size
+  t.ok(bytes > 100_000, `the cache holds the trained functions (${bytes} bytes)`)
 })
 
 t.test('tsc\'s bin (src/cli.ts): stdout carries only JSON-RPC even at trace level, a dependency\'s console output goes to stderr, no code cache', async (t) => {
