@@ -1,5 +1,5 @@
 import t from 'tap'
-import { spawn } from 'node:child_process'
+import { Worker } from 'node:worker_threads'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -25,19 +25,20 @@ t.test('a folder swapped for a link to the outside while reads and listings run 
   fs.writeFileSync(path.join(outside, 'notes.txt'), `${canary}\n`)
   fs.writeFileSync(path.join(outside, `${canary}.txt`), 'x\n')
 
-  // The attacker: a separate process swapping root/dir for a link to the outside, as fast as it can, bounded in time.
-  const swapper = spawn(process.execPath, ['-e', `
+  // The attacker: a thread of its own swapping root/dir for a link to the outside, as fast as it can, until stopped
+  // (30 s at most). Its renames are system calls that run while this thread's reads and listings do.
+  const swapper = new Worker(`
     const fs = require('node:fs')
-    const dir = ${JSON.stringify(path.join(root, 'dir'))}
+    const { workerData: { dir, outside }, parentPort } = require('node:worker_threads')
     const aside = dir + '.aside'
     const stop = Date.now() + 30000
-    process.stdout.write('swapping\\n')
+    parentPort.postMessage('swapping')
     while (Date.now() < stop) {
-      try { fs.renameSync(dir, aside); fs.symlinkSync(${JSON.stringify(outside)}, dir); fs.unlinkSync(dir); fs.renameSync(aside, dir) } catch {}
+      try { fs.renameSync(dir, aside); fs.symlinkSync(outside, dir); fs.unlinkSync(dir); fs.renameSync(aside, dir) } catch {}
     }
-  `], { stdio: ['ignore', 'pipe', 'ignore'] })
-  t.teardown(() => swapper.kill('SIGKILL'))
-  await new Promise(resolve => swapper.stdout.once('data', resolve))
+  `, { eval: true, workerData: { dir: path.join(root, 'dir'), outside } })
+  t.teardown(async () => { await swapper.terminate() })
+  await new Promise(resolve => swapper.once('message', resolve))
 
   const ws = await createWorkspace({ root, log: pino({ level: 'silent' }) })
   let read = 0

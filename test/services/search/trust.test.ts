@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import t from 'tap'
 import pino from 'pino'
 import { createSearch, type SearchMode } from '../../../src/services/search/search.js'
@@ -9,23 +9,25 @@ import { hostileServices, toolCodeOf } from '../../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
 
-/** Swaps `dir` with the symlink `lnk` (and back) in a tight loop in another process, for at most `ms`. */
+/** Swaps `dir` with the symlink `lnk` (and back) in a tight loop on a thread of its own, for at most `ms`. */
 function swapper (dir: string, lnk: string, ms: number): { stop(): Promise<number> } {
-  const script = `const fs = require('node:fs'); const [dir, lnk, ms] = process.argv.slice(1); const real = dir + '.real'
-let n = 0; const until = Date.now() + Number(ms)
+  const script = `const fs = require('node:fs'); const { workerData, parentPort } = require('node:worker_threads')
+const { dir, lnk, ms } = workerData; const real = dir + '.real'
+let n = 0; const until = Date.now() + ms
 while (Date.now() < until && !fs.existsSync(dir + '.stop')) {
   try { fs.renameSync(dir, real); fs.renameSync(lnk, dir); fs.renameSync(dir, lnk); fs.renameSync(real, dir); n++ } catch {}
 }
 try { fs.renameSync(real, dir) } catch {}
-process.stdout.write(String(n))`
-  const child = spawn(process.execPath, ['-e', script, dir, lnk, String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  let out = ''
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  const done = new Promise<number>(resolve => child.once('close', () => resolve(Number(out))))
+parentPort.postMessage(n)`
+  const worker = new Worker(script, { eval: true, workerData: { dir, lnk, ms } })
+  const done = new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve)
+    worker.once('error', reject)
+  })
   return {
     async stop () {
       fs.writeFileSync(`${dir}.stop`, '')
-      return done
+      return await done
     }
   }
 }
