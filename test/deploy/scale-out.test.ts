@@ -1,5 +1,4 @@
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,7 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { findNginx, NOBODY, startNginx, startReplica, unprivileged, upstreamsSeen } from '../helpers/processes.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
-import { CLI, FIXTURE_SERVE, untracked } from '../helpers/spawn-stdio.js'
+import { CLI, FIXTURE_SERVE } from '../helpers/spawn-stdio.js'
+import { runCli } from '../helpers/cli.js'
 
 // Stateful scale-out on real parts, all on 127.0.0.1: three replicas of the built bin sharing a real
 // redis-server, behind nginx round-robin (docker/nginx.conf, no stickiness). One session's requests
@@ -99,8 +99,8 @@ t.test('one index for three replicas: built once by `workspace-mcp index`, read 
   mkdirSync(nginxDir)
   if (drop.prefix.length > 0) chownSync(nginxDir, NOBODY, NOBODY)
 
-  const { command, args } = untracked(process.execPath, [CLI, 'index', '--root', root, '--state-dir', shared, '--log-level', 'warn'])
-  const built = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000 })
+  // The build job, in this process (its own process is test/bin/index.test.ts's subject, not this test's).
+  const built = await runCli(['index', '--root', root, '--state-dir', shared, '--log-level', 'warn'])
   t.equal(built.status, 0, built.stderr)
   t.match(built.stdout, /: 400 source files, 400 chunks, 4000 symbols/)
   const published = readdirSync(shared)
