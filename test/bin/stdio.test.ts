@@ -17,9 +17,10 @@ const root = mkdtempSync(join(tmpdir(), 'wmcp-stdio-'))
 writeFileSync(join(root, 'hello.txt'), 'hello world\n')
 const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
 
-t.test('the shipped bin: the SDK Client connects over stdio and lists every tool, started from the bundle\'s code cache', async (t) => {
+t.test('the shipped bin: the SDK Client connects over stdio and lists every tool, started from the bundle\'s code cache, yaml never loaded', async (t) => {
   // A user's environment: tap's NODE_OPTIONS would be V8 flags the build's training run did not have.
-  const transport = new StdioClientTransport({ ...cliCommand(BUNDLE, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(BUNDLE, { NODE_OPTIONS: '' }) as Record<string, string> })
+  // NODE_DEBUG=module makes Node name every CommonJS load on stderr.
+  const transport = new StdioClientTransport({ ...cliCommand(BUNDLE, ['stdio', '--root', root]), stderr: 'pipe', env: childEnv(BUNDLE, { NODE_OPTIONS: '', NODE_DEBUG: 'module' }) as Record<string, string> })
   let stderr = ''
   transport.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   const client = new Client({ name: 'test', version: '1.0.0' })
@@ -28,14 +29,23 @@ t.test('the shipped bin: the SDK Client connects over stdio and lists every tool
   await client.connect(transport)
   const { tools } = await client.listTools()
   const printed = await runCli(['tools', '--json', '--root', root])
+  const { prompts } = await client.listPrompts()
+  const guide = await client.callTool({ name: 'get_tool_usage_guide', arguments: { tool_names: ['list_directory'] } }) as { content: Array<{ text: string }> }
 
   t.equal(client.getServerVersion()?.name, 'workspace-mcp')
   t.strictSame(tools, JSON.parse(printed.stdout), '`tools --json` prints what the shipped bin serves')
   const ready = stderr.split('\n').find(line => line.includes('stdio server ready')) ?? '{}'
-  t.equal((JSON.parse(ready) as { codeCache?: unknown }).codeCache, 'accepted', 'dist/bin/cli.js stdio ran stdio.cjs with its cache')
+  t.equal((JSON.parse(ready.slice(ready.indexOf('{'))) as { codeCache?: unknown }).codeCache, 'accepted', 'dist/bin/cli.js stdio ran stdio.cjs with its cache')
   // Accepted means V8 took it with the flags a user runs it with: a build on another Node, or other flags, would fail here.
   const bytes = statSync(cacheFileOf(join(dirname(BUNDLE), 'stdio.cjs'))).size
   t.ok(bytes > 100_000, `the cache holds the trained functions (${bytes} bytes)`)
+  // The shipped YAML (templates, the docs overlay) is answered from the build's parse table: yaml loads only for a
+  // document the package does not ship (test/bin/bundle.test.ts).
+  t.ok(prompts.some(p => p.name === 'spec'), 'the built-in templates are listed')
+  t.match(guide.content[0].text, /### list_directory(?=[\s\S]*\*\*Returns:\*\*)(?=[\s\S]*\*\*Examples\*\*)/, 'the overlay\'s returns note and examples are rendered')
+  t.notMatch(stderr, /Module\._load REQUEST yaml\b/, 'and yaml was never loaded')
+  t.match(stderr, /REQUEST node:\S+ parent: \S*[/\\]stdio\.cjs\b/, 'the command ran from the CommonJS bundle that has the code cache')
+  t.match(stderr, /MODULE \d+: /, 'NODE_DEBUG did report module loads (the check above can fail)')
 })
 
 t.test('tsc\'s bin (src/cli.ts): stdout carries only JSON-RPC even at trace level, a dependency\'s console output goes to stderr, no code cache', async (t) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { findNginx, NOBODY, startNginx, startReplica, unprivileged, upstreamsSeen } from '../helpers/processes.js'
+import { findNginx, NOBODY, startNginx, startReplica, stop, unprivileged, upstreamsSeen } from '../helpers/processes.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
 import { CLI, FIXTURE_SERVE } from '../helpers/spawn-stdio.js'
 import { runCli } from '../helpers/cli.js'
@@ -12,7 +12,8 @@ import { runCli } from '../helpers/cli.js'
 // Stateful scale-out on real parts, all on 127.0.0.1: three replicas of the built bin sharing a real
 // redis-server, behind nginx round-robin (docker/nginx.conf, no stickiness). One session's requests
 // land on every replica; it survives the kill of one; a stream closed mid-call on one replica is resumed
-// through whichever replica nginx picks next, and no event is lost.
+// through whichever replica nginx picks next, and no event is lost. Then docker/compose.yaml's layout without
+// Docker: stateless replicas as an unprivileged user over one index built once, behind the same nginx.conf.
 
 const drop = unprivileged()
 const skip = findNginx() === undefined
@@ -85,7 +86,7 @@ function cpuSeconds (pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-t.test('one index for three replicas: built once by `workspace-mcp index`, read at once by every replica, none builds or writes', { skip, timeout: 120_000 }, async t => {
+t.test('compose\'s layout: stateless replicas as nobody over one index built once by `workspace-mcp index`, read at once by every replica, none builds or writes, behind nginx', { skip, timeout: 120_000 }, async t => {
   const base = mkdtempSync(join(tmpdir(), 'wmcp-shared-'))
   t.teardown(() => rmSync(base, { recursive: true, force: true }))
   chmodSync(base, 0o755)
@@ -124,4 +125,36 @@ t.test('one index for three replicas: built once by `workspace-mcp index`, read 
     t.ok(cpu < 3, `replica ${i + 1} used ${cpu.toFixed(2)} s of CPU in all (start included): no index built`)
   }
   t.same(readdirSync(shared), published, 'the replicas wrote nothing beside the index (no log, no lock)')
+
+  if (drop.prefix.length > 0) {
+    for (const r of replicas) t.equal(uidOf(r.child.pid!), NOBODY, 'replica runs as nobody, not root')
+  } else {
+    t.not(process.getuid?.(), 0, 'not root: replicas run as the current user')
+  }
+  // The SDK Client through nginx: initialize, tools/list and calls that round-robin over the replicas.
+  const client = new Client({ name: 'layout', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${proxy.port}/mcp`)))
+  t.teardown(() => client.close())
+  t.equal(client.getServerVersion()?.name, 'workspace-mcp', 'initialize answered through nginx')
+  t.ok((await client.listTools()).tools.some(tool => tool.name === 'read_files'), 'tools/list through nginx')
+  for (let i = 0; i < 3; i++) {
+    const read = await client.callTool({ name: 'read_files', arguments: { files: [{ path: 'unit7.c', end_line: 1 }] } })
+    t.match(JSON.stringify(read.content), 'op_7_0', `read_files through nginx as nobody, call ${i + 1}`)
+  }
+  const res = await fetch(`http://127.0.0.1:${proxy.port}/mcp`)
+  t.equal(res.status, 405, 'GET /mcp through nginx: stateless replicas answer 405')
+  await res.body?.cancel()
+  await client.close()
+
+  // SIGTERM drains and exits 0, which is what `docker stop` and Kubernetes rely on.
+  t.equal(await stop(replicas[0].child), 0, 'a replica exits 0 on SIGTERM')
+  const after = await fetch(`http://127.0.0.1:${proxy.port}/healthz`)
+  t.equal(after.status, 200, 'nginx routes around the stopped replica')
+  await after.body?.cancel()
 })
+
+/** Process UID from /proc (Linux). */
+function uidOf (pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find(l => l.startsWith('Uid:'))
+  return Number(line?.split(/\s+/)[1])
+}

@@ -2,15 +2,16 @@ import t from 'tap'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { spawnStdio } from '../helpers/spawn-stdio.js'
+import { stdioInProcess } from '../helpers/in-process.js'
 
 // "Work ends with the call": after a TIMEOUT answer the server must stop spending CPU on that call.
-// Measured with the child's own CPU time (/proc/<pid>/stat utime + stime), never wall-clock limits.
+// Measured with the CPU time of the process serving it — this one, the server runs in-process (/proc/self/stat utime +
+// stime, every thread) — never wall-clock limits.
 
 const TICK_MS = 1000 / 100 // USER_HZ is 100 on Linux
 
-function cpuMs (pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+function cpuMs (): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS
 }
 
@@ -22,7 +23,7 @@ t.test('a timed-out call stops using CPU: get_file_info over 100 × 10 MB line c
   // 10 MB of short lines: line counting is pure CPU once the page cache holds it.
   writeFileSync(join(root, 'big.txt'), 'x\n'.repeat(5 * 1024 * 1024))
   // The code index's first scan (a thread of its own, started once serving) is background work, not the call's.
-  const server = spawnStdio(t, ['--root', root, '--tool-timeout-ms', '100', '--code-index', 'off'])
+  const server = await stdioInProcess(t, ['--root', root, '--tool-timeout-ms', '100', '--code-index', 'off'])
   server.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
   await server.response(0)
   server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
@@ -43,9 +44,9 @@ t.test('a timed-out call stops using CPU: get_file_info over 100 × 10 MB line c
     // kept going burns ~1000 ms of it (one busy thread). Collecting the abandoned buffers (read_files
     // drops up to 200 MB) and a loaded CI machine add up to ~150 ms, hence the 300 ms line.
     await new Promise(resolve => setTimeout(resolve, 50))
-    const before = cpuMs(server.child.pid as number)
+    const before = cpuMs()
     await new Promise(resolve => setTimeout(resolve, 1000))
-    const after = cpuMs(server.child.pid as number)
+    const after = cpuMs()
     t.comment(`${call.name}: ${after - before} ms of CPU in the second after the TIMEOUT answer`)
     t.ok(after - before <= 300, `${call.name}: CPU after the timeout ${after - before} ms (≤ 300 ms: garbage collection and noise, not a running call)`)
   }
