@@ -1,6 +1,5 @@
 // The build's freshness check, shared by `npm start` and `npm pack` (prepack): builds only when a build input is
 // newer than the bin, so a fresh checkout packs a tarball that has its bin, and a built one packs at once.
-import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,18 +17,15 @@ function newest (file) {
   return Math.max(st.mtimeMs, ...readdirSync(file).map(name => newest(path.join(file, name))))
 }
 
-/** Runs `npm run build` when the bin is missing or older than an input, saying why on stderr; exits on a failed build. */
-export function buildIfStale () {
+/** Builds (build.mjs, in this process) when the bin is missing or older than an input, saying why on stderr. */
+export async function buildIfStale () {
   const built = existsSync(bin) ? statSync(bin).mtimeMs : 0
   const stale = INPUTS.map(input => path.join(root, input)).filter(input => newest(input) > built)
   if (stale.length === 0) return
   process.stderr.write(`workspace-mcp: building (${built === 0 ? 'no build yet' : `newer: ${stale.map(s => path.relative(root, s)).join(', ')}`})\n`)
-  // npm_execpath is npm's own CLI when this runs under npm; plain `npm` otherwise.
-  const npm = process.env.npm_execpath
-  const build = npm === undefined
-    ? spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 2, 2], shell: process.platform === 'win32' })
-    : spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 2, 2] })
-  if (build.status !== 0) process.exit(build.status ?? 1)
+  // tsc writes to stdout; a caller's stdout (npm pack --json) carries only its own output.
+  const { build } = await import('./build.mjs')
+  await build({ tscOutput: 2 })
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) buildIfStale()
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildIfStale()

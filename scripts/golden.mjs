@@ -30,7 +30,7 @@ async function toolsList () {
   }
 }
 
-buildIfStale()
+await buildIfStale()
 const result = await toolsList().catch((err) => {
   process.stderr.write(`npm run golden: ${err.message}\n`)
   process.exit(1)

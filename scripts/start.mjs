@@ -5,6 +5,6 @@
 import { pathToFileURL } from 'node:url'
 import { bin, buildIfStale } from './build-if-stale.mjs'
 
-buildIfStale()
+await buildIfStale()
 process.argv = [process.argv[0], bin, 'serve', ...process.argv.slice(2)]
 await import(pathToFileURL(bin).href)
