@@ -1,6 +1,5 @@
 import t from 'tap'
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { Writable } from 'node:stream'
 import { dirname, join } from 'node:path'
@@ -48,7 +47,13 @@ t.test('the shipped bin: the SDK Client connects over stdio and lists every tool
   t.match(stderr, /MODULE \d+: /, 'NODE_DEBUG did report module loads (the check above can fail)')
 })
 
-t.test('tsc\'s bin (src/cli.ts): stdout carries only JSON-RPC even at trace level, a dependency\'s console output goes to stderr, no code cache', async (t) => {
+/** Peak resident set size of a process so far, in bytes (Linux /proc). */
+function peakRss (pid: number): number {
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match === null ? NaN : Number(match[1]) * 1024
+}
+
+t.test('tsc\'s bin (src/cli.ts): stdout carries only JSON-RPC even at trace level, a dependency\'s console output goes to stderr; a 64 MiB line (cap 10 MiB) gets one -32600 and one warning, and memory stays near the cap', { skip: process.platform !== 'linux' && 'reads /proc', timeout: 60000 }, async (t) => {
   // The only run of src/cli.ts's console redirect. Stands in for a dependency: prints through console once the
   // CLI has taken console over.
   const preload = `const poll = setInterval(() => {
@@ -56,26 +61,47 @@ t.test('tsc\'s bin (src/cli.ts): stdout carries only JSON-RPC even at trace leve
     clearInterval(poll)
     console.log('dep-log', 1); console.info('dep-info'); console.debug('dep-debug'); console.warn('dep-warn')
   }, 5)`
-  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, COVERED_CLI, 'stdio', '--root', root, '--log-level', 'trace'], { stdio: 'pipe' })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
-  const messages = [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } }, { jsonrpc: '2.0', id: 4, method: 'no/such/method' }]
-  child.stdin.end(messages.map(m => JSON.stringify(m) + '\n').join('') + 'this is not json\n')
-  const code = await new Promise(resolve => child.once('close', resolve))
+  // Without the code index: its first scan (threads started once serving) grows the peak on its own.
+  const proc = spawnStdio(t, ['--root', root, '--log-level', 'trace', '--code-index', 'off'], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=data:text/javascript,${encodeURIComponent(preload)}` }, COVERED_CLI)
+  for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } }, { jsonrpc: '2.0', id: 4, method: 'no/such/method' }]) proc.send(message)
+  proc.child.stdin.write('this is not json\n')
+  await proc.response(4)
+  const before = peakRss(proc.child.pid!)
 
-  t.equal(code, 0)
-  const lines = stdout.split('\n')
-  t.equal(lines.pop(), '', 'no unterminated output')
-  t.same(lines.map(line => (JSON.parse(line) as { id: unknown }).id).sort(), [1, 2, 3, 4, null].sort(), 'one JSON-RPC message per request, and one for the bad line')
+  // Written with backpressure, 1 MiB at a time, like a real client; a valid request follows at once.
+  const chunk = Buffer.alloc(1024 * 1024, 0x78)
+  chunk.write('{"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":"')
+  for (let i = 0; i < 64; i++) {
+    if (!proc.child.stdin.write(chunk)) await new Promise(resolve => proc.child.stdin.once('drain', resolve))
+  }
+  proc.child.stdin.write('"}}\n')
+  proc.send({ jsonrpc: '2.0', id: 'after', method: 'ping' })
+  const pong = await proc.response('after')
+  const after = peakRss(proc.child.pid!)
+  proc.child.stdin.end()
+  t.same(await proc.exited, { code: 0, signal: null })
+
+  const lines = proc.stdout
+  t.equal(proc.partial(), '', 'no unterminated output')
   for (const line of lines) t.equal(JSON.parse(line).jsonrpc, '2.0', line.slice(0, 80))
+  const messages = lines.map(line => JSON.parse(line) as { id: unknown, error?: { code: number, message: string } })
+  t.same(messages.map(m => m.id).filter(id => id !== null).sort(), [1, 2, 3, 4, 'after'], 'one answer per request')
+  t.same(messages.filter(m => m.id === null).map(m => m.error?.code).sort(), [-32600, -32700], 'one for the long line, one for the line that is not JSON')
+  t.strictSame(pong.result, {})
+  t.strictSame(messages.find(m => m.error?.code === -32600)?.error, { code: -32600, message: 'Invalid Request: the message exceeds the size limit' })
+  // The framer holds at most the cap (10 MiB); the pipe is read into one reused buffer, so the line's other
+  // 54 MiB leave no garbage behind (+37 MiB when every read allocated and held pieces kept whole chunks).
+  t.ok(after - before < 24 * 1024 * 1024, `peak RSS grew ${((after - before) / 1048576).toFixed(1)} MiB (< 24 MiB)`)
+  t.comment(`VmHWM before ${(before / 1048576).toFixed(1)} MiB, after ${(after / 1048576).toFixed(1)} MiB`)
+
+  const stderr = proc.stderr()
   t.match(stderr, /^dep-log 1$/m)
   for (const word of ['dep-info', 'dep-debug', 'dep-warn']) t.match(stderr, new RegExp(`^${word}$`, 'm'))
-  const ready = stderr.split('\n').find(line => line.includes('stdio server ready')) ?? '{}'
-  t.equal((JSON.parse(ready) as { codeCache?: unknown }).codeCache, 'none', 'dist/src/cli.js has no bundle beside it: the module itself')
-  const manifest = (await runCli(['tools', '--json', '--root', root])).stdout.replace(/\n$/, '')
+  const json = stderr.split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>)
+  t.equal(json.find(line => line.msg === 'stdio server ready')?.codeCache, 'none', 'dist/src/cli.js has no bundle beside it: the module itself')
+  t.match(json.filter(line => line.level === 40), [{ bytes: 64 * 1024 * 1024 + 3, maxLineBytes: 10 * 1024 * 1024, msg: /^dropped a 67108867-byte line/ }])
+  const manifest = (await runCli(['tools', '--json', '--root', root, '--code-index', 'off'])).stdout.replace(/\n$/, '')
   t.ok(manifest.startsWith('[{"name":') && lines.some(line => line.startsWith('{"jsonrpc":"2.0","id":2,') && line.includes(`"tools":${manifest}`)), '`tools --json` prints the bytes tools/list serves')
 })
 
@@ -179,46 +205,6 @@ t.test('after answering the first message, the server checks the docs overlay an
   while (!/tool docs: /.test(proc.stderr()) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50))
   const logged = proc.stderr().split('\n').filter(line => line.includes('tool docs: ')).map(line => JSON.parse(line) as { tool: string, msg: string })
   t.match(logged, [{ tool: 'list_directory', msg: /overlay example 1 \("too deep"\) does not fit the input schema: depth/ }])
-})
-
-/** Peak resident set size of a process so far, in bytes (Linux /proc). */
-function peakRss (pid: number): number {
-  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return match === null ? NaN : Number(match[1]) * 1024
-}
-
-t.test('a 64 MiB line (cap 10 MiB) gets one -32600 and one warning with its size, the next request is answered, and memory stays near the cap', { skip: process.platform !== 'linux' && 'reads /proc', timeout: 60000 }, async (t) => {
-  // Without the code index: its first scan (threads started once serving) grows the peak on its own.
-  const proc = spawnStdio(t, ['--root', root, '--code-index', 'off'])
-  proc.send(init)
-  await proc.response(1)
-  const before = peakRss(proc.child.pid!)
-
-  // Written with backpressure, 1 MiB at a time, like a real client; a valid request follows at once.
-  const chunk = Buffer.alloc(1024 * 1024, 0x78)
-  chunk.write('{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"')
-  for (let i = 0; i < 64; i++) {
-    if (!proc.child.stdin.write(chunk)) await new Promise(resolve => proc.child.stdin.once('drain', resolve))
-  }
-  proc.child.stdin.write('"}}\n')
-  proc.send({ jsonrpc: '2.0', id: 'after', method: 'ping' })
-  const pong = await proc.response('after')
-  const after = peakRss(proc.child.pid!)
-
-  t.strictSame(pong.result, {})
-  const answers = proc.stdout.slice(1).map(line => JSON.parse(line))
-  t.strictSame(answers, [
-    { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message exceeds the size limit' } },
-    { jsonrpc: '2.0', id: 'after', result: {} }
-  ], 'exactly one error for the long line, then the next answer')
-  // The framer holds at most the cap (10 MiB); the pipe is read into one reused buffer, so the line's other
-  // 54 MiB leave no garbage behind (+37 MiB when every read allocated and held pieces kept whole chunks).
-  t.ok(after - before < 24 * 1024 * 1024, `peak RSS grew ${((after - before) / 1048576).toFixed(1)} MiB (< 24 MiB)`)
-  // The log line may reach stderr a moment after the answer that followed the line.
-  for (let i = 0; i < 100 && !proc.stderr().includes('"level":40'); i++) await new Promise(resolve => setTimeout(resolve, 20))
-  const warnings = proc.stderr().split('\n').filter(line => line.includes('"level":40')).map(line => JSON.parse(line) as Record<string, unknown>)
-  t.match(warnings, [{ bytes: 64 * 1024 * 1024 + 3, maxLineBytes: 10 * 1024 * 1024, msg: /^dropped a 67108867-byte line/ }])
-  t.comment(`VmHWM before ${(before / 1048576).toFixed(1)} MiB, after ${(after / 1048576).toFixed(1)} MiB`)
 })
 
 t.test('SIGTERM during a search: the search stops and its call answers with what it found, marked partial, before the exit (0)', { timeout: 30000 }, async (t) => {
