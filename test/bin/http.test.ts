@@ -1,12 +1,12 @@
 import t, { type Test } from 'tap'
 import { runCli } from '../helpers/cli.js'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { request } from 'undici'
-import { BUNDLE, childEnv } from '../helpers/spawn-stdio.js'
+import { childEnv, COVERED_CLI } from '../helpers/spawn-stdio.js'
 import { testHost } from '../helpers/in-process.js'
 import { serveHttpCommand } from '../../src/bin/http.js'
 import { conformanceFixtures } from '../fixtures/conformance/conformance.js'
@@ -15,32 +15,42 @@ import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 const root = mkdtempSync(join(tmpdir(), 'wmcp-http-bin-'))
 writeFileSync(join(root, 'a.txt'), 'hello\n')
 
-t.test('the bin: serve logs its URL, answers /healthz and exits 0 after SIGTERM', { timeout: 30000 }, async (t) => {
-  // The one spawned run of serve, from the shipped bundle as `npm start` runs it; the command's paths run in-process below.
-  const child = spawn(process.execPath, [BUNDLE, 'serve', '--root', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(BUNDLE) })
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+const ESC = '\u001b'
+// pino-pretty's line, with or without colour codes around the level and the message.
+const PRETTY_LINE = new RegExp(String.raw`^\[\d\d:\d\d:\d\d\.\d{3}\] (${ESC}\[\d+m)?INFO(${ESC}\[\d+m)?: (${ESC}\[\d+m)?workspace-mcp listening at (http://127\.0\.0\.1:\d+)/mcp`, 'm')
+const script = spawnSync('script', ['--version'], { encoding: 'utf8' })
+
+t.test('the bin at a terminal: serve logs its URL in coloured pretty lines, answers /healthz and exits 0 after SIGTERM', { skip: script.status === 0 ? false : 'needs `script` (util-linux) for a pseudo-terminal', timeout: 30000 }, async (t) => {
+  // The one spawned run of serve: tsc's output (for coverage, the only run of src/logger.ts's terminal branch), with
+  // a pseudo-terminal from `script` as a person starting it has. SIGTERM is sent to the server itself, found by its
+  // own command line (the root is this test's); `script -e` exits with its code. Logs into a pipe or file are JSON
+  // (test/bin/log-format.test.ts); the command's other paths run in-process below.
+  const command = `${process.execPath} ${COVERED_CLI} serve --port 0 --root ${root}`
+  const child = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], { env: childEnv(COVERED_CLI), stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
   let output = ''
+  const exit = new Promise<number | null>(resolve => child.once('close', resolve))
   const url = await new Promise<string>((resolve, reject) => {
-    const onData = (c: Buffer): void => {
-      output += c
-      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output)
-      if (m !== null) resolve(m[1])
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.once('exit', () => reject(new Error(output)))
+    const guard = setTimeout(() => reject(new Error(`no listening line within 30 s: ${JSON.stringify(output)}`)), 30_000)
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const m = PRETTY_LINE.exec(output)
+      if (m === null) return
+      clearTimeout(guard)
+      resolve(m[4])
+    })
   })
 
   const health = await request(`${url}/healthz`)
   const body = await health.body.json()
-  const exit = new Promise<[number | null, string | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
-  child.kill('SIGTERM')
+  spawnSync('pkill', ['-TERM', '-f', `^${command}$`])
 
   t.equal(health.statusCode, 200)
   t.same(body, { status: 'ok' })
-  t.same(await exit, [0, null])
-  t.match(output, /^\{"level":30,.*"msg":"workspace-mcp listening at http:\/\/127\.0\.0\.1:\d+\/mcp"\}$/m, 'JSON lines into a pipe, by default')
-  t.match(output, /"msg":"draining"/)
+  t.equal(await exit, 0, 'exit 0 after the drain')
+  t.ok(output.includes(`${ESC}[32mINFO`), 'coloured')
+  t.notMatch(output, /"level":/, 'no JSON at a terminal')
+  t.match(output, /INFO.*: .*draining/)
 })
 
 // The refusals in-process, as src/cli.ts runs the command: whatever was started before them is closed again.
