@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BUNDLE, childEnv, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
 import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
 import { runCli } from '../helpers/cli.js'
+import { stdoutLines } from '../helpers/rpc.js'
 import { stdioCommandInProcess, stdioInProcess, testHost } from '../helpers/in-process.js'
 import { serveStdioCommand } from '../../src/bin/stdio.js'
 
@@ -222,4 +223,28 @@ t.test('SIGTERM during a search: the search stops and its call answers with what
   t.equal(answer.result.structuredContent.matches.length, 1)
   t.match(answer.result.structuredContent.notices, [/search stopped early: the server is shutting down/])
   t.equal(await proc.exitWithin(10_000), 0)
+})
+
+t.test('SIGTERM while stdin EOF\'s drain waits on a search: the command exits once, code 0, the search answered partial', { timeout: 30000 }, async (t) => {
+  const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./hello.txt')}'\nexec sleep 60`)
+  const run = testHost()
+  const codes: number[] = []
+  const started = serveStdioCommand(['--root', root, '--ripgrep-path', rg, '--code-index', 'off'], { codeCache: 'none' }, { ...run.host, exit: (code) => { codes.push(code); run.host.exit(code) } })
+  const { response } = stdoutLines(run.output, () => run.logs())
+  run.input.write(JSON.stringify(init) + '\n')
+  await response(1)
+  run.input.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'hit' } } }) + '\n')
+  await new Promise(resolve => setTimeout(resolve, 700))
+  run.input.end()
+  await new Promise(resolve => setTimeout(resolve, 300))
+
+  run.signal('SIGTERM')
+  const answer = await response(2) as { result: { structuredContent: { notices: string[] } } }
+  await started
+  await run.exited
+  // The drain's own end comes after the signal's exit: it must not ask again.
+  await new Promise(resolve => setTimeout(resolve, 1500))
+
+  t.match(answer.result.structuredContent.notices, [/search stopped early: the server is shutting down/])
+  t.same(codes, [0], 'one exit, code 0')
 })
