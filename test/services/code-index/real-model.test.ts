@@ -42,7 +42,8 @@ t.test('search_semantic with a trained model: a paraphrase with no word in commo
   const semantic = semanticService(loadConfig({ embeddingsUrl: url, embeddingsModel: 'use-lite' }, {}, root), index, workspace, log, {}) as SemanticSearch
   t.teardown(async () => { await semantic.close(); await index.close() })
   await index.ready(60_000, new AbortController().signal)
-  for (let i = 0; i < 3000 && semantic.status().vectors < index.status().chunks; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  // The vectors are counted as they land; the state turns ready a moment after the last one.
+  for (let i = 0; i < 3000 && (semantic.status().vectors < index.status().chunks || semantic.status().state !== 'ready'); i++) await new Promise(resolve => setTimeout(resolve, 20))
   t.match(semantic.status(), { state: 'ready', dims: 512, vectors: 3 }, 'every chunk embedded by the model')
 
   const tokenizer = createTokenizer({ workers: 0 })
