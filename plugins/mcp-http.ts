@@ -125,6 +125,10 @@ class PostChannel implements RequestChannel {
     return { reqId: this.reply.request.id, principal: principalOf(this.reply.request).id }
   }
 
+  get owner (): string | undefined {
+    return this.reply.request.principal?.id
+  }
+
   /** Turns the reply into an SSE stream; false when the client cannot take one. */
   private startStream (): boolean {
     const raw = this.reply.raw

@@ -7,7 +7,7 @@ import { rejected, serveModern, type ModernContext } from './modern.js'
 import { errorMessage, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 import { Session } from './session.js'
-import type { CallHandle } from './tool-call.js'
+import type { CallHandle } from './call-handle.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
 
 const MODERN_METHODS = methodsOf('modern')

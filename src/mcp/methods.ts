@@ -6,7 +6,9 @@ import type { RequestChannel } from './channel.js'
 import type { RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
 import type { Session } from './session.js'
-import { answerToolCall, type CallScope } from './tool-call.js'
+import type { CallScope } from './call-handle.js'
+import { answerToolCall } from './tool-call.js'
+import { legacyCancel, legacyGet, legacyList, legacyResult, modernCancel, modernGet, modernUpdate } from './task-methods.js'
 
 /** A protocol era: `legacy` is initialize and sessions (2024-11-05 … 2025-11-25); `modern` is 2026-07-28 (no handshake, a `_meta` envelope per request). */
 export type Era = 'legacy' | 'modern'
@@ -105,7 +107,13 @@ export const METHODS: Readonly<Record<string, MethodEntry>> = {
   'prompts/list': both(({ id, method, scope }) => scope.replyJson(id, method, scope.shared.features.promptsList())),
   'prompts/get': both(async (call) => call.scope.reply(call.id, call.method, await getPrompt(call))),
   'completion/complete': both(complete),
-  'logging/setLevel': legacy((call) => { call.scope.setLogLevel(call.params.level); return empty(call) })
+  'logging/setLevel': legacy((call) => { call.scope.setLogLevel(call.params.level); return empty(call) }),
+  // Tasks: 2025-11-25 names five methods; 2026-07-28 (SEP-2663) keeps get and cancel, adds update, drops result and list.
+  'tasks/get': { eras: ['legacy', 'modern'], handle: async (call: MethodCall) => call.scope.era === 'legacy' ? await legacyGet(call as MethodCall<Session>) : await modernGet(call as MethodCall<ModernScope>) },
+  'tasks/cancel': { eras: ['legacy', 'modern'], handle: async (call: MethodCall) => call.scope.era === 'legacy' ? await legacyCancel(call as MethodCall<Session>) : await modernCancel(call as MethodCall<ModernScope>) },
+  'tasks/result': legacy(legacyResult),
+  'tasks/list': legacy(legacyList),
+  'tasks/update': modern(modernUpdate)
 }
 
 /** The scope each era's handlers receive. */

@@ -29,7 +29,7 @@ export function decodeHeaderValue (raw: string): string | undefined {
 const mismatch = (message: string, header: string): Rejection => withRpcData(new APP_ERR_HEADER_MISMATCH(message), { header })
 
 /** Which body field Mcp-Name mirrors, per method. */
-const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
+const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' }
 
 /** A primitive as a header spells it; undefined for anything a header cannot carry. */
 function primitive (value: unknown): string | undefined {

@@ -1,4 +1,8 @@
 import { META } from './era.js'
+import { TASKS_EXTENSION } from './tasks.js'
+
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
+const TASKS_NEEDED = { extensions: { [TASKS_EXTENSION]: {} } }
 import type { Registry } from './registry.js'
 import { resultJson, resultMessage, type RequestId } from './rpc.js'
 
@@ -27,8 +31,10 @@ const LISTS = ['tools/list', 'prompts/list', 'resources/list', 'resources/templa
 export function createModernShared (registry: Registry, info: { name: string, version: string }, legacyCapabilities: Record<string, unknown>, cache: CacheHints = {}): ModernShared {
   const { listTtlMs = 300_000, readTtlMs = 0 } = cache
   // resources/subscribe and logging/setLevel are gone: a modern client learns neither from discover.
-  const { resources, logging: _logging, ...rest } = legacyCapabilities as { resources?: object, logging?: object }
+  // Tasks are the io.modelcontextprotocol/tasks extension in 2026-07-28, never the 2025 capabilities.tasks slot.
+  const { resources, logging: _logging, tasks, ...rest } = legacyCapabilities as { resources?: object, logging?: object, tasks?: object }
   const capabilities: Record<string, unknown> = { ...rest, logging: {} }
+  if (tasks !== undefined) capabilities.extensions = { [TASKS_EXTENSION]: {} }
   if (resources !== undefined) capabilities.resources = { listChanged: false }
   // Name and version only: it rides on every result, and the title adds bytes to each without telling a client more.
   const identity = { [META.serverInfo]: { name: info.name, version: info.version } }
@@ -47,7 +53,7 @@ export function createModernShared (registry: Registry, info: { name: string, ve
   }
   return {
     capabilities,
-    removed: new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']),
+    removed: new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list']),
     reply (id, method, result) {
       const { _meta: meta, resultType } = result as { _meta?: object, resultType?: string }
       // The common case, a result with neither field of its own (every tool result): serialized as in
@@ -64,6 +70,9 @@ export function createModernShared (registry: Registry, info: { name: string, ve
       return resultJson(id, `${json.slice(0, -1)},${tailOf(method)}`)
     },
     missingCapabilities (method, params, declared) {
+      // The task methods, and a tool that only runs as a task, need the client to take tasks.
+      const takesTasks = (declared.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION] !== undefined
+      if (!takesTasks && (TASK_METHODS.has(method) || (method === 'tools/call' && typeof params.name === 'string' && registry.tool(params.name)?.definition.task?.support === 'required'))) return TASKS_NEEDED
       if (method !== 'tools/call' || typeof params.name !== 'string') return undefined
       const needed = registry.tool(params.name)?.definition.clientCapabilities
       if (needed === undefined) return undefined

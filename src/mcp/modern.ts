@@ -8,7 +8,8 @@ import { checkRoutingHeaders } from './modern-headers.js'
 import { methodsOf, type Handler, type ModernScope } from './methods.js'
 import { errorMessage, LOG_LEVELS, RPC_ERROR, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
-import type { CallHandle } from './tool-call.js'
+import type { CallHandle } from './call-handle.js'
+import { TASKS_EXTENSION } from './tasks.js'
 
 // The 2026-07-28 era: no handshake and no session. Every request names its version and the
 // client's capabilities in params._meta, and is answered on its own.
@@ -68,6 +69,11 @@ class ModernRequest implements ModernScope {
     this.closed = true
     this.shutdown?.abort(reason)
     this.inflight.get(this.message.id)?.abort(reason, 'cancel')
+  }
+
+  /** A 2026 client takes a task when this request declares the tasks extension (SEP-2663). */
+  acceptsTask (): boolean {
+    return (this.clientCapabilities.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION] !== undefined
   }
 
   request (method: string): Promise<Record<string, unknown>> {

@@ -17,6 +17,8 @@ export interface WireTool {
   inputSchema: JsonSchema
   outputSchema?: JsonSchema
   annotations: JsonSchema
+  /** Present for a tool that may run as a task (2025-11-25 execution.taskSupport). */
+  execution?: { taskSupport: 'optional' | 'required' }
 }
 
 /** A tool ready to dispatch: definition, wire form, injected services, compiled validator. */
@@ -91,6 +93,7 @@ function toWire (definition: AnyTool, inputSchema: JsonSchema): WireTool {
   } as WireTool
   if (definition.output !== undefined) wire.outputSchema = publishOutputSchema(definition.output)
   wire.annotations = { title: definition.title, ...definition.annotations }
+  if (definition.task !== undefined) wire.execution = { taskSupport: definition.task.support }
   return wire
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js'
 import { createFeatureHandlers, type FeatureHandlers } from './features.js'
 import { Deadlines } from './deadlines.js'
+import { MemoryTaskStore, TASK_DEFAULTS, Tasks, type TaskSettings, type TaskStore } from './tasks.js'
 import { RequestStates } from './input-required.js'
 import type { Registry } from './registry.js'
 import { Connection } from './connection.js'
@@ -11,8 +12,8 @@ import type { RequestChannel, Send } from './channel.js'
 import type { RequestId } from './rpc.js'
 import type { Services } from '../services/index.js'
 import { Session, type SessionOptions } from './session.js'
-import type { CallHandle } from './tool-call.js'
-import type { CallOutcome } from './tool-call.js'
+import type { CallHandle } from './call-handle.js'
+import type { CallOutcome } from './call-handle.js'
 
 /** Server identity sent in initialize (spec Implementation). */
 export interface ServerInfo {
@@ -35,6 +36,10 @@ export interface McpServerOptions {
   callLogLevel?: 'debug' | 'info'
   /** Cache hints on 2026-07-28 results. */
   cache?: CacheHints
+  /** Where task records are kept (default: this process's memory). */
+  taskStore?: TaskStore
+  /** Task limits and hints (TASK_DEFAULTS otherwise). */
+  tasks?: Partial<TaskSettings>
   /** The services a 2025 session's client roots (`roots/list`) leave visible; undefined from it: serve as configured. */
   narrow?: NarrowServices
 }
@@ -100,6 +105,8 @@ export interface ServerShared {
   states: RequestStates
   /** See McpServerOptions.narrow. */
   narrow?: NarrowServices
+  /** Calls that outlived their request (MCP tasks). */
+  tasks: Tasks
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -108,6 +115,8 @@ export function createMcpServer (options: McpServerOptions): McpServer {
   const capabilities: Record<string, unknown> = { tools: { listChanged: false }, logging: {}, completions: {} }
   if (registry.resources.length > 0 || registry.resourceTemplates.length > 0) capabilities.resources = { subscribe: true, listChanged: false }
   if (registry.prompts.length > 0) capabilities.prompts = { listChanged: false }
+  // 2025-11-25 tasks: listed, cancellable, for tools/call (2026-07-28 says it as the tasks extension).
+  if (registry.tools.some(tool => tool.definition.task !== undefined)) capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
   const shared: ServerShared = {
     registry,
     features: createFeatureHandlers(registry),
@@ -121,7 +130,8 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     modern: createModernShared(registry, options.info, capabilities, options.cache),
     subscriptions: new Set(),
     states: new RequestStates(),
-    narrow: options.narrow
+    narrow: options.narrow,
+    tasks: new Tasks(options.taskStore ?? new MemoryTaskStore(), { ...TASK_DEFAULTS, ...options.tasks })
   }
   const observers = new Set<CallObserver>()
   const notify: CallObserver = (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }

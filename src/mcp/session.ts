@@ -5,7 +5,7 @@ import { ClientRequests } from './client-requests.js'
 import { methodsOf, type Scope } from './methods.js'
 import { errorMessage, LATEST_PROTOCOL_VERSION, LOG_LEVELS, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
 import type { ServerShared } from './server.js'
-import type { CallHandle } from './tool-call.js'
+import type { CallHandle } from './call-handle.js'
 import type { Services } from '../services/index.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
 
@@ -169,6 +169,11 @@ export class Session implements Scope {
    * declared `roots`: one roots/list, shared by the calls that wait for it. A client that fails to answer
    * (an error, or nothing within ROOTS_TIMEOUT_MS) is served as configured; roots only ever narrow.
    */
+  /** A 2025 client takes a task when its call asks for one (params.task, the task metadata). */
+  acceptsTask (params: Record<string, unknown>): boolean {
+    return typeof params.task === 'object' && params.task !== null && !Array.isArray(params.task)
+  }
+
   visibleServices (send: Send | undefined): Promise<Services | undefined> | undefined {
     const narrow = this.shared.narrow
     if (narrow === undefined || this.clientCapabilities.roots === undefined) return undefined

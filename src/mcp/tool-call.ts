@@ -1,78 +1,15 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { CallHandle, type CallOutcome, type CallScope } from './call-handle.js'
 import { isInputRequired, type ClientChannel, type InputRequiredResult, type RunResult, type ToolContext, type ToolInput, type ToolResult } from '../tools/define-tool.js'
 import type { RequestChannel, Send } from './channel.js'
 import type { Deadlines } from './deadlines.js'
 import { askClient, MAX_ROUNDS } from './input-required.js'
 import type { RegisteredTool } from './registry.js'
-import { LOG_LEVELS, type RequestId } from './rpc.js'
+import { LOG_LEVELS, RPC_ERROR, type RequestId } from './rpc.js'
+import { taskCreated } from './task-wire.js'
 import type { Services } from '../services/index.js'
 import type { ServerShared } from './server.js'
-
-/** How a call ended, as logged. */
-export type CallOutcome = 'ok' | 'partial' | 'input_required' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
-
-/** What a tools/call needs from the connection it arrived on (a 2025 session or a modern request). */
-export interface CallScope {
-  /** `legacy` fulfils a tool's input requests itself; `modern` returns them to the client. */
-  readonly era: 'legacy' | 'modern'
-  readonly shared: ServerShared
-  readonly log: Logger
-  /** The connection's own channel, for a request that has none of its own. */
-  readonly send: Send | undefined
-  readonly closed: boolean
-  /** Running calls by request id, where notifications/cancelled finds them. */
-  readonly inflight: Map<RequestId, CallHandle>
-  readonly clientCapabilities: Record<string, unknown>
-  /** Lowest MCP log level the client wants (index into LOG_LEVELS). */
-  readonly logThreshold: number
-  /** Sends a server→client request on `send` for a call whose signal is `signal`. */
-  request(method: string, params: Record<string, unknown>, signal: AbortSignal, send: Send | undefined): Promise<Record<string, unknown>>
-  /** Serializes a result the way the connection's era sends it. */
-  reply(id: RequestId, method: string, result: object): string
-  /** The services this connection may use when its client's roots narrow them (2025 sessions); undefined: the registry's. */
-  visibleServices?(send: Send | undefined): Promise<Services | undefined> | undefined
-}
-
-/**
- * The engine's side of one running call. Aborting goes through abort(), which also settles the race
- * directly: on Node 20 an abort listener costs more than the rest of a small call.
- */
-export class CallHandle {
-  /** Set when the client cancelled or the session closed (no response is due). */
-  cancelled = false
-  timedOut = false
-  /** Set when the server stopped the call to shut down (the answer says so). */
-  shutDown = false
-  /** Why the call was aborted, once it was. */
-  reason: Error | undefined = undefined
-  /** Rejects the call's race; installed while the tool runs. */
-  onAbort: ((reason: Error) => void) | undefined = undefined
-  /** Epoch ms after which the deadline sweep aborts the call. */
-  deadline = Infinity
-  // Created on first use: constructing an AbortSignal was a quarter of a small call's CPU on Node 20.
-  private controller: AbortController | undefined = undefined
-
-  /** The call's AbortSignal (what tools see as ctx.signal). */
-  get signal (): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController()
-      if (this.reason !== undefined) this.controller.abort(this.reason)
-    }
-    return this.controller.signal
-  }
-
-  /** Aborts the call's signal and stops waiting for its result. */
-  abort (reason: Error, kind: 'cancel' | 'timeout' | 'shutdown'): void {
-    if (this.reason !== undefined) return
-    this.reason = reason
-    if (kind === 'timeout') this.timedOut = true
-    else if (kind === 'shutdown') this.shutDown = true
-    else this.cancelled = true
-    this.controller?.abort(reason)
-    this.onAbort?.(reason)
-  }
-}
 
 /** One tools/call: its abort handle and what its context reaches (channel, progress, client). */
 class ToolCall extends CallHandle {
@@ -84,6 +21,10 @@ class ToolCall extends CallHandle {
   input: ToolInput | undefined = undefined
   /** What the call's tool is given: the registry's services, or those the client's roots narrowed. */
   services: Services | undefined = undefined
+  /** How the last run ended. */
+  outcome: CallOutcome = 'ok'
+  /** Each run's time allowance, ms: the tool timeout, or a task's longer one once the call became a task. */
+  budgetMs: number | undefined = undefined
 
   constructor (
     private readonly scope: CallScope,
@@ -160,34 +101,128 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
   shared.calls.add(active)
   // Background work (the code index's build) yields while a client waits on a call.
   const leave = shared.registry.services.activity?.enter()
+  let detached = false
   call.input = input
   try {
     const visible = scope.visibleServices?.(call.send)
     if (visible !== undefined) call.services = await visible
-    let result = await callTool(shared, call, params.arguments)
+    const taskAfterMs = taskWindow(scope, name, params)
+    const first = callTool(shared, call, params.arguments)
+    let result: RunResult
+    if (taskAfterMs === undefined) {
+      result = await first
+    } else {
+      // A 2025 client that asked for a task gets one whatever the tool's pace; a 2026 call becomes one past its window.
+      const early = scope.era === 'legacy' ? undefined : await within(first, taskAfterMs)
+      if (early === undefined) {
+        // Still running: from here the call is a task, with the task's longer allowance and no request to cancel it.
+        detached = true
+        scope.inflight.delete(id)
+        return scope.reply(id, 'tools/call', await startTask(scope, call, first, params.arguments, channel?.owner ?? '', () => { shared.calls.delete(active); leave?.() }))
+      }
+      result = early
+    }
     // 2025 has no input_required result: the engine asks the client itself and runs the tool again.
     for (let round = 1; scope.era === 'legacy' && isInputRequired(result); round++) result = await nextRound(shared, call, result, round, params.arguments)
     // spec cancellation: no response for a request the client cancelled.
     if (call.cancelled) return undefined
     return scope.reply(id, 'tools/call', result)
   } finally {
-    call.finish()
-    scope.inflight.delete(id)
-    shared.calls.delete(active)
-    leave?.()
+    if (!detached) {
+      call.finish()
+      scope.inflight.delete(id)
+      shared.calls.delete(active)
+      leave?.()
+    }
   }
 }
 
+/** How long a call runs before it becomes a task, ms; undefined when it stays a request (the tool or the client takes no task). */
+function taskWindow (scope: CallScope, name: string, params: Record<string, unknown>): number | undefined {
+  const task = scope.shared.registry.tool(name)?.definition.task
+  if (task === undefined || scope.acceptsTask?.(params) !== true) return undefined
+  return task.afterMs ?? 0
+}
+
+/** What `work` settled to within `ms`, or undefined while it still runs (a synchronous answer is always in time). */
+async function within<T> (work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>(resolve => { timer = setTimeout(resolve, ms, undefined) })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Turns a running call into a task: its record is stored first, then its work goes on and ends in the record. */
+async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunResult>, rawArgs: unknown, owner: string, done: () => void): Promise<object> {
+  const { shared } = scope
+  const { tasks } = shared
+  let record
+  try {
+    record = await tasks.create(owner, call.name, () => call.abort(new Error('task cancelled'), 'cancel'))
+  } catch (err) {
+    call.abort(err as Error, 'cancel')
+    call.finish()
+    done()
+    throw err
+  }
+  call.budgetMs = tasks.settings.timeoutMs
+  shared.deadlines.watch(call, Date.now() + tasks.settings.timeoutMs, tasks.settings.timeoutMs)
+  const taskId = record.taskId
+  const finish = async (): Promise<void> => {
+    let result = await first
+    for (let round = 1; isInputRequired(result) && !call.cancelled; round++) {
+      if (round > MAX_ROUNDS) {
+        result = errorResult(toolError('INPUT_ROUNDS_EXCEEDED', `${call.name} still asked for input after ${MAX_ROUNDS} rounds`, 'answer its questions, or call it with different arguments').message)
+        break
+      }
+      // A 2025 session is asked by the engine itself; a 2026 client answers with tasks/update.
+      result = scope.era === 'legacy'
+        ? await nextRound(shared, call, result, round, rawArgs, async (asked) => await withStatus(tasks, taskId, asked, () => askClient(asked, (method, params) => call.client.request(method, params))))
+        : await taskRound(shared, call, result, rawArgs, async (asked) => ({ responses: await tasks.ask(taskId, asked.inputRequests), state: asked.requestState }))
+    }
+    if (call.cancelled || call.outcome === 'cancelled') await tasks.update(taskId, { status: 'cancelled' })
+    else if (call.outcome === 'failed') await tasks.update(taskId, { status: 'failed', error: { code: RPC_ERROR.InternalError, message: (result as ToolResult).content.map(c => 'text' in c ? c.text : '').join('\n') } })
+    else await tasks.update(taskId, { status: 'completed', result: result as ToolResult })
+  }
+  finish().catch(async (err: unknown) => {
+    await tasks.update(taskId, { status: 'failed', error: { code: RPC_ERROR.InternalError, message: (err as Error).message } })
+  }).finally(() => {
+    shared.deadlines.forget(call)
+    call.finish()
+    done()
+  })
+  return taskCreated(scope.era, record, tasks.settings.pollIntervalMs)
+}
+
+/** A 2025 task's status while the engine waits for the client's answers: input_required, then working again. */
+async function withStatus (tasks: ServerShared['tasks'], taskId: string, asked: InputRequiredResult, ask: () => Promise<ToolInput>): Promise<ToolInput> {
+  await tasks.update(taskId, { status: 'input_required', inputRequests: asked.inputRequests })
+  const input = await ask()
+  await tasks.update(taskId, { status: 'working' })
+  return input
+}
+
+/** One more round of a 2026 task: its questions wait on the task for tasks/update; the answers go to the tool's next run. */
+async function taskRound (shared: ServerShared, call: ToolCall, asked: InputRequiredResult, rawArgs: unknown, answers: (asked: InputRequiredResult) => Promise<ToolInput>): Promise<RunResult> {
+  call.input = await answers(asked)
+  return await callTool(shared, call, rawArgs)
+}
+
 /** One more round of a 2025 call: the tool's questions go to the client, its answers to the tool's next run. */
-async function nextRound (shared: ServerShared, call: ToolCall, asked: InputRequiredResult, round: number, rawArgs: unknown): Promise<RunResult> {
+async function nextRound (shared: ServerShared, call: ToolCall, asked: InputRequiredResult, round: number, rawArgs: unknown, ask = async (question: InputRequiredResult): Promise<ToolInput> => await askClient(question, (method, params) => call.client.request(method, params))): Promise<RunResult> {
   const tool = shared.registry.tool(call.name) as RegisteredTool
   if (round > MAX_ROUNDS) return errorResult(toolError('INPUT_ROUNDS_EXCEEDED', `${call.name} still asked for input after ${MAX_ROUNDS} rounds`, 'answer its questions, or call it with different arguments').message)
   // The client's answers count against the call's deadline, as a server→client request inside run() would.
   shared.deadlines.watch(call, Date.now() + shared.toolTimeoutMs, shared.toolTimeoutMs)
   try {
-    call.input = await askClient(asked, (method, params) => call.client.request(method, params))
+    call.input = await ask(asked)
   } catch (err) {
-    return failure(tool, err, call, shared.toolTimeoutMs).result
+    const failed = failure(tool, err, call, shared.toolTimeoutMs)
+    call.outcome = failed.outcome
+    return failed.result
   } finally {
     shared.deadlines.forget(call)
   }
@@ -220,6 +255,7 @@ async function callTool (shared: ServerShared, call: ToolCall, rawArgs: unknown)
   const attempted = attempt(shared, tool, rawArgs, call)
   // A synchronous tool (or a refused argument) has its answer now: no further promise to wait on.
   const { result, outcome } = attempted instanceof Promise ? await attempted : attempted
+  call.outcome = outcome
   const ms = performance.now() - started
   const { log } = call.context
   const level = shared.callLogLevel
@@ -240,10 +276,11 @@ function attempt (shared: ServerShared, tool: RegisteredTool, rawArgs: unknown, 
     const args = check.value
     const services = call.services ?? shared.registry.services
     for (const [param, service] of Object.entries(tool.injected)) args[param] = services[service]
-    const ran = run(tool, args, call, shared.deadlines, shared.toolTimeoutMs)
-    return ran instanceof Promise ? ran.catch((err: unknown) => failure(tool, err, call, shared.toolTimeoutMs)) : ran
+    const ran = run(tool, args, call, shared.deadlines, call.budgetMs ?? shared.toolTimeoutMs)
+    // The allowance as it is when the call fails: a call that became a task meanwhile has the task's.
+    return ran instanceof Promise ? ran.catch((err: unknown) => failure(tool, err, call, call.budgetMs ?? shared.toolTimeoutMs)) : ran
   } catch (err) {
-    return failure(tool, err, call, shared.toolTimeoutMs)
+    return failure(tool, err, call, call.budgetMs ?? shared.toolTimeoutMs)
   }
 }
 

@@ -145,6 +145,12 @@ export interface ToolDefinition<I extends TObject = TObject, R extends RunResult
    * "Unknown tool", for a tool a client may remember from a server configured otherwise.
    */
   whenUnavailable?: { code: ToolErrorCode, message: string, hint: string }
+  /**
+   * Whether a call may run as an MCP task, for a client that takes one: `optional` or `required` (published as
+   * execution.taskSupport). A 2025 client asks per call and gets a task at once; a 2026 call becomes one when it is
+   * still running after `afterMs` (default 0: a run that returns synchronously still answers at once).
+   */
+  task?: { support: 'optional' | 'required', afterMs?: number }
   run(args: Static<I>, ctx: ToolContext): Promise<NoInfer<R>> | NoInfer<R>
 }
 

@@ -39,7 +39,8 @@ t.test('every fixture registers through the ordinary registry; the 2020-12 tool 
     'test_input_required_result_elicitation', 'test_input_required_result_sampling', 'test_input_required_result_list_roots',
     'test_input_required_result_request_state', 'test_input_required_result_multiple_inputs', 'test_input_required_result_multi_round',
     'test_input_required_result_tampered_state', 'test_input_required_result_capabilities', 'test_streaming_elicitation',
-    'test_missing_capability', 'test_logging_tool', 'test_custom_header'
+    'test_missing_capability', 'test_logging_tool', 'test_custom_header',
+    'greet', 'slow_compute', 'failing_job', 'protocol_error_job', 'confirm_delete', 'multi_input', 'test_tool_with_task'
   ])
   // SEP-1613 / SEP-2106: the dialect, the definitions (with an $anchor), the $ref and the composition keywords survive.
   const schema = registry.tool('json_schema_2020_12_tool')!.wire.inputSchema as Message

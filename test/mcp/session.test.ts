@@ -2,7 +2,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { defineTool, Inject, textResult } from '../../src/tools/define-tool.js'
-import { CallHandle } from '../../src/mcp/tool-call.js'
+import { CallHandle } from '../../src/mcp/call-handle.js'
 
 const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })
 

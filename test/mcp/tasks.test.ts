@@ -1,0 +1,161 @@
+import t from 'tap'
+import { TASKS_EXTENSION } from '../../src/mcp/tasks.js'
+import type { Envelope } from '../../src/mcp/era.js'
+import type { RequestChannel } from '../../src/mcp/channel.js'
+import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
+import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
+
+// MCP tasks over the engine, both eras: a 2025-11-25 session asks for a task per call (params.task) and uses
+// tasks/get, tasks/result, tasks/list and tasks/cancel; a 2026-07-28 client declares the tasks extension and polls
+// tasks/get. Limits, expiry, owners and shutdown. The official suite's task scenarios are test/conformance's.
+
+type Message = Record<string, any>
+const engine = (tasks: Record<string, number> = {}) => testEngine({ tools: [...testTools, ...taskTools()] }, { tasks })
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+
+const modernEnvelope = (takesTasks: boolean): Envelope => ({ protocolVersion: '2026-07-28', clientCapabilities: takesTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}, clientInfo: undefined, logLevel: undefined })
+
+/** One 2026 request through the engine, as `owner` (the principal an HTTP channel carries). */
+async function modern (server: ReturnType<typeof engine>['server'], method: string, params: Message, options: { takesTasks?: boolean, owner?: string } = {}): Promise<Message> {
+  const channel: RequestChannel = { send: () => {}, owner: options.owner }
+  const { answer } = server.answerModern({ id: 1, method, params }, modernEnvelope(options.takesTasks ?? true), { channel })
+  return JSON.parse((await answer).message!) as Message
+}
+
+/** Polls a 2026 task until it leaves `working`/`input_required` (or reaches `until`). */
+async function poll (server: ReturnType<typeof engine>['server'], taskId: string, until?: string, owner?: string): Promise<Message> {
+  for (let i = 0; i < 200; i++) {
+    const task = (await modern(server, 'tasks/get', { taskId }, { owner })).result
+    if (task.status === until || ['completed', 'failed', 'cancelled'].includes(task.status)) return task
+    await sleep(25)
+  }
+  throw new Error(`task ${taskId} did not settle`)
+}
+
+t.test('2025-11-25: a session asks for a task, polls it, waits for its result, lists it', async (t) => {
+  const { call } = await initializedSession(engine())
+  const init = await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } })
+  const listed = (await call('tools/list')).result.tools as Message[]
+
+  const created = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2, label: 'x' }, task: { ttl: 60000 } })).result
+  const working = (await call('tasks/get', { taskId: created.task.taskId })).result
+  const result = (await call('tasks/result', { taskId: created.task.taskId })).result
+  const list = (await call('tasks/list', {})).result
+  const sync = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 0 } })).result
+
+  t.match(init, { error: { code: -32600 } }, 'the session was initialized once (the helper did it)')
+  t.same(listed.find(tool => tool.name === 'slow_compute')!.execution, { taskSupport: 'optional' })
+  t.notOk('execution' in listed.find(tool => tool.name === 'greet')!, 'a tool that never runs as a task says nothing')
+  t.match(created, { task: { taskId: /^[\w-]{22}$/, status: 'working', ttl: 3600000, pollInterval: 500, createdAt: /^\d{4}-/ } })
+  t.match(working, { taskId: created.task.taskId, status: 'working' })
+  t.match(result, { content: [{ type: 'text', text: 'computed x after 0.2 s' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: created.task.taskId } } })
+  t.match(list.tasks, [{ taskId: created.task.taskId, status: 'completed', ttl: 3600000 }])
+  t.match(sync, { content: [{ text: 'computed result after 0 s' }] }, 'without params.task the call answers as a request')
+  t.notOk('task' in sync)
+})
+
+t.test('2025-11-25: tasks/cancel stops the work and answers the cancelled task; an ended task cannot be cancelled; its result says why', async (t) => {
+  const { call } = await initializedSession(engine())
+  const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
+
+  const cancelled = (await call('tasks/cancel', { taskId: task.taskId })).result
+  const again = await call('tasks/cancel', { taskId: task.taskId })
+  const result = (await call('tasks/result', { taskId: task.taskId })).result
+
+  t.match(cancelled, { taskId: task.taskId, status: 'cancelled', statusMessage: 'cancelled by the client' })
+  t.match(again, { error: { code: -32602, message: /already ended \(cancelled\): there is nothing to cancel/ } })
+  t.match(result, { isError: true, content: [{ text: /^ERROR CANCELLED: task \S+ \(slow_compute\) was cancelled: cancelled by the client\. Hint: call slow_compute again/ }] })
+})
+
+t.test('2025-11-25: a tool error completes the task with isError; a crash fails it, and its result names the failure', async (t) => {
+  const { call } = await initializedSession(engine())
+  const failing = (await call('tools/call', { name: 'failing_job', arguments: {}, task: {} })).result.task
+  const crashing = (await call('tools/call', { name: 'protocol_error_job', arguments: {}, task: {} })).result.task
+
+  const failed = (await call('tasks/result', { taskId: failing.taskId })).result
+  const crashed = (await call('tasks/result', { taskId: crashing.taskId })).result
+  const states = (await call('tasks/list', {})).result.tasks.map((task: Message) => [task.taskId, task.status])
+
+  t.match(failed, { isError: true, content: [{ text: /^ERROR INTERNAL: the job failed on purpose/ }] })
+  t.match(crashed, { isError: true, content: [{ text: /^ERROR INTERNAL: task \S+ \(protocol_error_job\) failed: Tool 'protocol_error_job' failed \(ref [0-9a-f]{8}\)/ }] })
+  t.same(new Map(states).get(failing.taskId), 'completed')
+  t.same(new Map(states).get(crashing.taskId), 'failed')
+})
+
+t.test('2025-11-25: a task that asks for input is input_required while the engine asks the client, then completes', async (t) => {
+  const { call, session, sent } = await initializedSession(engine(), { elicitation: {} })
+  const { task } = (await call('tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' }, task: {} })).result
+  for (let i = 0; i < 100 && !sent.some(m => m.method === 'elicitation/create'); i++) await sleep(10)
+  const asked = sent.find(m => m.method === 'elicitation/create')!
+  const waiting = (await call('tasks/get', { taskId: task.taskId })).result
+
+  await session.handle({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { confirm: true } } })
+  const result = (await call('tasks/result', { taskId: task.taskId })).result
+
+  t.match(asked.params, { message: 'Delete a.txt?' })
+  t.equal(waiting.status, 'input_required')
+  t.match(result.content, [{ text: 'confirmed (nothing was deleted: a fixture)' }])
+})
+
+t.test('2025-11-25: an unknown task, a cursor, and another session\'s view of a task', async (t) => {
+  const { call } = await initializedSession(engine())
+  t.match(await call('tasks/get', { taskId: 'no-such-task' }), { error: { code: -32602, message: /no task "no-such-task": it never existed, expired, or belongs to another client/ } })
+  t.match(await call('tasks/get', {}), { error: { code: -32602, message: /'taskId' must be the taskId a tools\/call returned/ } })
+  t.match(await call('tasks/list', { cursor: 'abc' }), { error: { code: -32602, message: /tasks\/list has one page/ } })
+})
+
+t.test('2026-07-28: the extension is advertised, a task polled to its inlined result, a required tool refused to a client without it', async (t) => {
+  const { server } = engine()
+  const discover = (await modern(server, 'server/discover', {})).result
+  const created = (await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0.1 } })).result
+  const done = await poll(server, created.taskId)
+  const refused = await modern(server, 'tools/call', { name: 'failing_job', arguments: {} }, { takesTasks: false })
+  const ungated = await modern(server, 'tasks/get', { taskId: created.taskId }, { takesTasks: false })
+  const plain = (await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0.1 } }, { takesTasks: false })).result
+
+  t.same(discover.capabilities.extensions, { [TASKS_EXTENSION]: {} })
+  t.notOk('tasks' in discover.capabilities, 'no 2025 capabilities.tasks slot')
+  t.match(created, { resultType: 'task', taskId: /^[\w-]{22}$/, status: 'working', ttlMs: 3600000, pollIntervalMs: 500 })
+  t.notOk('task' in created, 'flat: no wrapper')
+  t.match(done, { status: 'completed', result: { content: [{ text: 'computed result after 0.1 s' }] }, resultType: 'complete' })
+  t.match(refused, { error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } } })
+  t.match(ungated, { error: { code: -32021 } })
+  t.match(plain, { resultType: 'complete', content: [{ text: 'computed result after 0.1 s' }] }, 'an optional task tool answers a client without the extension as a request')
+})
+
+t.test('2026-07-28: a task is its owner\'s: another principal gets the unknown-task error for it', async (t) => {
+  const { server } = engine()
+  const { taskId } = (await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } }, { owner: 'alice' })).result
+
+  const bob = await modern(server, 'tasks/get', { taskId }, { owner: 'bob' })
+  const bobCancel = await modern(server, 'tasks/cancel', { taskId }, { owner: 'bob' })
+  const alice = (await modern(server, 'tasks/get', { taskId }, { owner: 'alice' })).result
+  await modern(server, 'tasks/cancel', { taskId }, { owner: 'alice' })
+
+  t.match(bob, { error: { code: -32602, message: /belongs to another client/ } })
+  t.match(bobCancel, { error: { code: -32602 } })
+  t.equal(alice.status, 'working')
+  t.equal((await poll(server, taskId, undefined, 'alice')).status, 'cancelled')
+})
+
+t.test('limits: running tasks per owner, how long a task may run, how long its record is kept', async (t) => {
+  const { server } = engine({ maxLivePerOwner: 1, timeoutMs: 300, ttlMs: 1500 })
+  const first = (await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result
+  const second = await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })
+  const other = (await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0.1 } }, { owner: 'carol' })).result
+
+  t.match(second, { error: { code: -32600, message: /1 tasks of this client are still running \(at most 1\): wait for one to finish, or cancel one with tasks\/cancel/ } })
+  t.equal(other.resultType, 'task', 'another owner has a limit of its own')
+  t.match(await poll(server, first.taskId), { status: 'completed', result: { isError: true, content: [{ text: /^ERROR TIMEOUT: slow_compute did not finish within 300 ms/ }] } }, 'the task\'s own allowance ends it')
+  await sleep(1600)
+  t.match(await modern(server, 'tasks/get', { taskId: first.taskId }), { error: { code: -32602, message: /expired/ } }, 'gone once its ttl passed')
+})
+
+t.test('shutdown: a running task ends cancelled, its record says so', async (t) => {
+  const { server } = engine()
+  const { taskId } = (await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result
+
+  await server.stopCalls(0)
+
+  t.match(await poll(server, taskId), { status: 'cancelled' })
+})
