@@ -81,6 +81,13 @@ export interface RenderOptions {
   includeExamples: boolean
 }
 
+/** When a tool's call becomes an MCP task, for a client that takes tasks. */
+function taskLine (task: NonNullable<CatalogEntry['task']>): string {
+  const after = task.afterMs === undefined || task.afterMs === 0 ? 'at once' : `once it has run ${task.afterMs / 1000} s`
+  const when = task.support === 'required' ? 'always runs as a task (a client must take tasks)' : `becomes a task ${after} when the client takes tasks (2025-11-25: asked per call; 2026-07-28: the tasks extension), and then waits for what it needs instead of answering in part`
+  return `${when}; poll tasks/get, cancel with tasks/cancel.`
+}
+
 /** The Markdown section for one tool: purpose, parameters, examples, return format, errors, see-also. */
 export function renderTool (entry: CatalogEntry, docs: ToolDocs, options: RenderOptions): string {
   const out = [`### ${entry.name} — ${entry.title}`, '']
@@ -92,6 +99,7 @@ export function renderTool (entry: CatalogEntry, docs: ToolDocs, options: Render
     for (const example of docs.examples) out.push('', `${example.comment}:`, '', '```json', exampleJson(example.arguments), '```')
   }
   if (docs.returns !== undefined) out.push('', `**Returns:** ${docs.returns.trim()}`)
+  if (entry.task !== undefined) out.push('', `**As a task:** ${taskLine(entry.task)}`)
   if (docs.errors.length > 0) out.push('', `**Errors:** ${docs.errors.map(code).join(', ')}`)
   if (docs.seeAlso.length > 0) out.push('', `**See also:** ${docs.seeAlso.map(code).join(', ')}`)
   return out.join('\n')

@@ -144,6 +144,7 @@ function catalogEntry (tool: RegisteredTool): CatalogEntry {
     inputSchema: wire.inputSchema,
     outputSchema: wire.outputSchema,
     annotations: wire.annotations,
+    task: definition.task,
     examples: definition.examples ?? [],
     validate: (args) => {
       const check = tool.validate(args)

@@ -25,6 +25,8 @@ class ToolCall extends CallHandle {
   outcome: CallOutcome = 'ok'
   /** Each run's time allowance, ms: the tool timeout, or a task's longer one once the call became a task. */
   budgetMs: number | undefined = undefined
+  /** The task's allowance when the call may become a task (ctx.taskBudgetMs). */
+  taskBudgetMs: number | undefined = undefined
 
   constructor (
     private readonly scope: CallScope,
@@ -84,6 +86,7 @@ class CallContext implements ToolContext {
   async notify (level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void> { this.#call.notify(level, data) }
   closeStream (): void { this.#call.closeStream() }
   get input (): ToolInput | undefined { return this.#call.input }
+  get taskBudgetMs (): number | undefined { return this.#call.taskBudgetMs }
 }
 Object.freeze(CallContext.prototype)
 
@@ -107,6 +110,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
     const visible = scope.visibleServices?.(call.send)
     if (visible !== undefined) call.services = await visible
     const taskAfterMs = taskWindow(scope, name, params)
+    if (taskAfterMs !== undefined) call.taskBudgetMs = shared.tasks.settings.timeoutMs
     const first = callTool(shared, call, params.arguments)
     let result: RunResult
     if (taskAfterMs === undefined) {

@@ -7,6 +7,8 @@ export interface CatalogEntry {
   inputSchema: Record<string, unknown>
   outputSchema?: Record<string, unknown>
   annotations: Record<string, unknown>
+  /** How the tool runs as an MCP task, if it may. */
+  task?: { support: 'optional' | 'required', afterMs?: number }
   /** Examples declared on the tool definition itself (the YAML overlay may add more). */
   examples: Array<{ comment: string, arguments: Record<string, unknown> }>
   /** Validates arguments against the tool's input schema; returns error lines (empty when valid). */

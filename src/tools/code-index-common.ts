@@ -9,8 +9,11 @@ import type { ToolContext } from './define-tool.js'
 import { counted, cutLine, formatBytes } from './format.js'
 import { formatCall } from './paging.js'
 
-/** How long a call waits for the first scan before it answers from what is indexed so far. */
+/** How long a call waits for the first scan before it answers from what is indexed so far (a task waits for all of it). */
 export const INDEX_WAIT_MS = 3000
+
+/** How the code index tools run as MCP tasks: a call still waiting for the index after 2 s becomes one. */
+export const INDEX_TASK = { support: 'optional', afterMs: 2000 } as const
 
 /**
  * How an indexed file is shown to this session: its display path (`name:` first with several roots), or
@@ -66,8 +69,10 @@ export function problemHint (problem: IndexProblem): string {
  * index is not complete: the lines to put first in the text, empty when it is ready. An index whose store
  * cannot be written or read is a tool error that says why and what to do.
  */
-export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'signal' | 'progress'>): Promise<string[]> {
-  const ready = await index.ready(INDEX_WAIT_MS, ctx.signal, (done, total) => { ctx.progress(done, total, 'indexing the workspace').catch(() => undefined) })
+export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'signal' | 'progress' | 'taskBudgetMs'>): Promise<string[]> {
+  // A call that may be a task waits for the whole index (a second short of its allowance, to answer in time).
+  const waitMs = ctx.taskBudgetMs === undefined ? INDEX_WAIT_MS : Math.max(INDEX_WAIT_MS, ctx.taskBudgetMs - 1000)
+  const ready = await index.ready(waitMs, ctx.signal, (done, total) => { ctx.progress(done, total, 'indexing the workspace').catch(() => undefined) })
   const status = index.status()
   if (status.state === 'unavailable' && status.problem !== undefined) throw toolError('INDEX_UNAVAILABLE', problemText(status.problem), problemHint(status.problem))
   if (ready) return []

@@ -110,6 +110,11 @@ export interface ToolContext {
   closeStream(): void
   /** The client's answers when this run is a later round of a call that returned inputRequired(); undefined on the first. */
   readonly input: ToolInput | undefined
+  /**
+   * Set when this call may run as an MCP task (the tool allows it and the client takes tasks): how long its work may
+   * last, ms. A tool can then wait for what it needs (the code index) instead of answering in part.
+   */
+  readonly taskBudgetMs: number | undefined
 }
 
 /** What a run may return: a result, or (for a tool declared so) a request for input. */

@@ -5,7 +5,7 @@ import { SYMBOL_KINDS } from '../services/symbols/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { indexedLines } from '../services/code-index/index.js'
-import { CHANGED_SINCE_INDEXED, indexNotes, scopeOf, shownPath } from './code-index-common.js'
+import { CHANGED_SINCE_INDEXED, indexNotes, scopeOf, shownPath, INDEX_TASK } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { SymbolEntryOutput } from './get-symbols.js'
 import { counted, cutLine } from './format.js'
@@ -82,6 +82,7 @@ export const findSymbol = defineTool({
     'Served from the code index (built in the background). get_symbols outlines one file; search_code ranks code by words; search_regex finds any text.',
   input: FindSymbolInput,
   output: FindSymbolOutput,
+  task: INDEX_TASK,
   timeoutHint: 'narrow it with path or kind, or ask without include_body',
   examples: [
     { comment: 'Where is it defined?', arguments: { name: 'createServer' } },

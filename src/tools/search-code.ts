@@ -3,7 +3,7 @@ import { toolError } from '../errors.js'
 import { queryTerms } from '../services/code-index/index.js'
 import type { ChunkRow } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
+import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
@@ -43,6 +43,7 @@ export const searchCode = defineTool({
     'Served from the code index (BM25 over definition-sized chunks). search_regex finds exact text or patterns; find_symbol finds a definition by name.',
   input: SearchCodeInput,
   output: SearchCodeOutput,
+  task: INDEX_TASK,
   timeoutHint: 'narrow it with path, or use fewer words',
   examples: [
     { comment: 'Where do we retry failed uploads?', arguments: { query: 'retry failed upload' } },

@@ -4,7 +4,7 @@ import type { HybridHit } from '../services/code-index/index.js'
 import type { SemanticRanking, SemanticSearch } from '../services/code-index/index.js'
 import type { CodeIndex } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf } from './code-index-common.js'
+import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from './code-index-common.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { clockTime, counted } from './format.js'
 import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
@@ -62,6 +62,7 @@ export const searchSemantic = defineTool({
     'Embeddings of the code index\'s chunks (from the configured provider) ranked by similarity, fused with search_code\'s word ranking. search_code is cheaper when you know the words; find_symbol when you know the name.',
   input: SearchSemanticInput,
   output: SearchSemanticOutput,
+  task: INDEX_TASK,
   timeoutHint: 'narrow it with path, or use search_code',
   whenUnavailable: {
     code: 'EMBEDDINGS_NOT_CONFIGURED',

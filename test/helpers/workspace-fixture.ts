@@ -178,6 +178,7 @@ export function toolContext (signal: AbortSignal = new AbortController().signal)
     progress: async () => {},
     notify: async () => {},
     client: { capabilities: {}, request: async () => ({}) },
+    taskBudgetMs: undefined,
     input: undefined,
     closeStream: () => {}
   }

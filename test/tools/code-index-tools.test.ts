@@ -16,6 +16,7 @@ import { findSymbol, FindSymbolOutput } from '../../src/tools/find-symbol.js'
 import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
 import { searchCode, SearchCodeOutput } from '../../src/tools/search-code.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
+import { INDEX_TASK, INDEX_WAIT_MS, indexNotes } from '../../src/tools/code-index-common.js'
 
 const log = pino({ level: 'silent' })
 const tokenizer = createTokenizer({ workers: 0 })
@@ -239,4 +240,16 @@ t.test('get_workspace_info reports the index: counts, state, last scan; nothing 
   const without = await getWorkspaceInfo.run({ workspace: f.workspace, search, tokenizer, catalog } as never, toolContext())
   t.notOk('code_index' in data(without))
   t.notMatch(textOf(without), /Code index/)
+})
+
+t.test('a call that may run as a task waits for the whole index (a second short of the task\'s allowance); a request waits 3 s', async (t) => {
+  const waits: number[] = []
+  const index: CodeIndex = { ...fakeIndex({ state: 'ready' }), ready: async (wait) => { waits.push(wait); return true } }
+
+  t.same(await indexNotes(index, { ...toolContext(), taskBudgetMs: 600_000 }), [], 'the answer covers the whole index: no note')
+  await indexNotes(index, toolContext())
+  await indexNotes(index, { ...toolContext(), taskBudgetMs: 2000 })
+
+  t.same(waits, [599_000, INDEX_WAIT_MS, INDEX_WAIT_MS])
+  for (const tool of [findSymbol, searchCode]) t.same(tool.task, INDEX_TASK, `${tool.name} may run as a task`)
 })
