@@ -23,9 +23,10 @@ export async function legacyResult (call: MethodCall<Session>): Promise<string> 
   const related = { 'io.modelcontextprotocol/related-task': { taskId: record.taskId } }
   if (record.status === 'completed' && record.result !== undefined) return call.scope.reply(call.id, call.method, { ...record.result, _meta: related })
   // A cancelled or failed task has no tool result: say which, as a tool error the model can act on.
+  // Every cancelled record says why (statusMessage); every failed one carries its error.
   const why = record.status === 'cancelled'
-    ? toolError('CANCELLED', `task ${record.taskId} (${record.tool}) was cancelled${record.statusMessage === undefined ? '' : `: ${record.statusMessage}`}`, `call ${record.tool} again`)
-    : toolError('INTERNAL', `task ${record.taskId} (${record.tool}) failed: ${record.error?.message ?? 'no reason recorded'}`, `call ${record.tool} again`)
+    ? toolError('CANCELLED', `task ${record.taskId} (${record.tool}) was cancelled: ${String(record.statusMessage)}`, `call ${record.tool} again`)
+    : toolError('INTERNAL', `task ${record.taskId} (${record.tool}) failed: ${(record.error as { message: string }).message}`, `call ${record.tool} again`)
   return call.scope.reply(call.id, call.method, { content: [{ type: 'text', text: why.message }], isError: true, _meta: related })
 }
 

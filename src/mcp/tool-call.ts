@@ -187,7 +187,7 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
         ? await nextRound(shared, call, result, round, rawArgs, async (asked) => await withStatus(tasks, taskId, asked, () => askClient(asked, (method, params) => call.client.request(method, params))))
         : await taskRound(shared, call, result, rawArgs, async (asked) => ({ responses: await tasks.ask(taskId, asked.inputRequests), state: asked.requestState }))
     }
-    if (call.cancelled || call.outcome === 'cancelled') await tasks.update(taskId, { status: 'cancelled' })
+    if (call.cancelled || call.outcome === 'cancelled') await tasks.update(taskId, { status: 'cancelled', statusMessage: 'stopped: the server is shutting down' })
     else if (call.outcome === 'failed') await tasks.update(taskId, { status: 'failed', error: { code: RPC_ERROR.InternalError, message: (result as ToolResult).content.map(c => 'text' in c ? c.text : '').join('\n') } })
     else await tasks.update(taskId, { status: 'completed', result: result as ToolResult })
   }

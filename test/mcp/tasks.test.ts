@@ -1,4 +1,8 @@
 import t from 'tap'
+import { createHash } from 'node:crypto'
+import { Type } from '@sinclair/typebox'
+import { defineTool, inputRequired, type RunResult } from '../../src/tools/define-tool.js'
+import { httpInProcess } from '../helpers/in-process.js'
 import { TASKS_EXTENSION } from '../../src/mcp/tasks.js'
 import type { Envelope } from '../../src/mcp/era.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
@@ -12,6 +16,21 @@ import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 type Message = Record<string, any>
 const engine = (tasks: Record<string, number> = {}) => testEngine({ tools: [...testTools, ...taskTools()] }, { tasks })
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+
+/** A task that asks again whatever it is told (after a moment of work, so it asks as a task). */
+const askingTool = defineTool<ReturnType<typeof Type.Object>, RunResult>({
+  name: 'always_asks',
+  title: 'always_asks',
+  category: 'guide',
+  description: 'Asks the same question again, whatever the answer; runs as a task.',
+  annotations: {},
+  input: Type.Object({}),
+  task: { support: 'optional' },
+  async run () {
+    await sleep(20)
+    return inputRequired({ again: { method: 'elicitation/create', params: { message: 'Again?', requestedSchema: { type: 'object', properties: {} } } } })
+  }
+})
 
 const modernEnvelope = (takesTasks: boolean): Envelope => ({ protocolVersion: '2026-07-28', clientCapabilities: takesTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}, clientInfo: undefined, logLevel: undefined })
 
@@ -158,4 +177,39 @@ t.test('shutdown: a running task ends cancelled, its record says so', async (t) 
   await server.stopCalls(0)
 
   t.match(await poll(server, taskId), { status: 'cancelled' })
+})
+
+t.test('2026-07-28: answers that are not objects are -32602; a task that keeps asking ends after the rounds allowed', async (t) => {
+  const { server } = testEngine({ tools: [...testTools, askingTool] })
+  const { taskId } = (await modern(server, 'tools/call', { name: 'always_asks', arguments: {} })).result
+  const asking = await poll(server, taskId, 'input_required')
+
+  t.match(await modern(server, 'tasks/update', { taskId, inputResponses: 'yes' }), { error: { code: -32602, message: /'inputResponses' must map each key/ } })
+  t.match(await modern(server, 'tasks/update', { taskId, inputResponses: { again: 'yes' } }), { error: { code: -32602 } })
+  let task = asking
+  for (let round = 0; round < 20 && task.status === 'input_required'; round++) {
+    t.match(await modern(server, 'tasks/update', { taskId, inputResponses: { again: { action: 'accept', content: { more: true } } } }), { result: { resultType: 'complete' } })
+    task = await poll(server, taskId, 'input_required')
+    if (task.status === 'working') task = await poll(server, taskId, 'input_required')
+  }
+  t.match(task, { status: 'completed', result: { isError: true, content: [{ text: /^ERROR INPUT_ROUNDS_EXCEEDED: always_asks still asked for input after 8 rounds/ }] } })
+})
+
+t.test('over HTTP with tokens: a task is its principal\'s, another token\'s tasks/get finds nothing', async (t) => {
+  const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789' }
+  const digests = Object.entries(tokens).map(([name, token]) => `${name}:${createHash('sha256').update(token).digest('hex')}`).join(',')
+  const http = await httpInProcess(t, ['--root', t.testdir({ 'a.txt': 'x\n' }), '--code-index', 'off'], { WORKSPACE_MCP_AUTH_TOKENS: digests }, { tools: taskTools() })
+  const post = async (who: keyof typeof tokens, method: string, params: Message, name: string): Promise<Message> => {
+    const res = await fetch(http.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name, authorization: `Bearer ${tokens[who]}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } } } })
+    })
+    return await res.json() as Message
+  }
+  const { taskId } = (await post('alice', 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } }, 'slow_compute')).result
+
+  t.match(await post('bob', 'tasks/get', { taskId }, taskId), { error: { code: -32602, message: /belongs to another client/ } })
+  t.match(await post('alice', 'tasks/get', { taskId }, taskId), { result: { taskId, status: 'working' } })
+  t.match(await post('alice', 'tasks/cancel', { taskId }, taskId), { result: { resultType: 'complete' } })
 })
