@@ -17,9 +17,15 @@ export async function legacyGet (call: MethodCall<Session>): Promise<string> {
   return call.scope.reply(call.id, call.method, legacyTask(record, pollOf(call)))
 }
 
-/** tasks/result, 2025: waits for the task to end, then answers what the tool call would have. */
-export async function legacyResult (call: MethodCall<Session>): Promise<string> {
-  const record = await call.scope.shared.tasks.settled(call.params.taskId, ownerOf(call), call.scope.closedSignal)
+/** tasks/result, 2025: waits for the task to end, then answers what the tool call would have (nothing, if its session closed first). */
+export async function legacyResult (call: MethodCall<Session>): Promise<string | undefined> {
+  const { closedSignal } = call.scope
+  const record = await call.scope.shared.tasks.settled(call.params.taskId, ownerOf(call), closedSignal).catch((err: unknown) => {
+    // The session closed while it waited: no answer is due (the task runs on; another session may ask for it).
+    if (closedSignal.aborted) return undefined
+    throw err
+  })
+  if (record === undefined) return undefined
   const related = { 'io.modelcontextprotocol/related-task': { taskId: record.taskId } }
   if (record.status === 'completed' && record.result !== undefined) return call.scope.reply(call.id, call.method, { ...record.result, _meta: related })
   // A cancelled or failed task has no tool result: say which, as a tool error the model can act on.

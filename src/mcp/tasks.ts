@@ -211,6 +211,8 @@ export class Tasks {
     const live = this.live.get(record.taskId)
     if (isTerminal(record.status) || live === undefined) return record
     await new Promise<void>((resolve, reject) => {
+      // A request whose connection closed while the record was read: an abort listener added now would never fire.
+      if (signal.aborted) return reject(signal.reason)
       const onAbort = (): void => reject(signal.reason)
       signal.addEventListener('abort', onAbort, { once: true })
       live.settled.then(() => { signal.removeEventListener('abort', onAbort); resolve() }, reject)

@@ -188,7 +188,8 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
         : await taskRound(shared, call, result, rawArgs, async (asked) => ({ responses: await tasks.ask(taskId, asked.inputRequests), state: asked.requestState }))
     }
     if (call.cancelled || call.outcome === 'cancelled') await tasks.update(taskId, { status: 'cancelled', statusMessage: 'stopped: the server is shutting down' })
-    else if (call.outcome === 'failed') await tasks.update(taskId, { status: 'failed', error: { code: RPC_ERROR.InternalError, message: (result as ToolResult).content.map(c => 'text' in c ? c.text : '').join('\n') } })
+    // A crash's result is the one line failure() wrote (with the log's ref).
+    else if (call.outcome === 'failed') await tasks.update(taskId, { status: 'failed', error: { code: RPC_ERROR.InternalError, message: ((result as ToolResult).content[0] as { text: string }).text } })
     else await tasks.update(taskId, { status: 'completed', result: result as ToolResult })
   }
   finish().catch(async (err: unknown) => {

@@ -120,6 +120,7 @@ t.test('2025-11-25: an unknown task, a cursor, and another session\'s view of a 
   const { call } = await initializedSession(engine())
   t.match(await call('tasks/get', { taskId: 'no-such-task' }), { error: { code: -32602, message: /no task "no-such-task": it never existed, expired, or belongs to another client/ } })
   t.match(await call('tasks/get', {}), { error: { code: -32602, message: /'taskId' must be the taskId a tools\/call returned/ } })
+  t.match(await call('tasks/result', { taskId: 'no-such-task' }), { error: { code: -32602, message: /no task "no-such-task"/ } })
   t.match(await call('tasks/list', { cursor: 'abc' }), { error: { code: -32602, message: /tasks\/list has one page/ } })
 })
 
@@ -213,3 +214,24 @@ t.test('over HTTP with tokens: a task is its principal\'s, another token\'s task
   t.match(await post('alice', 'tasks/get', { taskId }, taskId), { result: { taskId, status: 'working' } })
   t.match(await post('alice', 'tasks/cancel', { taskId }, taskId), { result: { resultType: 'complete' } })
 })
+
+t.test('2025-11-25: a tasks/result still waiting when its session closes ends without an answer; the task runs on', async (t) => {
+  const { server } = engine()
+  const { call, session } = await initializedSession({ server } as ReturnType<typeof engine>)
+  const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
+  const waiting = call('tasks/result', { taskId: task.taskId })
+  const late = call('tasks/result', { taskId: task.taskId })
+  await sleep(50)
+
+  session.close()
+
+  t.equal(await waiting, undefined, 'no answer on a closed session')
+  t.equal(await late, undefined)
+  t.equal((await modernGetAs(server, task.taskId)).status, 'working', 'the task is not the session\'s: it runs on')
+  await modern(server, 'tasks/cancel', { taskId: task.taskId })
+})
+
+/** tasks/get through a 2026 request, as the same (ownerless) client. */
+async function modernGetAs (server: ReturnType<typeof engine>['server'], taskId: string): Promise<Message> {
+  return (await modern(server, 'tasks/get', { taskId })).result
+}
