@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis'
 import type { Logger } from '../src/logger.js'
 import type { EventStore, StoredEvent } from './event-store.js'
 import type { SessionRecord, SessionStore } from './session-store.js'
+import type { TaskStore } from '../src/mcp/tasks.js'
+import { redisTaskStore } from './redis-task-store.js'
 
 /** Options of the Redis-backed stores. */
 export interface RedisStoresOptions {
@@ -18,10 +20,11 @@ export interface RedisStoresOptions {
   log: Logger
 }
 
-/** Session records and SSE events in Redis, shared by every replica. */
+/** Session records, SSE events and task records in Redis, shared by every replica. */
 export interface RedisStores {
   sessions: SessionStore
   events: EventStore
+  tasks: TaskStore
   close(): Promise<void>
 }
 
@@ -123,6 +126,7 @@ export async function createRedisStores (options: RedisStoresOptions): Promise<R
   return {
     sessions,
     events,
+    tasks: redisTaskStore(redis, prefix),
     async close () {
       await redis.quit().catch(() => redis.disconnect())
     }

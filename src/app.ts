@@ -84,10 +84,14 @@ export async function buildApp (deps: AppDeps): Promise<App> {
   if (authOptions !== undefined) await app.register(resourceMetadata, authOptions)
   await app.register(health, { isDraining: () => app.mcpDraining, unusable: () => unusable(runtime), degraded: () => degraded(runtime) })
   // Loaded only when asked for: a single process needs no Redis client at all.
-  const shared = config.redisUrl === '' || config.mode === 'stateless'
+  // Stateless replicas share task records (2026 clients poll tasks/get on any of them); stateful ones sessions too.
+  const shared = config.redisUrl === ''
     ? undefined
     : await (await import('../plugins/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log: runtime.log })
-  if (shared !== undefined) app.addHook('onClose', async () => { await shared.close() })
+  if (shared !== undefined) {
+    runtime.server.useTaskStore(shared.tasks)
+    app.addHook('onClose', async () => { await shared.close() })
+  }
   // The app owns the runtime it serves: closing one (a drain, a test) ends the other's threads and index too.
   app.addHook('onClose', async () => { await runtime.close() })
   await app.register(mcpHttp, {
@@ -119,8 +123,9 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     maxSessionsPerClient: config.maxSessionsPerClient,
     sessionIdleMs: config.sessionIdleMs,
     maxInflightRequests: config.maxInflightRequests,
-    events: shared?.events,
-    sessions: shared?.sessions,
+    // Sessions and their events are a stateful server's only.
+    events: config.mode === 'stateful' ? shared?.events : undefined,
+    sessions: config.mode === 'stateful' ? shared?.sessions : undefined,
     sessionCheckMs: config.sessionCheckMs
   })
   if (metricsPath !== undefined) {

@@ -73,6 +73,8 @@ export interface McpServer {
   stopCalls(graceMs: number): Promise<void>
   /** Calls `observer` as each tool call ends (metrics); returns the function that stops it. */
   observeCalls(observer: CallObserver): () => void
+  /** Keeps task records in `store` from now on (a shared one, for replicas: Redis). */
+  useTaskStore(store: TaskStore): void
 }
 
 /** A tool call in progress. */
@@ -146,6 +148,9 @@ export function createMcpServer (options: McpServerOptions): McpServer {
       // An aborted call answers on its next turn (its race is settled by the abort itself); bounded all the same.
       const last = Date.now() + 2000
       while (shared.calls.size > 0 && Date.now() < last) await new Promise(resolve => setTimeout(resolve, 5))
+    },
+    useTaskStore (store) {
+      shared.tasks.store = store
     },
     observeCalls (observer) {
       observers.add(observer)

@@ -1,4 +1,5 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST } from '../errors.js'
+import { RPC_ERROR } from './rpc.js'
 import type { InputRequest, ToolResult } from '../tools/define-tool.js'
 
 // MCP tasks (2025-11-25 core, 2026-07-28 io.modelcontextprotocol/tasks): a tools/call that outlives its request runs
@@ -43,7 +44,18 @@ export interface TaskStore {
   load(taskId: string): Promise<TaskRecord | undefined>
   /** The owner's records, newest first. */
   list(owner: string): Promise<TaskRecord[]>
+  /** Says the task's runner is alive now (it does so every few seconds while the task runs). */
+  beat(taskId: string, ttlMs: number): Promise<void>
+  /** When the task's runner last said so, epoch ms. */
+  lastBeat(taskId: string): Promise<number | undefined>
+  /** Leaves the client's answers for the runner, wherever it runs. */
+  leaveAnswers(taskId: string, answers: Answers, ttlMs: number): Promise<void>
+  /** Takes (and removes) the answers left for a task. */
+  takeAnswers(taskId: string): Promise<Answers>
 }
+
+/** A client's answers to a task's questions, by the keys the tool chose. */
+export type Answers = Record<string, Record<string, unknown>>
 
 /** Limits and hints of one server's tasks. */
 export interface TaskSettings {
@@ -55,10 +67,15 @@ export interface TaskSettings {
   maxLivePerOwner: number
   /** How long a task may run, ms (a request's own deadline is the tool timeout). */
   timeoutMs: number
+  /** How often the replica running a task says it is alive and looks for answers and cancellations left elsewhere, ms. */
+  heartbeatMs: number
 }
 
 /** The defaults: results kept an hour, polls every 500 ms, 16 running tasks per client, 10 minutes of work. */
-export const TASK_DEFAULTS: TaskSettings = { ttlMs: 3_600_000, pollIntervalMs: 500, maxLivePerOwner: 16, timeoutMs: 600_000 }
+export const TASK_DEFAULTS: TaskSettings = { ttlMs: 3_600_000, pollIntervalMs: 500, maxLivePerOwner: 16, timeoutMs: 600_000, heartbeatMs: 2000 }
+
+/** Missed heartbeats after which a running task is taken for lost (its replica stopped). */
+const LOST_AFTER_BEATS = 5
 
 /** Most records a memory store keeps; the oldest go first. */
 const MEMORY_RECORDS = 10_000
@@ -66,6 +83,8 @@ const MEMORY_RECORDS = 10_000
 /** Task records in this process: lost at exit, seen by no other replica. */
 export class MemoryTaskStore implements TaskStore {
   private readonly records = new Map<string, TaskRecord>()
+  private readonly beats = new Map<string, number>()
+  private readonly answers = new Map<string, Answers>()
 
   async save (record: TaskRecord): Promise<void> {
     this.records.delete(record.taskId)
@@ -84,11 +103,31 @@ export class MemoryTaskStore implements TaskStore {
     return [...this.records.values()].filter(r => r.owner === owner).reverse().map(r => ({ ...r }))
   }
 
+  async beat (taskId: string): Promise<void> {
+    this.beats.set(taskId, Date.now())
+  }
+
+  async lastBeat (taskId: string): Promise<number | undefined> {
+    return this.beats.get(taskId)
+  }
+
+  async leaveAnswers (taskId: string, answers: Answers): Promise<void> {
+    this.answers.set(taskId, { ...this.answers.get(taskId), ...answers })
+  }
+
+  async takeAnswers (taskId: string): Promise<Answers> {
+    const answers = this.answers.get(taskId) ?? {}
+    this.answers.delete(taskId)
+    return answers
+  }
+
   private expire (): void {
     const now = Date.now()
     for (const [id, record] of this.records) {
       if (this.records.size <= MEMORY_RECORDS && Date.parse(record.createdAt) + record.ttlMs > now) continue
       this.records.delete(id)
+      this.beats.delete(id)
+      this.answers.delete(id)
     }
   }
 }
@@ -98,7 +137,7 @@ interface LiveTask {
   owner: string
   stop(): void
   /** The answers received so far for the questions asked; resolved once every key has one. */
-  answers?: { pending: Set<string>, received: Record<string, Record<string, unknown>>, done: (answers: Record<string, Record<string, unknown>>) => void }
+  answers?: { pending: Set<string>, received: Answers, done: (answers: Answers) => void }
   /** Resolves when the task reaches a terminal status. */
   settled: Promise<void>
   settle(): void
@@ -110,8 +149,9 @@ const newTaskId = (): string => Buffer.from(crypto.getRandomValues(new Uint8Arra
 /** One server's tasks: their records in `store`, their running work in this process. */
 export class Tasks {
   private readonly live = new Map<string, LiveTask>()
+  private sweeper: NodeJS.Timeout | undefined = undefined
 
-  constructor (readonly store: TaskStore, readonly settings: TaskSettings = TASK_DEFAULTS) {}
+  constructor (public store: TaskStore, readonly settings: TaskSettings = TASK_DEFAULTS) {}
 
   /** Creates a working task for `owner`'s call of `tool`, stored before its id is given out; `stop` ends its work. */
   async create (owner: string, tool: string, stop: () => void): Promise<TaskRecord> {
@@ -125,7 +165,31 @@ export class Tasks {
     const settled = new Promise<void>(resolve => { settle = resolve })
     this.live.set(record.taskId, { owner, stop, settled, settle })
     await this.store.save(record)
+    await this.store.beat(record.taskId, record.ttlMs)
+    this.sweeper ??= setInterval(() => { this.sweep().catch(() => {}) }, this.settings.heartbeatMs).unref()
     return record
+  }
+
+  /**
+   * Every heartbeat, for each task running here: say it is alive, stop it if another replica cancelled it, and hand
+   * it the answers a client left on another replica.
+   */
+  private async sweep (): Promise<void> {
+    for (const [taskId, live] of this.live) {
+      const record = await this.store.load(taskId)
+      if (record === undefined || isTerminal(record.status)) {
+        this.live.delete(taskId)
+        live.settle()
+        live.stop()
+        continue
+      }
+      await this.store.beat(taskId, record.ttlMs)
+      if (live.answers !== undefined) await this.deliver(record, live.answers, await this.store.takeAnswers(taskId))
+    }
+    if (this.live.size === 0) {
+      clearInterval(this.sweeper)
+      this.sweeper = undefined
+    }
   }
 
   /** The owner's task, or APP_ERR_INVALID_PARAMS naming the id (another owner's task is as unknown as a made-up one). */
@@ -133,7 +197,12 @@ export class Tasks {
     if (typeof taskId !== 'string' || taskId === '') throw new APP_ERR_INVALID_PARAMS("'taskId' must be the taskId a tools/call returned")
     const record = await this.store.load(taskId)
     if (record === undefined || record.owner !== owner) throw new APP_ERR_INVALID_PARAMS(`no task ${JSON.stringify(taskId.slice(0, 64))}: it never existed, expired, or belongs to another client (tasks/list shows yours)`)
-    return record
+    if (isTerminal(record.status) || this.live.has(record.taskId)) return record
+    // Running elsewhere: a runner that stopped saying it is alive (its replica was killed) never finishes it.
+    const last = await this.store.lastBeat(record.taskId) ?? 0
+    if (Date.now() - last <= LOST_AFTER_BEATS * this.settings.heartbeatMs) return record
+    const lost = { code: RPC_ERROR.InternalError, message: `the server running this task stopped before it finished (last seen ${last === 0 ? 'never' : new Date(last).toISOString()}); call ${record.tool} again` }
+    return await this.update(record.taskId, { status: 'failed', statusMessage: 'lost: its server stopped', error: lost }) ?? record
   }
 
   /** The owner's tasks, newest first. */
@@ -166,11 +235,11 @@ export class Tasks {
   }
 
   /** Parks a task until the client has answered every question (tasks/update); the answers by key. */
-  async ask (taskId: string, questions: Record<string, InputRequest>): Promise<Record<string, Record<string, unknown>>> {
+  async ask (taskId: string, questions: Record<string, InputRequest>): Promise<Answers> {
     const live = this.live.get(taskId)
     /* c8 ignore next -- a task asks only while it runs, and a running task is live */
     if (live === undefined) throw new Error(`task ${taskId} is not running here`)
-    const answered = new Promise<Record<string, Record<string, unknown>>>(resolve => {
+    const answered = new Promise<Answers>(resolve => {
       live.answers = { pending: new Set(Object.keys(questions)), received: {}, done: resolve }
     })
     await this.update(taskId, { status: 'input_required', inputRequests: questions })
@@ -188,9 +257,17 @@ export class Tasks {
       throw new APP_ERR_INVALID_PARAMS("'inputResponses' must map each key of the task's inputRequests to the client's result object")
     }
     // Answers to questions the task does not ask, or to a task that asks nothing now, change nothing (SEP-2663 acks them).
-    const waiting = this.live.get(record.taskId)?.answers
-    if (record.status !== 'input_required' || waiting === undefined) return
-    const given = Object.entries(responses as Record<string, Record<string, unknown>>).filter(([key]) => waiting.pending.has(key))
+    if (record.status !== 'input_required') return
+    const live = this.live.get(record.taskId)
+    // Running on another replica: the answers wait in the store for its next heartbeat.
+    if (live === undefined) return await this.store.leaveAnswers(record.taskId, responses as Answers, record.ttlMs)
+    // Running here and input_required: its waiter was set before the status was (ask()).
+    await this.deliver(record, live.answers as NonNullable<LiveTask['answers']>, responses as Answers)
+  }
+
+  /** Hands answers to a task waiting here; it resumes once every question it asks has one, else asks the rest. */
+  private async deliver (record: TaskRecord, waiting: NonNullable<LiveTask['answers']>, answers: Answers): Promise<void> {
+    const given = Object.entries(answers).filter(([key]) => waiting.pending.has(key))
     if (given.length === 0) return
     for (const [key, value] of given) {
       waiting.received[key] = value
@@ -207,16 +284,20 @@ export class Tasks {
 
   /** Resolves once the owner's task has ended (tasks/result of 2025-11-25 waits for it); the final record. */
   async settled (taskId: unknown, owner: string, signal: AbortSignal): Promise<TaskRecord> {
-    const record = await this.get(taskId, owner)
-    const live = this.live.get(record.taskId)
-    if (isTerminal(record.status) || live === undefined) return record
-    await new Promise<void>((resolve, reject) => {
-      // A request whose connection closed while the record was read: an abort listener added now would never fire.
-      if (signal.aborted) return reject(signal.reason)
-      const onAbort = (): void => reject(signal.reason)
-      signal.addEventListener('abort', onAbort, { once: true })
-      live.settled.then(() => { signal.removeEventListener('abort', onAbort); resolve() }, reject)
-    })
-    return await this.get(record.taskId, owner)
+    let record = await this.get(taskId, owner)
+    while (!isTerminal(record.status)) {
+      const live = this.live.get(record.taskId)
+      // Here: its end settles the wait. Elsewhere: its record is read again each heartbeat (get() notices a lost one).
+      const ended = live === undefined ? new Promise<void>(resolve => setTimeout(resolve, this.settings.heartbeatMs)) : live.settled
+      await new Promise<void>((resolve, reject) => {
+        // A request whose connection closed while the record was read: an abort listener added now would never fire.
+        if (signal.aborted) return reject(signal.reason)
+        const onAbort = (): void => reject(signal.reason)
+        signal.addEventListener('abort', onAbort, { once: true })
+        ended.then(() => { signal.removeEventListener('abort', onAbort); resolve() }, reject)
+      })
+      record = await this.get(record.taskId, owner)
+    }
+    return record
   }
 }

@@ -1,0 +1,106 @@
+import t, { type Test } from 'tap'
+import pino from 'pino'
+import { createRedisStores } from '../../plugins/redis-stores.js'
+import type { RequestChannel } from '../../src/mcp/channel.js'
+import type { Envelope } from '../../src/mcp/era.js'
+import { TASKS_EXTENSION, type TaskStore } from '../../src/mcp/tasks.js'
+import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
+import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { findRedis, startRedis } from '../helpers/redis.js'
+
+// Tasks across replicas through a real redis-server: two engines in this process, each with its own Redis client,
+// as two replicas behind a load balancer would be. A task one runs is polled, answered and cancelled on the other;
+// a task whose replica stops saying it is alive is reported failed, never left working forever.
+
+type Message = Record<string, any>
+const skip = findRedis() === undefined ? 'redis-server is not installed (apt-get install redis-server; .ci/run installs it)' : false
+const HEARTBEAT_MS = 100
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+const envelope: Envelope = { protocolVersion: '2026-07-28', clientCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }, clientInfo: undefined, logLevel: undefined }
+
+async function replica (t: Test, url: string, wrap: (store: TaskStore) => TaskStore = store => store, ttlMs = 3_600_000) {
+  const stores = await createRedisStores({ url, eventTtlMs: 60_000, log: pino({ level: 'silent' }) })
+  t.teardown(() => stores.close())
+  const engine = testEngine({ tools: [...testTools, ...taskTools()] }, { taskStore: wrap(stores.tasks), tasks: { heartbeatMs: HEARTBEAT_MS, ttlMs } })
+  t.teardown(() => engine.server.stopCalls(0))
+  const ask = async (method: string, params: Message): Promise<Message> => {
+    const channel: RequestChannel = { send: () => {} }
+    const { answer } = engine.server.answerModern({ id: 1, method, params }, envelope, { channel })
+    return JSON.parse((await answer).message!) as Message
+  }
+  /** Polls tasks/get here until the task reaches `until` or ends. */
+  const poll = async (taskId: string, until?: string): Promise<Message> => {
+    for (let i = 0; i < 200; i++) {
+      const task = (await ask('tasks/get', { taskId })).result
+      if (task.status === until || ['completed', 'failed', 'cancelled'].includes(task.status)) return task
+      await sleep(25)
+    }
+    throw new Error(`task ${taskId} did not settle`)
+  }
+  return { engine, ask, poll }
+}
+
+t.test('a task one replica runs is polled to its result, answered and cancelled through another', { skip }, async (t) => {
+  const url = await startRedis(t)
+  const [a, b] = [await replica(t, url), await replica(t, url)]
+
+  const computed = (await a.ask('tools/call', { name: 'slow_compute', arguments: { seconds: 0.3, label: 'shared' } })).result
+  t.match(await b.poll(computed.taskId), { status: 'completed', result: { content: [{ text: 'computed shared after 0.3 s' }] } }, 'polled to its result on the other replica')
+
+  const asking = (await a.ask('tools/call', { name: 'confirm_delete', arguments: { filename: 'x.txt' } })).result
+  const question = await b.poll(asking.taskId, 'input_required')
+  t.match(question.inputRequests, { confirm_delete: { method: 'elicitation/create' } }, 'the question, read on the other replica')
+  t.match(await b.ask('tasks/update', { taskId: asking.taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } } }), { result: { resultType: 'complete' } })
+  t.match(await b.poll(asking.taskId), { status: 'completed', result: { content: [{ text: 'confirmed (nothing was deleted: a fixture)' }] } }, 'the answer reached the replica running it')
+
+  const long = (await a.ask('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result
+  t.match(await b.ask('tasks/cancel', { taskId: long.taskId }), { result: { resultType: 'complete' } })
+  for (let i = 0; i < 100 && a.engine.server.activeCalls().length > 0; i++) await sleep(20)
+  t.same(a.engine.server.activeCalls(), [], 'the running replica stopped the work at its next heartbeat')
+  t.match(await a.poll(long.taskId), { status: 'cancelled', statusMessage: 'cancelled by the client' })
+})
+
+t.test('2025-11-25 on another replica: tasks/list shows the task, tasks/result waits for it', { skip }, async (t) => {
+  const url = await startRedis(t)
+  const [a, b] = [await replica(t, url), await replica(t, url)]
+  const { call } = await initializedSession(a.engine)
+  const other = await initializedSession(b.engine)
+  t.same((await other.call('tasks/list', {})).result.tasks, [], 'none yet')
+  const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 0.4 }, task: {} })).result
+
+  t.match((await other.call('tasks/list', {})).result.tasks, [{ taskId: task.taskId, status: 'working' }])
+  t.match((await other.call('tasks/result', { taskId: task.taskId })).result, { content: [{ text: 'computed result after 0.4 s' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } })
+})
+
+t.test('a task whose replica stops saying it is alive is reported failed, with the reason and what to do', { skip }, async (t) => {
+  const url = await startRedis(t)
+  let alive = true
+  // The first replica's heartbeats stop as a killed process's would; its work goes on unseen.
+  const a = await replica(t, url, store => ({ ...store, beat: async (id, ttl) => { if (alive) await store.beat(id, ttl) } }))
+  const b = await replica(t, url)
+  const { taskId } = (await a.ask('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result
+  t.equal((await b.ask('tasks/get', { taskId })).result.status, 'working', 'working while its replica beats')
+
+  alive = false
+  const lost = await b.poll(taskId)
+
+  t.match(lost, { status: 'failed', statusMessage: 'lost: its server stopped', error: { code: -32603, message: /^the server running this task stopped before it finished \(last seen \d{4}-\d\d-\d\dT[\d:.]+Z\); call slow_compute again$/ } })
+  await sleep(3 * HEARTBEAT_MS)
+  t.same(a.engine.server.activeCalls(), [], 'the replica that still ran it stops it once it sees the record failed')
+})
+
+t.test('a task that never beat is lost as well; tasks/list skips a record that expired before its owner\'s list', { skip }, async (t) => {
+  const url = await startRedis(t)
+  const silent = await replica(t, url, store => ({ ...store, beat: async () => {} }))
+  const brief = await replica(t, url, undefined, 300)
+  const b = await replica(t, url)
+  const { taskId } = (await silent.ask('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result
+  const short = (await brief.ask('tools/call', { name: 'slow_compute', arguments: { seconds: 0.05 } })).result
+  t.equal(short.resultType, 'task')
+
+  t.match(await b.poll(taskId), { status: 'failed', error: { message: /\(last seen never\)/ } })
+  await sleep(400)
+  const { call } = await initializedSession(b.engine)
+  const listed = (await call('tasks/list', {})).result.tasks.map((task: Message) => task.taskId)
+  t.ok(listed.includes(taskId) && !listed.includes(short.taskId), 'the long-lived task listed, the expired one not')
+})
