@@ -14,7 +14,8 @@ import { runCli } from '../helpers/cli.js'
 // they cannot write, behind nginx round-robin (docker/nginx.conf, no stickiness). One session's requests land on every
 // replica; every replica answers from the shared index at once and none builds or writes; the session survives the
 // kill of one; a stream closed mid-call on one replica is resumed through whichever replica nginx picks next, and no
-// event is lost; SIGTERM drains a replica to exit 0 while nginx routes around it. The replicas serve the conformance
+// event is lost; a task started on one replica is polled through the others, and reported failed when that replica
+// is killed; SIGTERM drains a replica to exit 0 while nginx routes around it. The replicas serve the conformance
 // fixtures beside the product's tools (test_reconnection closes a stream mid-call).
 
 const drop = unprivileged()
@@ -92,9 +93,36 @@ t.test('three replicas behind round-robin nginx: sessions through Redis, one ind
   }
   t.same(readdirSync(shared), published, 'the replicas wrote nothing beside the index (no log, no lock)')
 
-  // One replica dies without a goodbye; the session lives on in the others.
+  // Tasks (2026-07-28): two started on replica 1 itself, polled through nginx, so replicas 2 and 3 answer too.
+  const modern = async (target: string, method: string, params: Record<string, unknown>, name: string): Promise<Record<string, any>> => {
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } } } })
+    })
+    return await res.json() as Record<string, any>
+  }
+  const pollTask = async (taskId: string, seen: Set<string>): Promise<Record<string, any>> => {
+    for (let i = 0; i < 300; i++) {
+      const task = (await modern(url, 'tasks/get', { taskId }, taskId)).result
+      seen.add(task.status)
+      if (['completed', 'failed', 'cancelled'].includes(task.status)) return task
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    throw new Error(`task ${taskId} did not settle`)
+  }
+  const first = `http://127.0.0.1:${replicas[0].port}/mcp`
+  const quick = (await modern(first, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'replicated' } }, 'slow_compute')).result
+  t.match(await pollTask(quick.taskId, new Set()), { status: 'completed', result: { content: [{ text: 'computed replicated after 1 s' }] } }, 'a task replica 1 runs, polled to its result through nginx')
+  const orphan = (await modern(first, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }, 'slow_compute')).result
+  t.equal((await modern(url, 'tasks/get', { taskId: orphan.taskId }, orphan.taskId)).result.status, 'working')
+
+  // One replica dies without a goodbye; the session lives on in the others, and its task is reported lost.
   replicas[0].child.kill('SIGKILL')
   await new Promise(resolve => replicas[0].child.once('exit', resolve))
+  const statuses = new Set<string>()
+  t.match(await pollTask(orphan.taskId, statuses), { status: 'failed', error: { message: /^the server running this task stopped before it finished/ } }, 'the killed replica\'s task is failed with the reason, never left working')
+  t.ok(statuses.has('working'), 'it was working until its heartbeats stopped')
   for (let i = 0; i < 4; i++) {
     const list = await client.listTools()
     t.ok(list.tools.length > 0, `after the kill, request ${i + 1} is served`)
