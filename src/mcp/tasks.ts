@@ -87,7 +87,7 @@ export class MemoryTaskStore implements TaskStore {
   private readonly answers = new Map<string, Answers>()
 
   async save (record: TaskRecord): Promise<void> {
-    this.records.delete(record.taskId)
+    // A Map keeps a key where it was first set: the records stay in creation order (list, and which go first).
     this.records.set(record.taskId, { ...record })
     this.expire()
   }
