@@ -136,6 +136,8 @@ export class MemoryTaskStore implements TaskStore {
 interface LiveTask {
   owner: string
   stop(): void
+  /** Told of each change of the record this process makes (2025 status notifications). */
+  onChange?: (record: TaskRecord) => void
   /** The answers received so far for the questions asked; resolved once every key has one. */
   answers?: { pending: Set<string>, received: Answers, done: (answers: Answers) => void }
   /** Resolves when the task reaches a terminal status. */
@@ -154,7 +156,7 @@ export class Tasks {
   constructor (public store: TaskStore, readonly settings: TaskSettings = TASK_DEFAULTS) {}
 
   /** Creates a working task for `owner`'s call of `tool`, stored before its id is given out; `stop` ends its work. */
-  async create (owner: string, tool: string, stop: () => void): Promise<TaskRecord> {
+  async create (owner: string, tool: string, stop: () => void, onChange?: (record: TaskRecord) => void): Promise<TaskRecord> {
     const running = [...this.live.values()].filter(live => live.owner === owner).length
     if (running >= this.settings.maxLivePerOwner) {
       throw new APP_ERR_INVALID_REQUEST(`${running} tasks of this client are still running (at most ${this.settings.maxLivePerOwner}): wait for one to finish, or cancel one with tasks/cancel`)
@@ -163,7 +165,7 @@ export class Tasks {
     const record: TaskRecord = { taskId: newTaskId(), owner, tool, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: this.settings.ttlMs }
     let settle!: () => void
     const settled = new Promise<void>(resolve => { settle = resolve })
-    this.live.set(record.taskId, { owner, stop, settled, settle })
+    this.live.set(record.taskId, { owner, stop, settled, settle, onChange })
     await this.store.save(record)
     await this.store.beat(record.taskId, record.ttlMs)
     this.sweeper ??= setInterval(() => { this.sweep().catch(() => {}) }, this.settings.heartbeatMs).unref()
@@ -217,6 +219,7 @@ export class Tasks {
     const next: TaskRecord = { ...record, ...change, lastUpdatedAt: new Date().toISOString() }
     if (next.status !== 'input_required') delete next.inputRequests
     await this.store.save(next)
+    this.live.get(taskId)?.onChange?.(next)
     if (isTerminal(next.status)) {
       this.live.get(taskId)?.settle()
       this.live.delete(taskId)

@@ -7,7 +7,8 @@ import type { Deadlines } from './deadlines.js'
 import { askClient, MAX_ROUNDS } from './input-required.js'
 import type { RegisteredTool } from './registry.js'
 import { LOG_LEVELS, RPC_ERROR, type RequestId } from './rpc.js'
-import { taskCreated } from './task-wire.js'
+import { legacyTask, taskCreated } from './task-wire.js'
+import type { TaskRecord } from './tasks.js'
 import type { Services } from '../services/index.js'
 import type { ServerShared } from './server.js'
 
@@ -165,7 +166,9 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
   const { tasks } = shared
   let record
   try {
-    record = await tasks.create(owner, call.name, () => call.abort(new Error('task cancelled'), 'cancel'))
+    // A 2025 session hears of each change (notifications/tasks/status) where the call's messages go.
+    const notify = scope.era === 'legacy' ? statusNotifier(call, tasks.settings.pollIntervalMs) : undefined
+    record = await tasks.create(owner, call.name, () => call.abort(new Error('task cancelled'), 'cancel'), notify)
   } catch (err) {
     call.abort(err as Error, 'cancel')
     call.finish()
@@ -200,6 +203,11 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
     done()
   })
   return taskCreated(scope.era, record, tasks.settings.pollIntervalMs)
+}
+
+/** Sends a 2025 task's every change as notifications/tasks/status, where the call's messages go (if anywhere). */
+const statusNotifier = (call: ToolCall, pollIntervalMs: number) => (record: TaskRecord): void => {
+  call.send?.(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: legacyTask(record, pollIntervalMs) }))
 }
 
 /** A 2025 task's status while the engine waits for the client's answers: input_required, then working again. */

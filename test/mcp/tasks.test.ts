@@ -235,3 +235,19 @@ t.test('2025-11-25: a tasks/result still waiting when its session closes ends wi
 async function modernGetAs (server: ReturnType<typeof engine>['server'], taskId: string): Promise<Message> {
   return (await modern(server, 'tasks/get', { taskId })).result
 }
+
+t.test('2025-11-25: each change of a task is a notifications/tasks/status where the session\'s messages go; a session with nowhere to send gets none', async (t) => {
+  const { call, sent } = await initializedSession(engine(), { elicitation: {} })
+  const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 0.1 }, task: {} })).result
+  await call('tasks/result', { taskId: task.taskId })
+
+  const statuses = sent.filter(m => m.method === 'notifications/tasks/status').map(m => (m.params as Message))
+  t.match(statuses, [{ taskId: task.taskId, status: 'completed', ttl: 3600000, pollInterval: 500 }])
+
+  const { server } = engine()
+  const quiet = server.openSession({})
+  await quiet.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+  const created = JSON.parse((await quiet.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0.05 }, task: {} } }))!) as Message
+  const result = JSON.parse((await quiet.handle({ jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId: created.result.task.taskId } }))!) as Message
+  t.match(result.result.content, [{ text: 'computed result after 0.05 s' }])
+})
