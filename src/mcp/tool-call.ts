@@ -150,7 +150,7 @@ function taskWindow (scope: CallScope, name: string, params: Record<string, unkn
 }
 
 /** What `work` settled to within `ms`, or undefined while it still runs (a synchronous answer is always in time). */
-async function within<T> (work: Promise<T>, ms: number): Promise<T | undefined> {
+export async function within<T> (work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<undefined>(resolve => { timer = setTimeout(resolve, ms, undefined) })
   try {

@@ -12,6 +12,7 @@ import { createRuntime, type Runtime, type RuntimeExtras } from '../../src/runti
 import type { ProcessHost } from '../../src/bin/process-host.js'
 import { serveStdioCommand } from '../../src/bin/stdio.js'
 import { serveHttpCommand } from '../../src/bin/http.js'
+import { within } from '../../src/mcp/tool-call.js'
 import { stdoutLines } from './rpc.js'
 
 // The servers the bins start, in this process: the same config parsing, runtime and transports (stdio framing over
@@ -104,15 +105,7 @@ export function testHost (env: NodeJS.ProcessEnv = {}) {
 }
 
 /** Resolves with the exit code, or undefined when none was asked for within `ms`. */
-async function exitWithin (exited: Promise<number>, ms: number): Promise<number | undefined> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<undefined>(resolve => { timer = setTimeout(resolve, ms, undefined) })
-  try {
-    return await Promise.race([exited, late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
+const exitWithin = async (exited: Promise<number>, ms: number): Promise<number | undefined> => await within(exited, ms)
 
 /**
  * The `workspace-mcp stdio` command (src/bin/stdio.ts) in this process, as the bin runs it but on streams: send,
