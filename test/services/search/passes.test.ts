@@ -58,8 +58,8 @@ t.test('a --count pass that fails with nothing counted is SEARCH_FAILED, never "
 
 t.test('a page whose lines cannot be fetched is SEARCH_FAILED, not an empty page', async (t) => {
   // The search runs over '.'; a page's fetch names its files ('./many/…'), and that run fails — and leaves a mark.
-  // ripgrep's threads order the first pass differently from run to run; when that pass already held the page's
-  // lines (a loaded machine makes it likelier), no fetch runs and the page is answered whole.
+  // When the first pass already held the page's lines, no fetch runs and the page must be answered whole (this test
+  // once failed on loaded machines without showing what it got; here the fetch always ran).
   const dir = t.testdir()
   const marker = path.join(dir, 'fetched')
   const fx = await fixture(t, { maxCollected: 5, rgPath: scriptRg(dir, 'killed-rg.sh', `case "$*" in *--json*"-- ./"*) : > '${marker}'; kill -KILL $$;; esac\nexec '${rgPath}' "$@"`) })
