@@ -1,5 +1,5 @@
 import t from 'tap'
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -8,6 +8,7 @@ import { findNginx, NOBODY, startNginx, startReplica, stop, unprivileged, upstre
 import { findRedis, startRedis } from '../helpers/redis.js'
 import { CLI, FIXTURE_SERVE } from '../helpers/spawn-stdio.js'
 import { runCli } from '../helpers/cli.js'
+import { cpuMs, uidOf } from '../helpers/proc.js'
 
 // Scale-out on real parts, all on 127.0.0.1, as docker/compose.yaml lays it out without Docker: three replicas as an
 // unprivileged user, sharing a real redis-server and one code index built once by `workspace-mcp index` on a volume
@@ -24,12 +25,6 @@ const skip = findNginx() === undefined
   : findRedis() === undefined
     ? 'redis-server is not installed (apt-get install redis-server; .ci/run installs it)'
     : drop.reason ?? (existsSync(CLI) ? false : `the built bin ${CLI} is missing (npm run build)`)
-
-/** CPU time a process has used so far, in seconds (Linux /proc: user + system ticks). */
-function cpuSeconds (pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 t.test('three replicas behind round-robin nginx: sessions through Redis, one index built once and only read, a kill survived, a stream resumed', { skip, timeout: 120_000 }, async t => {
   const base = mkdtempSync(join(tmpdir(), 'wmcp-scale-'))
@@ -55,7 +50,7 @@ t.test('three replicas behind round-robin nginx: sessions through Redis, one ind
 
   const args = ['--mode', 'stateful', '--redis-url', redisUrl, '--session-check-ms', '200', '--code-index', 'shared', '--state-dir', shared, '--root', root]
   const replicas = await Promise.all([0, 1, 2].map(() => startReplica(t, args, FIXTURE_SERVE)))
-  const started = replicas.map(r => cpuSeconds(r.child.pid!))
+  const started = replicas.map(r => cpuMs(r.child.pid!) / 1000)
   if (drop.prefix.length > 0) {
     for (const r of replicas) t.equal(uidOf(r.child.pid!), NOBODY, 'replica runs as nobody, not root')
   } else {
@@ -88,7 +83,7 @@ t.test('three replicas behind round-robin nginx: sessions through Redis, one ind
   }
   t.equal((await upstreamsSeen(nginxDir, replicas.map(r => r.port), 3)).size, 3, 'every replica served the session')
   for (const [i, replica] of replicas.entries()) {
-    const cpu = cpuSeconds(replica.child.pid!) - started[i]
+    const cpu = cpuMs(replica.child.pid!) / 1000 - started[i]
     t.ok(cpu < 2, `replica ${i + 1} used ${cpu.toFixed(2)} s of CPU once serving: no index built`)
   }
   t.same(readdirSync(shared), published, 'the replicas wrote nothing beside the index (no log, no lock)')
@@ -151,9 +146,3 @@ t.test('three replicas behind round-robin nginx: sessions through Redis, one ind
   t.equal(health.status, 200, 'nginx routes around the stopped replica')
   await health.body?.cancel()
 })
-
-/** Process UID from /proc (Linux). */
-function uidOf (pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find(l => l.startsWith('Uid:'))
-  return Number(line?.split(/\s+/)[1])
-}

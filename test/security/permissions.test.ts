@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { childEnv, CLI, cliCommand } from '../helpers/spawn-stdio.js'
 import { createHostileWorkspace } from '../helpers/workspace-fixture.js'
+import { uidOf } from '../helpers/proc.js'
 
 // chmod 000 proves nothing as root (CI runs as root), so the server runs as `nobody` here: the
 // built stdio bin is spawned with uid/gid 65534 over a world-readable fixture whose
@@ -47,12 +47,6 @@ async function serverAsNobody (t: Test, root: string) {
     return { text: result.content[0].text, structured: result.structuredContent, isError: result.isError === true }
   }
   return { call, pid: child.pid! }
-}
-
-/** Process UID from /proc (Linux). */
-function uidOf (pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find(l => l.startsWith('Uid:'))
-  return Number(line?.split(/\s+/)[1])
 }
 
 t.test('unreadable files and folders are per-item PERMISSION_DENIED, the rest still works', { skip: process.platform === 'win32' ? 'POSIX permissions only' : false }, async (t) => {
