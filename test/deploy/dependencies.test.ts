@@ -1,6 +1,8 @@
 import t from 'tap'
 import fs from 'node:fs'
 import semver from 'semver'
+// @ts-expect-error -- a plain ES module script without types
+import { missingPublishFields as untypedCheck } from '../../scripts/publish-check.mjs'
 
 // What `npm ci` meets on the oldest Node we declare: every locked package runs there (npm prints an
 // EBADENGINE warning for each one that says it does not), and every install script is one we reviewed.
@@ -45,4 +47,12 @@ t.test('every dependency with an install script is approved or denied in allowSc
   // Two scripts are needed: esbuild's installs its platform binary, the SQLite binding's picks its prebuild.
   t.strictSame(Object.entries(pkg.allowScripts).filter(([, allowed]) => allowed).map(([name]) => name).sort(),
     ['@photostructure/sqlite', 'esbuild'])
+})
+
+t.test('npm publish refuses a package.json that does not say where the repository, its issues and its home are', async (t) => {
+  const missingPublishFields = untypedCheck as (pkg: object) => string[]
+  t.strictSame(missingPublishFields({}), ['repository', 'bugs', 'homepage'])
+  t.strictSame(missingPublishFields({ repository: { type: 'git', url: 'git+https://example.org/w.git' }, bugs: 'https://example.org/w/issues', homepage: 'http://example.org' }), ['homepage'], 'https only')
+  t.strictSame(missingPublishFields({ repository: 'git+https://example.org/w.git', bugs: { url: 'https://example.org/w/issues' }, homepage: 'https://example.org/w' }), [])
+  t.equal((read('package.json') as { scripts: Record<string, string> }).scripts.prepublishOnly, 'node scripts/publish-check.mjs')
 })
