@@ -22,7 +22,7 @@ async function toolsList () {
     let stdout = ''
     let stderr = ''
     const io = { stdout: { write: (text) => { stdout += text } }, stderr: { write: (text) => { stderr += text } } }
-    await run(['tools', '--json', '--root', workspace, '--log-level', 'silent'], io)
+    await run(['tools', '--json', '--root', workspace], io)
     if ((io.exitCode ?? 0) !== 0) throw new Error(`tools --json exited ${io.exitCode}: ${stderr}`)
     return { tools: JSON.parse(stdout) }
   } finally {

@@ -1,5 +1,6 @@
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
-import { loadConfig, parseConfigFlags } from '../config.js'
+import { loadConfig } from '../config.js'
+import { commandFlags, type CommandName, type OwnFlags } from './command-flags.js'
 import type { DestinationStream } from 'pino'
 import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
@@ -11,7 +12,7 @@ import type { CommandIo } from './run.js'
 export interface SplitArgs {
   /** Values of the command's own flags (repeatable flags collect every value). */
   own: Record<string, string[]>
-  /** Everything else, for parseConfigFlags. */
+  /** Everything else, for commandFlags. */
   rest: string[]
 }
 
@@ -19,7 +20,7 @@ export interface SplitArgs {
  * Takes the command's own flags out of argv: `booleans` take no value, `values` take one
  * (`--tool NAME` or `--tool=NAME`, repeatable). A value flag without a value is bad usage.
  */
-export function splitArgs (argv: string[], booleans: string[], values: string[]): SplitArgs {
+export function splitArgs (argv: string[], { booleans, values }: OwnFlags): SplitArgs {
   const own: Record<string, string[]> = {}
   const rest: string[] = []
   for (let i = 0; i < argv.length; i++) {
@@ -47,8 +48,8 @@ export async function commandLogs (io: CommandIo, format: string): Promise<Desti
 export type CommandRuntime = Runtime & Pick<ProductionServices, 'tokenizer' | 'clock'>
 
 /** Builds the runtime for an offline command: config from flags + env, warnings only, on the command's stderr. */
-export async function commandRuntime (argv: string[], io: CommandIo, overrides: Omit<RuntimeOverrides, 'services'> = {}): Promise<CommandRuntime> {
-  const flags = parseConfigFlags(argv)
+export async function commandRuntime (command: CommandName, argv: string[], io: CommandIo, overrides: Omit<RuntimeOverrides, 'services'> = {}): Promise<CommandRuntime> {
+  const flags = commandFlags(command, argv)
   const config = loadConfig(flags)
   // These commands print and serve no client, so a broad root is fine; a missing one is still exit 2.
   checkRoot(config, { refuseBroad: false, flags })

@@ -1,16 +1,17 @@
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { TOOL_CATEGORIES } from '../tools/define-tool.js'
+import { OWN_FLAGS } from './command-flags.js'
 import { commandRuntime, splitArgs } from './command-runtime.js'
 import type { CommandIo } from './run.js'
 
 /** `workspace-mcp guide [--tool NAME…] [--category C] [--no-examples]`: the usage guide as Markdown. */
 export async function main (argv: string[], io: CommandIo = process): Promise<void> {
-  const { own, rest } = splitArgs(argv, ['no-examples'], ['tool', 'category'])
+  const { own, rest } = splitArgs(argv, OWN_FLAGS.guide)
   const category = own.category?.at(-1)
   if (category !== undefined && !(TOOL_CATEGORIES as readonly string[]).includes(category)) {
     throw new APP_ERR_CONFIG_INVALID(`--category: "${category.slice(0, 40)}" is not a category (one of ${TOOL_CATEGORIES.join(', ')})`)
   }
-  const runtime = await commandRuntime(rest, io)
+  const runtime = await commandRuntime('guide', rest, io)
   const out = runtime.guide.render(runtime.registry.catalog, {
     tool_names: own.tool,
     category,

@@ -2,32 +2,10 @@ import type { TSchema } from '@sinclair/typebox'
 import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../config.js'
 import { TOOL_TOKEN_ALLOWANCE } from '../guide/conventions.js'
 import { TOOL_CATEGORIES } from '../tools/define-tool.js'
-
-/** A command of the `workspace-mcp` bin. */
-export type CommandName = 'serve' | 'stdio' | 'index' | 'tools' | 'guide' | 'check'
+import { COMMAND_KEYS, type CommandName } from './command-flags.js'
 
 /** How every config key is declared (test/config.test.ts holds each key to it): described, bounded on both sides or not at all. */
 type ConfigKeySchema = TSchema & { description: string, default?: unknown } & ({ minimum: number, maximum: number } | { minimum?: undefined })
-
-/** Config keys only the HTTP server reads: its listener, sessions, auth, limits, scale-out and drain. */
-export const HTTP_ONLY_KEYS: ReadonlySet<string> = new Set([
-  'host', 'port', 'mode', 'maxSessions', 'maxInflightRequests', 'sessionIdleMs', 'allowedOrigins', 'allowedHosts', 'bodyLimit',
-  'publicUrl', 'authTokens', 'jwtIssuer', 'jwtJwksUrl', 'jwtPublicKeyFile', 'jwtAlgorithms', 'authScope', 'insecureNoAuth',
-  'trustProxy', 'maxSessionsPerClient', 'rateLimitPerMinute', 'maxEventLoopDelayMs', 'metricsPath', 'redisUrl', 'sessionCheckMs',
-  'requestTimeoutMs', 'drainMs'
-])
-
-const ALL_KEYS = Object.keys(ConfigSchema.properties)
-
-/** The config keys each command reads, so its --help lists every flag that changes what it does. */
-const SERVER_KEYS: Record<CommandName, string[]> = {
-  serve: ALL_KEYS,
-  stdio: ALL_KEYS.filter(key => !HTTP_ONLY_KEYS.has(key)),
-  index: ['root', 'roots', 'allowHardLinks', 'stateDir', 'indexMaxMb', 'indexThreads', 'logFormat', 'logLevel'],
-  tools: ['root', 'roots', 'docsFile', 'codeIndex', 'embeddingsUrl', 'embeddingsModel'],
-  guide: ['root', 'docsFile'],
-  check: ['root', 'docsFile']
-}
 
 const EXTRA: Partial<Record<CommandName, string>> = {
   index: '  --wait SECONDS              How long to wait for another build holding the index (default 600)\n' +
@@ -56,7 +34,7 @@ const EXIT: Partial<Record<CommandName, string>> = {
 /** Help text for one command, generated from the config schema. */
 export function commandHelp (command: CommandName): string {
   const lines = [`Usage: workspace-mcp ${command} [options]`, '', 'Options (each also read from its environment variable):']
-  for (const key of SERVER_KEYS[command]) {
+  for (const key of COMMAND_KEYS[command]) {
     const schema = (ConfigSchema.properties as Record<string, ConfigKeySchema>)[key]
     const facts = [
       ...(allowedValues(schema) === undefined ? [] : [`one of ${allowedValues(schema)?.join(', ')}`]),

@@ -1,5 +1,6 @@
 import { buildApp, drainApp } from '../app.js'
-import { loadConfig, parseConfigFlags } from '../config.js'
+import { loadConfig } from '../config.js'
+import { commandFlags } from './command-flags.js'
 import { createLogger } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
 import { checkRoot } from '../root-check.js'
@@ -18,7 +19,7 @@ export async function main (argv: string[], extras?: RuntimeExtras): Promise<voi
 
 /** `workspace-mcp serve` on a host's environment, signals and exit (the process's in the bin); resolves once listening. */
 export async function serveHttpCommand (argv: string[], host: ProcessHost, extras?: RuntimeExtras): Promise<void> {
-  const flags = parseConfigFlags(argv)
+  const flags = commandFlags('serve', argv)
   const config = loadConfig(flags, host.env)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, await host.logs(1, config.logFormat))

@@ -1,4 +1,5 @@
-import { configuredRoots, loadConfig, parseConfigFlags } from '../config.js'
+import { configuredRoots, loadConfig } from '../config.js'
+import { OWN_FLAGS, commandFlags } from './command-flags.js'
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { createLogger, type Logger } from '../logger.js'
 import { checkRoot } from '../root-check.js'
@@ -58,9 +59,9 @@ export function indexReport (outcome: PublishOutcome, file: string, waitSeconds:
  * goes to stderr, the result line to stdout.
  */
 export async function main (argv: string[], io: CommandIo): Promise<void> {
-  const { own, rest } = splitArgs(argv, [], ['wait'])
+  const { own, rest } = splitArgs(argv, OWN_FLAGS.index)
   const waitSeconds = waitSecondsOf(own.wait)
-  const flags = parseConfigFlags(rest)
+  const flags = commandFlags('index', rest)
   const config = loadConfig(flags)
   checkRoot(config, { refuseBroad: false, flags })
   const log = createLogger(config, await commandLogs(io, config.logFormat))

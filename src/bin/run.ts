@@ -1,7 +1,7 @@
 // Only node:* imports here (code-cache.ts has only those too): neither serving command may load the other's stack
 // (stdio never loads Fastify); each command's module is imported when it is the one asked for.
 import { fileURLToPath } from 'node:url'
-import type { CommandName } from './help.js'
+import type { CommandName } from './command-flags.js'
 import { loadBundle } from '../code-cache.js'
 
 export const USAGE = `Usage: workspace-mcp <command> [options]

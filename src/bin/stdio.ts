@@ -1,4 +1,5 @@
-import { loadConfig, parseConfigFlags } from '../config.js'
+import { loadConfig } from '../config.js'
+import { commandFlags } from './command-flags.js'
 import { createLogger } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
 import { serveStdio } from '../mcp/stdio.js'
@@ -26,7 +27,7 @@ export async function main (argv: string[], startup: StdioStartup): Promise<void
 
 /** `workspace-mcp stdio` on a host's streams, signals and exit (the process's in the bin). */
 export async function serveStdioCommand (argv: string[], startup: StdioStartup, host: ProcessHost): Promise<void> {
-  const flags = parseConfigFlags(argv)
+  const flags = commandFlags('stdio', argv)
   const config = loadConfig(flags, host.env)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, await host.logs(2, config.logFormat))

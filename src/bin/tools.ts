@@ -1,3 +1,4 @@
+import { OWN_FLAGS } from './command-flags.js'
 import { commandRuntime, splitArgs } from './command-runtime.js'
 import type { CommandIo } from './run.js'
 import type { ServiceName } from '../services/index.js'
@@ -18,8 +19,8 @@ const needs = (service: ServiceName): string => NEEDS[service] ?? service
 
 /** `workspace-mcp tools [--json]`: the tools/list manifest exactly as served, or one line per tool. */
 export async function main (argv: string[], io: CommandIo = process): Promise<void> {
-  const { own, rest } = splitArgs(argv, ['json'], [])
-  const runtime = await commandRuntime(rest, io)
+  const { own, rest } = splitArgs(argv, OWN_FLAGS.tools)
+  const runtime = await commandRuntime('tools', rest, io)
   await runtime.close()
   const { catalog } = runtime.registry
   if (own.json !== undefined) {

@@ -1,39 +1,41 @@
 import t from 'tap'
 import { ConfigSchema, configFlagName } from '../../src/config.js'
-import { commandHelp, HTTP_ONLY_KEYS, type CommandName } from '../../src/bin/help.js'
+import { commandHelp } from '../../src/bin/help.js'
+import { COMMAND_KEYS, HTTP_ONLY_KEYS, OWN_FLAGS, commandFlags, type CommandName } from '../../src/bin/command-flags.js'
 import { splitArgs } from '../../src/bin/command-runtime.js'
 
 // The offline commands' argument handling and help text, in-process: the spawned-bin tests
 // (test/bin/tools.test.ts, guide.test.ts) check the same through the shipped bundle.
 
+const COMMANDS: CommandName[] = ['serve', 'stdio', 'index', 'tools', 'guide', 'check']
+
 t.test('splitArgs takes a command\'s own flags out and passes the rest on, in order', async (t) => {
-  const split = splitArgs(['--root', '/w', '--json', '--tool', 'a', '--tool=b', '--log-level=debug', '--category', 'search'], ['json'], ['tool', 'category'])
+  const split = splitArgs(['--root', '/w', '--json', '--tool', 'a', '--tool=b', '--log-level=debug', '--category', 'search'], { booleans: ['json'], values: ['tool', 'category'] })
 
   t.same(split.own, { json: ['true'], tool: ['a', 'b'], category: ['search'] })
   t.same(split.rest, ['--root', '/w', '--log-level=debug'])
 })
 
 t.test('a value flag keeps an inline value that holds "=" and may be empty of spaces only', async (t) => {
-  t.same(splitArgs(['--tool=a=b'], [], ['tool']).own, { tool: ['a=b'] })
-  t.same(splitArgs(['--tool', '-x'], [], ['tool']).own, { tool: ['-x'] }, 'a value may start with one dash')
+  t.same(splitArgs(['--tool=a=b'], { booleans: [], values: ['tool'] }).own, { tool: ['a=b'] })
+  t.same(splitArgs(['--tool', '-x'], { booleans: [], values: ['tool'] }).own, { tool: ['-x'] }, 'a value may start with one dash')
 })
 
 t.test('a boolean flag given a value is not the command\'s: it goes on to the config parser', async (t) => {
-  t.same(splitArgs(['--json=yes'], ['json'], []), { own: {}, rest: ['--json=yes'] })
+  t.same(splitArgs(['--json=yes'], { booleans: ['json'], values: [] }), { own: {}, rest: ['--json=yes'] })
 })
 
 t.test('a value flag without a value is bad usage naming the flag', async (t) => {
   for (const argv of [['--tool'], ['--tool='], ['--tool', '--json'], ['--tool', '']]) {
-    t.throws(() => splitArgs(argv, ['json'], ['tool']), { code: 'APP_ERR_CONFIG_INVALID', message: /--tool needs a value/ }, JSON.stringify(argv))
+    t.throws(() => splitArgs(argv, { booleans: ['json'], values: ['tool'] }), { code: 'APP_ERR_CONFIG_INVALID', message: /--tool needs a value/ }, JSON.stringify(argv))
   }
 })
 
 t.test('every command\'s help names each of its flags with its variable, range, choices and default', async (t) => {
-  const commands: CommandName[] = ['serve', 'stdio', 'tools', 'guide', 'check']
-  for (const command of commands) {
+  for (const command of COMMANDS) {
     const help = commandHelp(command)
     t.match(help, new RegExp(`^Usage: workspace-mcp ${command} \\[options\\]\n`), command)
-    t.match(help, /\nExit codes: 0 [^\n]*2 bad usage or configuration\.$/, `${command}: exit codes last`)
+    t.match(help, /\nExit codes: 0 [^\n]*2 bad usage or configuration[^\n]*\.$/, `${command}: exit codes last`)
     t.match(help, /--root\s+WORKSPACE_MCP_ROOT\n/, `${command}: --root`)
   }
   const serve = commandHelp('serve')
@@ -56,4 +58,39 @@ t.test('stdio --help lists every flag stdio reads (all but the HTTP server\'s), 
     t.equal(listed, !HTTP_ONLY_KEYS.has(key), `${configFlagName(key)} ${HTTP_ONLY_KEYS.has(key) ? 'is the HTTP server\'s' : 'is listed'}`)
   }
   for (const flag of ['--roots', '--client-roots', '--code-index', '--state-dir', '--embeddings-url']) t.match(help, `  ${flag} `, flag)
+})
+
+t.test('every command\'s help lists exactly the config flags it takes; any other config flag is refused, naming who reads it', async (t) => {
+  t.strictSame(Object.keys(COMMAND_KEYS).sort(), [...COMMANDS].sort(), 'every command has its keys')
+  for (const command of COMMANDS) {
+    for (const flag of [...OWN_FLAGS[command].booleans, ...OWN_FLAGS[command].values]) t.match(commandHelp(command), `\n  --${flag} `, `${command} --help lists its own --${flag}`)
+  }
+  const keys = Object.keys(ConfigSchema.properties)
+  const sample: Record<string, string[]> = { boolean: [], string: ['x'] }
+  for (const command of COMMANDS) {
+    const help = commandHelp(command)
+    for (const key of keys) {
+      const flag = configFlagName(key)
+      const argv = [flag, ...(((ConfigSchema.properties as Record<string, { type?: string }>)[key].type === 'boolean') ? sample.boolean : sample.string)]
+      const listed = help.includes(`\n  ${flag} `)
+      if (COMMAND_KEYS[command].includes(key)) {
+        t.ok(listed, `${command} --help lists ${flag}`)
+        t.doesNotThrow(() => commandFlags(command, argv), `${command} takes ${flag}`)
+      } else {
+        t.notOk(listed, `${command} --help does not list ${flag}`)
+        t.throws(() => commandFlags(command, argv), {
+          code: 'APP_ERR_CONFIG_INVALID',
+          message: new RegExp(`: ${flag} does nothing for \`workspace-mcp ${command}\` \\(read by: serve[,)].*\`workspace-mcp ${command} --help\` lists the flags it reads$`)
+        }, `${command} refuses ${flag}`)
+      }
+    }
+  }
+})
+
+t.test('the flags that change which tools exist are taken by every command that prints about them', async (t) => {
+  for (const command of ['tools', 'guide', 'check'] as const) {
+    for (const flag of ['--code-index', '--ripgrep-path', '--embeddings-url', '--embeddings-model', '--docs-file', '--roots']) t.match(commandHelp(command), `\n  ${flag} `, `${command}: ${flag}`)
+  }
+  t.throws(() => commandFlags('tools', ['--port', '4000', '--allow-hard-links']),
+    { message: /: --allow-hard-links does nothing for `workspace-mcp tools` \(read by: serve, stdio, index\); --port does nothing for `workspace-mcp tools` \(read by: serve\); `workspace-mcp tools --help`/ }, 'each ignored flag named once')
 })

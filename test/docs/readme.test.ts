@@ -2,9 +2,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { OWN_FLAGS, commandFlags, type CommandName } from '../../src/bin/command-flags.js'
+import { splitArgs } from '../../src/bin/command-runtime.js'
 
 // The README is read in five minutes; it and the documents it sends readers to point only at what exists: every
-// relative link's file, and its heading when it names one; every npm script it tells a reader to run.
+// relative link's file, and its heading when it names one; every npm script and workspace-mcp command line it shows.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DOCUMENTS = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'bench/README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter(name => name.endsWith('.md')).map(name => `docs/${name}`)]
@@ -41,4 +43,23 @@ t.test('every npm script the README and CONTRIBUTING.md tell a reader to run exi
   for (const file of ['README.md', 'CONTRIBUTING.md']) {
     for (const [, name] of read(file).matchAll(/npm run ([\w:-]+)/g)) t.ok(scripts.includes(name), `${file}: npm run ${name}`)
   }
+})
+
+t.test('every workspace-mcp command line the documents show names a command that takes each flag it is given', async (t) => {
+  let seen = 0
+  for (const file of DOCUMENTS) {
+    for (const line of read(file).split('\n')) {
+      const found = /(?:workspace-mcp|dist\/bin\/cli\.js)["',\s]+(serve|stdio|index|tools|guide|check)\b(.*)$|npm start -- (.*)$/.exec(line)
+      if (found === null) continue
+      const command = (found[1] ?? 'serve') as CommandName
+      // The line's words up to the end of its code span, comment, table cell or JSON array; an Inspector's own flags end it too.
+      let words = (found[2] ?? found[3]).split(/[`#|\])]/)[0].replace(/[",]/g, ' ').split(/\s+/).filter(w => w !== '')
+      if (line.includes('inspector') && words.includes('--method')) words = words.slice(0, words.indexOf('--method'))
+      if (words.includes('--help')) continue
+      seen++
+      const { rest } = splitArgs(words, OWN_FLAGS[command])
+      t.doesNotThrow(() => commandFlags(command, rest), `${file}: ${command} ${words.join(' ')}`)
+    }
+  }
+  t.ok(seen >= 8, `${seen} command lines checked`)
 })

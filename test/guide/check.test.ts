@@ -12,7 +12,7 @@ import { parseOverlay } from '../../src/guide/overlay.js'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 async function reportFor (t: Test, argv: string[]) {
-  const runtime = await commandRuntime(['--root', ROOT, ...argv], process, { lint: false })
+  const runtime = await commandRuntime('check', ['--root', ROOT, ...argv], process, { lint: false })
   t.teardown(async () => {
     runtime.services.search?.close()
     await runtime.tokenizer.close()
