@@ -12,7 +12,7 @@ const EXTRA: Partial<Record<CommandName, string>> = {
     '\nBuilds the code index of the roots into stateDir (a staging copy, refreshed by a size+mtime scan) and\n' +
     'publishes it in one rename: servers started with --code-index shared and the same roots and stateDir\n' +
     'pick it up within a second. One build at a time runs (a lease beside the file, across hosts).\n',
-  tools: '  --json                      Print the tools/list manifest exactly as served (default: one line per tool)\n',
+  tools: '  --json                      Print the tools array, the very bytes of tools/list\'s `tools` (default: one line per tool)\n',
   guide: '  --tool NAME                 Only this tool (repeatable)\n' +
     `  --category NAME             Only one category: ${TOOL_CATEGORIES.join(', ')}\n` +
     '  --no-examples               Leave out the worked examples\n',

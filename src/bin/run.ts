@@ -10,7 +10,7 @@ Commands:
   serve    Streamable HTTP on /mcp (plus GET /healthz)
   stdio    MCP over stdin/stdout (for Claude Desktop/Code, Cursor, Codex, the Inspector)
   index    Build the code index and publish it for replicas (--code-index shared)
-  tools    Print the tools/list manifest exactly as served
+  tools    List the tools this configuration serves (--json: the tools array tools/list serves)
   guide    Print the tool usage guide
   check    Check tool descriptions and schemas against the conventions
 

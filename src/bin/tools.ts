@@ -17,7 +17,7 @@ const NEEDS: Partial<Record<ServiceName, string>> = {
 /* c8 ignore next */
 const needs = (service: ServiceName): string => NEEDS[service] ?? service
 
-/** `workspace-mcp tools [--json]`: the tools/list manifest exactly as served, or one line per tool. */
+/** `workspace-mcp tools [--json]`: the tools array as tools/list serves it, byte for byte, or one line per tool. */
 export async function main (argv: string[], io: CommandIo = process): Promise<void> {
   const { own, rest } = splitArgs(argv, OWN_FLAGS.tools)
   const runtime = await commandRuntime('tools', rest, io)

@@ -43,7 +43,7 @@ t.test('every command\'s help names each of its flags with its variable, range, 
   t.match(serve, /--body-limit[^\n]*\n[^\n]*\(1024–104857600; default 4194304\)/, 'a range and a default')
   t.match(serve, /--mode[^\n]*\n[^\n]*one of stateful, stateless/, 'choices')
   t.match(serve, /\nExit codes: 0 success, 1 failure, 2 bad usage or configuration\.$/, 'the default exit codes')
-  t.match(commandHelp('tools'), /--json {2,}Print the tools\/list manifest/, 'a command\'s own flags')
+  t.match(commandHelp('tools'), /--json {2,}Print the tools array, the very bytes of tools\/list's `tools`/, 'a command\'s own flags')
   t.match(commandHelp('guide'), /--tool NAME[\s\S]*--category NAME[\s\S]*--no-examples/)
   t.match(commandHelp('check'), /Exit codes: 0 every check passed, 1 violations found/)
   t.notMatch(commandHelp('tools'), /--port/, 'offline commands list only the flags they read')
