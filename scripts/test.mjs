@@ -92,7 +92,7 @@ child.on('close', (code, signal) => {
   if (code !== 0 && failed === 0) failed = 1 // a failed coverage gate, a crash or a signal fails the run too
   out('')
   out(`${files} test files (${failedFiles} failed); full TAP in ${path.relative(root, rawFile)}`)
-  if (subset) out('coverage off: some files were named, and the coverage gate is on the whole suite')
+  if (subset) out('coverage off: a part of the suite ran (files named, or --changed), and the coverage gate is on the whole suite')
   if (code !== 0 && count('fail') === 0) out(`tap exited with ${signal ?? `code ${code}`} (coverage below 100% counts as a failure)`)
   out(`${count('pass')} passed, ${failed} failed, ${count('skip')} skipped`)
   process.exitCode = code ?? 1
