@@ -1,7 +1,7 @@
 import type { CodeIndex } from './code-index.js'
 import type { ChunkRow, PathScope } from './index-schema.js'
 import { fuseScores } from './rank-fusion.js'
-import type { Nearest } from './vector-matrix.js'
+import type { NearestSet } from './vector-matrix.js'
 
 /** A chunk of a hybrid ranking: its row, its fused score, and its similarity to the query when it has a vector. */
 export interface HybridHit extends ChunkRow {
@@ -19,7 +19,7 @@ export interface HybridRanking {
 /** What a hybrid search asks of the vectors. */
 export interface VectorSide {
   embedQuery(text: string, signal: AbortSignal): Promise<Float32Array>
-  nearest(vector: Float32Array, scope: PathScope, k: number): Promise<Nearest[]>
+  nearest(vector: Float32Array, scope: PathScope, k: number): Promise<NearestSet>
 }
 
 /**
@@ -40,8 +40,8 @@ export async function hybridSearch (
   const words = query.terms.length > 0 ? index.searchChunks(query.terms, scope, depth) : []
   const near = await nearing
   const rows = new Map(words.map(row => [row.id, row]))
-  for (const row of index.chunksById(near.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)
-  const similarity = new Map(near.map(n => [n.id, n.similarity]))
+  for (const row of index.chunksById(near.hits.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)
+  const similarity = new Map(near.hits.map(n => [n.id, n.similarity]))
   const hits: HybridHit[] = []
   for (const { id, score } of fuseScores(words, near)) {
     const row = rows.get(id)
@@ -49,5 +49,5 @@ export async function hybridSearch (
     const sim = similarity.get(id)
     hits.push({ ...row, fused: score, ...(sim !== undefined ? { similarity: sim } : {}) })
   }
-  return { hits, deeper: near.length >= depth || words.length >= depth }
+  return { hits, deeper: near.hits.length >= depth || words.length >= depth }
 }

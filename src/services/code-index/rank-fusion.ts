@@ -1,9 +1,22 @@
+import type { NearestSet } from './vector-matrix.js'
+
 /**
  * How much the words count against the meaning in a fused ranking. Measured on the retrieval bench with a
  * sentence model (bench/README.md): rank-only fusion (RRF) cost BM25's right first answers (MRR@10 0.83 → 0.71);
  * scores with the words at 0.8 kept them.
  */
 export const LEXICAL_WEIGHT = 0.8
+
+/**
+ * Where a chunk's meaning starts to count, and where it counts in full: its similarity this many standard
+ * deviations above the mean similarity of every chunk searched. A model that tells one chunk from the rest puts it
+ * far above; scaling between the least and the most similar of the top chunks instead stretched the meaning to
+ * 0–1 even when the model could tell nothing apart, and the fused ranking fell below the better of its two inputs
+ * on 8 of the bench's 65 tuning questions (4 with this; bench/README.md).
+ */
+export const MEANING_FROM_SD = 3
+/** See MEANING_FROM_SD. */
+export const MEANING_FULL_SD = 6
 
 /** An item of a fused ranking. */
 export interface Fused {
@@ -14,19 +27,23 @@ export interface Fused {
 
 /**
  * Fuses a ranking by words (BM25 scores below 0, lower is better, best first) with one by meaning (cosine
- * similarities, best first), by score rather than by rank: each side is scaled to [0, 1] — words against the best
- * score, meaning between the least and the most similar found — and weighed (LEXICAL_WEIGHT). A first answer the
- * words are sure of stays first unless the meaning strongly disagrees. Equal scores keep the smaller id first.
+ * similarities, best first, and their spread over every chunk searched), by score rather than by rank: the words
+ * scaled against the best score, the meaning by how far each chunk stands out (MEANING_FROM_SD), weighed
+ * (LEXICAL_WEIGHT). A first answer the words are sure of stays first unless the meaning strongly disagrees. Equal
+ * scores go to the more similar, then the smaller id — so chunks no word found keep the meaning's order.
  */
-export function fuseScores (words: ReadonlyArray<{ id: number, score: number }>, near: ReadonlyArray<{ id: number, similarity: number }>, lexical = LEXICAL_WEIGHT): Fused[] {
+export function fuseScores (words: ReadonlyArray<{ id: number, score: number }>, near: NearestSet, lexical = LEXICAL_WEIGHT): Fused[] {
   const scores = new Map<number, number>()
   const best = words[0]?.score ?? -1
   for (const { id, score } of words) scores.set(id, lexical * (score / best))
-  const most = near[0]?.similarity ?? 1
-  const least = near.at(-1)?.similarity ?? 0
-  for (const { id, similarity } of near) {
-    const scaled = most === least ? 1 : (similarity - least) / (most - least)
+  const similarity = new Map<number, number>()
+  for (const { id, similarity: s } of near.hits) {
+    similarity.set(id, s)
+    const standing = near.sd === 0 ? 0 : (s - near.mean) / near.sd
+    const scaled = Math.min(1, Math.max(0, (standing - MEANING_FROM_SD) / (MEANING_FULL_SD - MEANING_FROM_SD)))
     scores.set(id, (scores.get(id) ?? 0) + (1 - lexical) * scaled)
   }
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id)
+  const similarityOf = (id: number): number => similarity.get(id) ?? -2
+  return [...scores].map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || similarityOf(b.id) - similarityOf(a.id) || a.id - b.id)
 }

@@ -10,7 +10,7 @@ import { indexedText } from './indexed-lines.js'
 import { createProviderHealth, type Outage, type RecoveryTimers } from './provider-health.js'
 import { createQueryVectors } from './query-vectors.js'
 import { startThread, threadModule, type Thread } from '../threads/index.js'
-import type { Nearest } from './vector-matrix.js'
+import type { NearestSet } from './vector-matrix.js'
 import type { MissingChunk } from './vector-store.js'
 import type { VectorAnswer, VectorRequest } from './vector-worker.js'
 
@@ -52,7 +52,7 @@ export interface SemanticSearch {
    */
   embedQuery(text: string, signal: AbortSignal): Promise<Float32Array>
   /** The `k` chunks nearest the vector, in `scope`. */
-  nearest(vector: Float32Array, scope: PathScope, k: number): Promise<Nearest[]>
+  nearest(vector: Float32Array, scope: PathScope, k: number): Promise<NearestSet>
   /**
    * Chunks by meaning and by the query's words (`terms`), `depth` deep each, fused (see hybrid.ts); by words
    * alone, saying why, when the query cannot have a vector.
@@ -91,7 +91,8 @@ const QUERY_VECTORS = 64
 /** What a probe embeds: one word, which no provider refuses as too long. */
 const PROBE_TEXT = 'dimensions'
 /** The ranking side of a query without a vector: nothing is near. */
-const WORDS_ONLY: VectorSide = { embedQuery: async () => new Float32Array(0), nearest: async () => [] }
+const NOTHING_NEAR: NearestSet = { hits: [], mean: 0, sd: 0 }
+const WORDS_ONLY: VectorSide = { embedQuery: async () => new Float32Array(0), nearest: async () => NOTHING_NEAR }
 
 /**
  * Starts nothing until the code index finishes a scan (or a call asks): then a vector thread holds the model's
@@ -298,8 +299,8 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
       throw toolError('EMBEDDINGS_FAILED', `vectors are unavailable: ${found.reason}`, { step: 'rank-by-words' })
     },
     async nearest (vector, scope, k) {
-      if (index.file() === undefined) return []
-      return (await ask({ search: { vector, k, ...(scope !== undefined ? { scope } : {}) } })).hits as Nearest[]
+      if (index.file() === undefined) return NOTHING_NEAR
+      return (await ask({ search: { vector, k, ...(scope !== undefined ? { scope } : {}) } })).near as NearestSet
     },
     async search (query, scope, depth, signal) {
       const found = await queryVector(query.text, signal)

@@ -4,6 +4,14 @@ export interface Nearest {
   similarity: number
 }
 
+/** The chunks nearest a query, and how similar the query is to every chunk searched (the model's background). */
+export interface NearestSet {
+  hits: Nearest[]
+  /** Mean and standard deviation of the similarity over every row searched (0 and 0 when none was). */
+  mean: number
+  sd: number
+}
+
 /** Unit vectors of chunks in one growing Float32Array, searched exhaustively: exact cosine, nothing to build. */
 export interface VectorMatrix {
   readonly dims: number
@@ -16,8 +24,8 @@ export interface VectorMatrix {
   /** Drops the rows of chunks `alive` rejects, keeping the others in order; returns how many went. */
   retain(alive: (chunk: number) => boolean): number
   clear(): void
-  /** The `k` rows most similar to `query` (unit length) among those `allow` admits by file; ties by chunk id. */
-  nearest(query: Float32Array, k: number, allow?: (file: number) => boolean): Nearest[]
+  /** The `k` rows most similar to `query` (unit length) among those `allow` admits by file (ties by chunk id), and the similarity's spread over all of them. */
+  nearest(query: Float32Array, k: number, allow?: (file: number) => boolean): NearestSet
 }
 
 /** An empty matrix of `dims`-long vectors. */
@@ -80,6 +88,9 @@ export function createVectorMatrix (dims: number): VectorMatrix {
     nearest (query, k, allow) {
       // The best k so far, worst last: a row enters only when it beats the worst, so most rows cost one compare.
       const best: Nearest[] = []
+      let searched = 0
+      let sum = 0
+      let squares = 0
       for (let row = 0; row < size; row++) {
         if (allow !== undefined && !allow(files[row])) continue
         // Four running sums: the additions no longer wait on each other (measured 1.4–1.7× faster at 768 dims).
@@ -97,6 +108,9 @@ export function createVectorMatrix (dims: number): VectorMatrix {
         }
         for (; d < dims; d++) a += data[base + d] * query[d]
         const dot = a + b + c + e
+        searched++
+        sum += dot
+        squares += dot * dot
         const id = chunks[row]
         if (best.length === k) {
           const worst = best[k - 1]
@@ -107,7 +121,8 @@ export function createVectorMatrix (dims: number): VectorMatrix {
         while (at > 0 && (best[at - 1].similarity < dot || (best[at - 1].similarity === dot && best[at - 1].id > id))) at--
         best.splice(at, 0, { id, similarity: dot })
       }
-      return best
+      const mean = searched === 0 ? 0 : sum / searched
+      return { hits: best, mean, sd: searched === 0 ? 0 : Math.sqrt(Math.max(0, squares / searched - mean * mean)) }
     }
   }
 }

@@ -1,6 +1,6 @@
 import { serveAs } from '../threads/index.js'
 import { loadSqlite } from './index-schema.js'
-import { createVectorMatrix, type Nearest, type VectorMatrix } from './vector-matrix.js'
+import { createVectorMatrix, type NearestSet, type VectorMatrix } from './vector-matrix.js'
 import { openVectorStore, type MissingChunk, type VectorStore } from './vector-store.js'
 
 /** A request to the vector thread. */
@@ -20,7 +20,7 @@ export interface VectorAnswer {
   /** missing: the chunks examined that have no vector, and the last chunk examined (absent: none was left). */
   rows?: MissingChunk[]
   last?: number
-  hits?: Nearest[]
+  near?: NearestSet
 }
 
 /**
@@ -83,7 +83,7 @@ export function vectorHandler (store: VectorStore): (request: VectorRequest) => 
           for (const [id, path] of files) if (path === scope || path.startsWith(`${scope}/`)) inside.add(id)
           return (file: number): boolean => inside.has(file)
         })()
-    return { vectors: m.size, hits: m.nearest(vector, k, allow) }
+    return { vectors: m.size, near: m.nearest(vector, k, allow) }
   }
 }
 

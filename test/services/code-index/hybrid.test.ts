@@ -1,7 +1,7 @@
 import t from 'tap'
 import { COORDINATION, FILE_EVIDENCE_WEIGHT, rankChunks } from '../../../src/services/code-index/chunk-ranking.js'
 import { hybridSearch, type VectorSide } from '../../../src/services/code-index/hybrid.js'
-import { fuseScores, LEXICAL_WEIGHT } from '../../../src/services/code-index/rank-fusion.js'
+import { fuseScores, LEXICAL_WEIGHT, MEANING_FROM_SD, MEANING_FULL_SD } from '../../../src/services/code-index/rank-fusion.js'
 import type { ChunkRow } from '../../../src/services/code-index/index-schema.js'
 
 // Hybrid search on its own: two rankings fused by score, similarity kept where a vector matched, stale ids passed by;
@@ -13,7 +13,7 @@ t.test('both rankings fuse; a chunk rewritten since the vectors were loaded is p
   const asked: unknown[] = []
   const vectors: VectorSide = {
     embedQuery: async (text) => { asked.push(text); return new Float32Array([1]) },
-    nearest: async (_vector, _scope, k) => [{ id: 2, similarity: 0.9 }, { id: 987654, similarity: 0.8 }, { id: 1, similarity: 0.5 }].slice(0, k)
+    nearest: async (_vector, _scope, k) => ({ hits: [{ id: 2, similarity: 0.9 }, { id: 987654, similarity: 0.8 }, { id: 1, similarity: 0.5 }].slice(0, k), mean: 0.1, sd: 0.1 })
   }
   const index = {
     searchChunks: (terms: readonly string[]) => terms.length > 0 ? [row(1, -10), row(3, -2)] : [],
@@ -35,14 +35,28 @@ t.test('both rankings fuse; a chunk rewritten since the vectors were loaded is p
 
 t.test('score fusion: a first answer the words are sure of stays first; the meaning decides between weak word matches', async (t) => {
   const words = [{ id: 1, score: -20 }, { id: 2, score: -5 }, { id: 3, score: -4.9 }]
-  const near = [{ id: 3, similarity: 0.9 }, { id: 4, similarity: 0.8 }, { id: 1, similarity: 0.1 }]
+  const near = { hits: [{ id: 3, similarity: 0.9 }, { id: 4, similarity: 0.8 }, { id: 1, similarity: 0.1 }], mean: 0.3, sd: 0.1 }
   const fused = fuseScores(words, near)
   t.same(fused.map(f => f.id), [1, 3, 2, 4], 'BM25\'s clear winner first though the meaning puts it last; 3 passes 2 on its meaning')
-  t.equal(fused[0].score, LEXICAL_WEIGHT, 'the best word score counts LEXICAL_WEIGHT; the least similar adds nothing')
+  t.equal(fused[0].score, LEXICAL_WEIGHT, 'the best word score counts LEXICAL_WEIGHT; a chunk below the mean adds nothing')
   t.ok(fused.every((f, i) => i === 0 || fused[i - 1].score >= f.score), 'best first')
-  t.same(fuseScores([], [{ id: 7, similarity: 0.3 }]).map(f => [f.id, f.score]), [[7, 1 - LEXICAL_WEIGHT]], 'one vector alone: its full share')
-  t.same(fuseScores([{ id: 5, score: -1 }, { id: 6, score: -1 }], []).map(f => f.id), [5, 6], 'a tie keeps the smaller id first')
+  t.same(fuseScores([], { hits: [{ id: 7, similarity: 0.3 }], mean: 0, sd: 0.01 }).map(f => [f.id, f.score]), [[7, 1 - LEXICAL_WEIGHT]], 'one vector far above the rest: its full share')
+  t.same(fuseScores([{ id: 5, score: -1 }, { id: 6, score: -1 }], { hits: [], mean: 0, sd: 0 }).map(f => f.id), [5, 6], 'a tie keeps the smaller id first')
   t.same(fuseScores(words, near, 0).slice(0, 2).map(f => f.id), [3, 4], 'with no weight on words, meaning alone decides')
+})
+
+t.test('the meaning counts by how far a chunk stands out from every chunk searched, not by its place among the nearest', async (t) => {
+  const words = [{ id: 1, score: -10 }]
+  const at = (mean: number, sd: number) => fuseScores(words, { hits: [{ id: 2, similarity: 0.5 }], mean, sd }).find(f => f.id === 2)?.score
+  const near = (a: number | undefined, b: number) => a !== undefined && Math.abs(a - b) < 1e-9
+  t.ok(near(at(0.5 - MEANING_FULL_SD * 0.05, 0.05), 1 - LEXICAL_WEIGHT), `${MEANING_FULL_SD} deviations above the mean: the meaning's full share`)
+  t.equal(at(0.5 - (MEANING_FULL_SD + 2) * 0.05, 0.05), 1 - LEXICAL_WEIGHT, 'further: no more than that')
+  t.ok(near(at(0.5 - MEANING_FROM_SD * 0.05, 0.05), 0), `${MEANING_FROM_SD} deviations: nothing yet`)
+  t.ok(near(at(0.5 - (MEANING_FROM_SD + MEANING_FULL_SD) / 2 * 0.05, 0.05), (1 - LEXICAL_WEIGHT) / 2), 'halfway between: half its share')
+  t.equal(at(0.45, 0.05), 0, 'the nearest chunk of a model that tells nothing apart adds nothing (the old min–max scaling gave it the full share)')
+  t.equal(at(0.5, 0), 0, 'no spread (one chunk searched): nothing')
+  t.same(fuseScores([], { hits: [{ id: 9, similarity: 0.5 }, { id: 3, similarity: 0.4 }], mean: 0.45, sd: 0.1 }).map(f => f.id), [9, 3],
+    'chunks no word found and the meaning does not lift keep the meaning\'s order, not the ids\'')
 })
 
 t.test('chunk ranking: coordination and file evidence, then BM25; deterministic', async (t) => {

@@ -38,24 +38,26 @@ t.test('chunk text: CRs and a byte-order mark dropped, hashed by content, cut fo
 
 t.test('the vector matrix: exact nearest neighbours, ties by id, file filter, grows past its first block', async (t) => {
   const m = createVectorMatrix(2)
-  t.same(m.nearest(unit([1, 0]), 3), [], 'empty')
+  t.same(m.nearest(unit([1, 0]), 3), { hits: [], mean: 0, sd: 0 }, 'empty')
   m.add(10, 1, unit([1, 0]))
   m.add(7, 1, unit([1, 0]))
   m.add(3, 2, unit([0, 1]))
   m.add(4, 2, unit([-1, 0]))
-  t.same(m.nearest(unit([1, 0]), 2).map(n => n.id), [7, 10], 'equal similarity: smaller chunk id first')
-  t.same(m.nearest(unit([1, 0]), 10).map(n => n.id), [7, 10, 3, 4])
-  t.same(m.nearest(unit([1, 0]), 10, file => file === 2).map(n => n.id), [3, 4], 'only admitted files')
+  t.same(m.nearest(unit([1, 0]), 2).hits.map(n => n.id), [7, 10], 'equal similarity: smaller chunk id first')
+  t.same(m.nearest(unit([1, 0]), 10).hits.map(n => n.id), [7, 10, 3, 4])
+  t.same(m.nearest(unit([1, 0]), 10, file => file === 2).hits.map(n => n.id), [3, 4], 'only admitted files')
+  t.match(m.nearest(unit([1, 0]), 1), { mean: 0.25, sd: Math.sqrt(0.75 - 0.0625) }, 'the spread of the similarity over every row searched (1, 1, 0, -1), not only the nearest')
+  t.match(m.nearest(unit([1, 0]), 1, file => file === 2), { mean: -0.5, sd: 0.5 }, 'over the admitted rows only')
   m.clear()
   t.equal(m.size, 0)
   const five = createVectorMatrix(5)
   for (let i = 1; i <= 6; i++) five.add(i * 10, i, unit([i, 1, 0, 0, i % 2]))
   t.equal(five.retain(chunk => chunk % 20 !== 0), 3, 'rows of chunks gone are dropped')
   t.same([five.size, five.maxChunk, five.has(20), five.has(30)], [3, 60, false, true])
-  t.same(five.nearest(unit([5, 1, 0, 0, 1]), 3).map(n => n.id), [50, 30, 10], 'the rows kept moved up with their vectors (five dimensions: the unrolled sums and the rest)')
+  t.same(five.nearest(unit([5, 1, 0, 0, 1]), 3).hits.map(n => n.id), [50, 30, 10], 'the rows kept moved up with their vectors (five dimensions: the unrolled sums and the rest)')
   for (let i = 0; i < 3000; i++) m.add(i, 0, unit(i === 2999 ? [0, 1] : [1, 0]))
   t.equal(m.size, 3000, 'grown twice past its first block')
-  t.same(m.nearest(unit([0, 1]), 1).map(n => n.id), [2999], 'rows added after a growth keep their place')
+  t.same(m.nearest(unit([0, 1]), 1).hits.map(n => n.id), [2999], 'rows added after a growth keep their place')
   fc.assert(fc.property(fc.array(fc.tuple(fc.integer({ min: -5, max: 5 }), fc.integer({ min: -5, max: 5 }), fc.integer({ min: -5, max: 5 })), { minLength: 1, maxLength: 2500 }), fc.integer({ min: 1, max: 30 }), (rows, k) => {
     const matrix = createVectorMatrix(3)
     const vectors = rows.map(r => unit(r))
@@ -63,8 +65,12 @@ t.test('the vector matrix: exact nearest neighbours, ties by id, file filter, gr
     const query = unit([1, 2, 3])
     const dot = (v: Float32Array): number => { let s = 0; for (let d = 0; d < 3; d++) s += v[d] * query[d]; return s }
     const naive = vectors.map((v, id) => ({ id, similarity: dot(v) })).sort((a, b) => b.similarity - a.similarity || a.id - b.id).slice(0, k)
-    const got = matrix.nearest(query, k)
-    return matrix.size === rows.length && got.length === naive.length && got.every((n, i) => n.id === naive[i].id && Math.abs(n.similarity - naive[i].similarity) < 1e-6)
+    const { hits: got, mean, sd } = matrix.nearest(query, k)
+    const all = vectors.map(dot)
+    const naiveMean = all.reduce((sum, x) => sum + x, 0) / all.length
+    const naiveSd = Math.sqrt(all.reduce((sum, x) => sum + (x - naiveMean) ** 2, 0) / all.length)
+    return matrix.size === rows.length && got.length === naive.length && got.every((n, i) => n.id === naive[i].id && Math.abs(n.similarity - naive[i].similarity) < 1e-6) &&
+      Math.abs(mean - naiveMean) < 1e-6 && Math.abs(sd - naiveSd) < 1e-5
   }), runs(40))
 })
 
@@ -88,29 +94,29 @@ t.test('the vector thread\'s work: chunks without vectors by cursor, vectors by 
   t.same(handle({ put: [{ hash: 'ha', vector: unit([1, 0]) }] }), { vectors: 2 }, 'one vector serves both chunks with that text')
   t.same(handle({ missing: { after: 0, examine: 10 } }).rows?.map(r => r.hash), ['hb', 'hc'])
   handle({ put: [{ hash: 'hb', vector: unit([0, 1]) }, { hash: 'hc', vector: unit([1, 1]) }] })
-  const all = handle({ search: { vector: unit([1, 0]), k: 10 } }).hits ?? []
+  const all = handle({ search: { vector: unit([1, 0]), k: 10 } }).near?.hits ?? []
   t.equal(all.length, 4)
   t.ok(Math.abs(all[0].similarity - 1) < 1e-6)
-  const scoped = handle({ search: { vector: unit([1, 0]), k: 10, scope: '/r/lib' } }).hits ?? []
-  t.same(new Set(scoped.map(h => h.id)), new Set(missing.filter(r => r.path.startsWith('/r/lib/')).map(r => r.id).concat(handle({ search: { vector: unit([1, 1]), k: 1, scope: '/r/lib/b.ts' } }).hits?.map(h => h.id) ?? [])), 'only chunks under the scope')
-  t.same(handle({ search: { vector: unit([1, 0]), k: 10, scope: '/r/li' } }).hits, [], 'a scope is a folder, not a prefix of names')
+  const scoped = handle({ search: { vector: unit([1, 0]), k: 10, scope: '/r/lib' } }).near?.hits ?? []
+  t.same(new Set(scoped.map(h => h.id)), new Set(missing.filter(r => r.path.startsWith('/r/lib/')).map(r => r.id).concat(handle({ search: { vector: unit([1, 1]), k: 1, scope: '/r/lib/b.ts' } }).near?.hits?.map(h => h.id) ?? [])), 'only chunks under the scope')
+  t.same(handle({ search: { vector: unit([1, 0]), k: 10, scope: '/r/li' } }).near?.hits, [], 'a scope is a folder, not a prefix of names')
   // A file written after the load: its chunk joins when its text's vector is stored.
   store.write([entry('/r/new.ts', ['hd'])])
   t.same(handle({ put: [{ hash: 'hd', vector: unit([0, 1]) }] }), { vectors: 5 })
-  t.equal(handle({ search: { vector: unit([0, 1]), k: 10, scope: '/r/new.ts' } }).hits?.length, 1, 'its path is known to scoped searches')
+  t.equal(handle({ search: { vector: unit([0, 1]), k: 10, scope: '/r/new.ts' } }).near?.hits?.length, 1, 'its path is known to scoped searches')
   store.remove(['/r/src/a.ts', '/r/new.ts'])
   // lib/b.ts moved: written again, its chunks get new (higher) ids with the same texts.
   store.remove(['/r/lib/b.ts'])
   store.write([entry('/r/moved/b.ts', ['ha', 'hc'])])
   t.same(handle({ refresh: true }), { vectors: 2, pruned: 2, removed: 5 }, 'hb and hd no longer in any chunk: pruned; the rows of every chunk gone dropped, the moved chunks loaded with their vectors')
-  t.same(handle({ search: { vector: unit([1, 0]), k: 10, scope: '/r/moved' } }).hits?.length, 2, 'under their new path')
-  t.same(handle({ missing: { after: 0, examine: 10 } }), { vectors: 2, rows: [], last: Math.max(...(handle({ search: { vector: unit([1, 0]), k: 10 } }).hits ?? []).map(h => h.id)) }, 'nothing is missing')
+  t.same(handle({ search: { vector: unit([1, 0]), k: 10, scope: '/r/moved' } }).near?.hits?.length, 2, 'under their new path')
+  t.same(handle({ missing: { after: 0, examine: 10 } }), { vectors: 2, rows: [], last: Math.max(...(handle({ search: { vector: unit([1, 0]), k: 10 } }).near?.hits ?? []).map(h => h.id)) }, 'nothing is missing')
   t.same(handle({ missing: { after: 1e9, examine: 10 } }), { vectors: 2, rows: [] }, 'past the last chunk: no last')
   // A chunk whose text got a vector since the last load (another thread stored it) joins when it is examined.
   store.write([entry('/r/copy.ts', ['ha', 'he'])])
   vectors.put('m', 2, [{ hash: 'he', vector: unit([0, 1]) }], () => {})
   t.same(handle({ missing: { after: 0, examine: 10 } }).rows, [], 'both texts of the new file have vectors: nothing to embed')
-  t.equal(handle({ search: { vector: unit([1, 0]), k: 10 } }).hits?.length, 4)
+  t.equal(handle({ search: { vector: unit([1, 0]), k: 10 } }).near?.hits?.length, 4)
   t.same(handle({ configure: { model: 'other', dims: 2 } }), { vectors: 0 }, 'another model has none')
   vectors.put('m', 2, [{ hash: 'h-nowhere', vector: unit([1, 0]) }], () => t.fail('a text no chunk holds joins nothing'))
   t.throws(() => vectors.put('m', 2, [{ hash: null as unknown as string, vector: unit([1, 0]) }], () => t.fail('a failed batch reports nothing')))
@@ -119,7 +125,7 @@ t.test('the vector thread\'s work: chunks without vectors by cursor, vectors by 
 t.test('semantic search: every chunk embedded once per text, nearest vector first (the fake hashes words: texts sharing identifiers are near), in scope; moves never re-embed, changes only what changed', async (t) => {
   const s = await semanticFixture(t)
   t.match(s.semantic.status(), { state: 'waiting', vectors: 0, model: 'fake' }, 'nothing before the index\'s first scan')
-  t.same(await s.semantic.nearest(unit([1]), undefined, 5), [], 'no index open: nothing near')
+  t.same(await s.semantic.nearest(unit([1]), undefined, 5), { hits: [], mean: 0, sd: 0 }, 'no index open: nothing near')
   t.same(s.index.chunksById([1]), [], 'and no chunk')
   await settled(s)
   const chunks = s.index.status().chunks
@@ -128,12 +134,12 @@ t.test('semantic search: every chunk embedded once per text, nearest vector firs
   t.equal(inputs(s.fake), chunks, 'the two copies of one function are one text: the probe of the vector length plus one per distinct text')
   t.equal(s.fake.requests[0].inputs[0], 'dimensions', 'the length was asked first')
   const query = await s.semantic.embedQuery('retry the failed upload', signal())
-  const [best] = await s.semantic.nearest(query, undefined, 3)
+  const [best] = (await s.semantic.nearest(query, undefined, 3)).hits
   t.match(s.index.chunksById([best.id]), [{ path: path.join(s.root, 'src/upload.ts') }], 'the upload code is nearest')
   t.ok(best.similarity > 0.3)
-  const crlf = await s.semantic.nearest(await s.semantic.embedQuery('crlf lines carriage returns', signal()), undefined, 1)
+  const crlf = (await s.semantic.nearest(await s.semantic.embedQuery('crlf lines carriage returns', signal()), undefined, 1)).hits
   t.match(s.index.chunksById(crlf.map(n => n.id)), [{ path: path.join(s.root, 'src/windows.ts') }], 'a CRLF file with a BOM has its vector: the texts read back hash alike')
-  const scoped = await s.semantic.nearest(query, path.join(s.root, 'lib'), 10)
+  const scoped = (await s.semantic.nearest(query, path.join(s.root, 'lib'), 10)).hits
   t.same(s.index.chunksById(scoped.map(n => n.id)).map(c => c.path), [path.join(s.root, 'lib/copy.ts')], 'scope: only lib')
 
   const before = inputs(s.fake)
@@ -145,7 +151,7 @@ t.test('semantic search: every chunk embedded once per text, nearest vector firs
   await settled(s)
   t.ok(inputs(s.fake) - before >= 1 && inputs(s.fake) - before <= 2, 'a change embeds only the chunks whose text changed')
   t.equal(s.semantic.status().vectors, s.index.status().chunks)
-  const fresh = await s.semantic.nearest(await s.semantic.embedQuery('brand new helper fresh', signal()), undefined, 1)
+  const fresh = (await s.semantic.nearest(await s.semantic.embedQuery('brand new helper fresh', signal()), undefined, 1)).hits
   t.match(s.index.chunksById(fresh.map(n => n.id)), [{ path: path.join(s.root, 'src/upload.ts') }], 'and the new code is found')
   s.fake.options.dims = 8
   await t.rejects(s.semantic.embedQuery('now shorter', signal()), /the model fake answered a vector of 8 dimensions where it gave 64 before/, 'a model that changes its length under the server is an error, not a mixed index')
