@@ -95,7 +95,7 @@ t.test('vector-worker: the store of vectors when SQLite is installed, a clear re
   openIndexWriter(sqlite, file).close()
   const handle = vectorThreadHandler({ vectorFile: file }, undefined, sqlite)
   t.same(handle({ configure: { model: 'm', dims: 2 } }), { vectors: 0 })
-  t.match(handle({ search: { vector: Float32Array.from([1, 0]), k: 3 } }), { vectors: 0, hits: [] })
+  t.same(handle({ search: { vector: Float32Array.from([1, 0]), k: 3 } }), { vectors: 0, near: { hits: [], mean: 0, sd: 0 } })
   const missing = vectorThreadHandler({ vectorFile: file }, undefined, null)
   t.throws(() => missing({ refresh: true }), /@photostructure\/sqlite is not installed/)
 })
