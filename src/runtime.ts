@@ -60,6 +60,16 @@ export interface RuntimeOverrides {
   extras?: RuntimeExtras
   /** false skips the boot-time convention lint (the `check` command reports violations itself); it never covers `tools` or extras. */
   lint?: boolean
+  /** false: no call becomes an MCP task (httpOffersTasks says when an HTTP server must not). */
+  offerTasks?: boolean
+}
+
+/**
+ * Whether an HTTP server offers MCP tasks: a stateless replica without a shared task store would keep a task's
+ * record where the client's next request, sent to any replica, may not land.
+ */
+export function httpOffersTasks (config: Pick<Config, 'mode' | 'redisUrl'>): boolean {
+  return config.mode === 'stateful' || config.redisUrl !== ''
 }
 
 /** How sessions narrow by their client's roots: over the workspace and its limiter, unless config says to ignore roots. */
@@ -98,7 +108,8 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     toolTimeoutMs: config.toolTimeoutMs,
     callLogLevel: config.callLogLevel,
     cache: { listTtlMs: config.listCacheTtlMs, readTtlMs: config.readCacheTtlMs },
-    narrow: narrowing(config, registry.services, log)
+    narrow: narrowing(config, registry.services, log),
+    offerTasks: overrides.offerTasks
   })
   // Serving has begun: parse the docs now, and start the code index's first scan (a printing command never calls this).
   const warmUp = (): void => {

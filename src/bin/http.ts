@@ -4,7 +4,7 @@ import { commandFlags } from './command-flags.js'
 import { createLogger } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
 import { checkRoot } from '../root-check.js'
-import { createRuntime, type RuntimeExtras } from '../runtime.js'
+import { createRuntime, httpOffersTasks, type RuntimeExtras } from '../runtime.js'
 
 /** How long the services get to close at exit, ms. */
 const CLOSE_WAIT_MS = 2000
@@ -24,7 +24,7 @@ export async function serveHttpCommand (argv: string[], host: ProcessHost, extra
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, await host.logs(1, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
-  const runtime = await createRuntime(config, log, { extras })
+  const runtime = await createRuntime(config, log, { extras, offerTasks: httpOffersTasks(config) })
   // A refusal here (an exposed bind without auth) or at listen (a port in use) leaves nothing running.
   const app = await buildApp({ runtime, config }).catch(async (err: unknown) => { await runtime.close(); throw err })
 

@@ -40,6 +40,8 @@ export interface McpServerOptions {
   taskStore?: TaskStore
   /** Task limits and hints (TASK_DEFAULTS otherwise). */
   tasks?: Partial<TaskSettings>
+  /** false: calls never become tasks and neither era advertises them (default true). */
+  offerTasks?: boolean
   /** The services a 2025 session's client roots (`roots/list`) leave visible; undefined from it: serve as configured. */
   narrow?: NarrowServices
 }
@@ -109,6 +111,8 @@ export interface ServerShared {
   narrow?: NarrowServices
   /** Calls that outlived their request (MCP tasks). */
   tasks: Tasks
+  /** Whether a call may become a task (see McpServerOptions.offerTasks). */
+  offerTasks: boolean
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -118,7 +122,8 @@ export function createMcpServer (options: McpServerOptions): McpServer {
   if (registry.resources.length > 0 || registry.resourceTemplates.length > 0) capabilities.resources = { subscribe: true, listChanged: false }
   if (registry.prompts.length > 0) capabilities.prompts = { listChanged: false }
   // 2025-11-25 tasks: listed, cancellable, for tools/call (2026-07-28 says it as the tasks extension).
-  if (registry.tools.some(tool => tool.definition.task !== undefined)) capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  const offerTasks = options.offerTasks !== false && registry.tools.some(tool => tool.definition.task !== undefined)
+  if (offerTasks) capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
   const shared: ServerShared = {
     registry,
     features: createFeatureHandlers(registry),
@@ -133,7 +138,8 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     subscriptions: new Set(),
     states: new RequestStates(),
     narrow: options.narrow,
-    tasks: new Tasks(options.taskStore ?? new MemoryTaskStore(), { ...TASK_DEFAULTS, ...options.tasks })
+    tasks: new Tasks(options.taskStore ?? new MemoryTaskStore(), { ...TASK_DEFAULTS, ...options.tasks }),
+    offerTasks
   }
   const observers = new Set<CallObserver>()
   const notify: CallObserver = (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }

@@ -145,7 +145,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
 /** How long a call runs before it becomes a task, ms; undefined when it stays a request (the tool or the client takes no task). */
 function taskWindow (scope: CallScope, name: string, params: Record<string, unknown>): number | undefined {
   const task = scope.shared.registry.tool(name)?.definition.task
-  if (task === undefined || scope.acceptsTask?.(params) !== true) return undefined
+  if (task === undefined || !scope.shared.offerTasks || scope.acceptsTask?.(params) !== true) return undefined
   return task.afterMs ?? 0
 }
 

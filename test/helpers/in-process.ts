@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig, parseConfigFlags } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'
 import { serveStdio } from '../../src/mcp/stdio.js'
-import { createRuntime, type Runtime, type RuntimeExtras } from '../../src/runtime.js'
+import { createRuntime, httpOffersTasks, type Runtime, type RuntimeExtras } from '../../src/runtime.js'
 import type { ProcessHost } from '../../src/bin/process-host.js'
 import { serveStdioCommand } from '../../src/bin/stdio.js'
 import { serveHttpCommand } from '../../src/bin/http.js'
@@ -25,10 +25,10 @@ function textLog (config: { logLevel: string }) {
   return { log, text: () => text }
 }
 
-async function runtimeOf (t: Test, args: string[], env: NodeJS.ProcessEnv, extras?: RuntimeExtras) {
+async function runtimeOf (t: Test, args: string[], env: NodeJS.ProcessEnv, extras?: RuntimeExtras, http = false) {
   const config = loadConfig(parseConfigFlags(args), { ...process.env, ...env })
   const logs = textLog(config)
-  const runtime = await createRuntime(config, logs.log, { extras })
+  const runtime = await createRuntime(config, logs.log, { extras, ...(http ? { offerTasks: httpOffersTasks(config) } : {}) })
   t.teardown(() => runtime.close())
   return { config, runtime, logs }
 }
@@ -49,7 +49,7 @@ export async function stdioInProcess (t: Test, args: string[] = [], env: NodeJS.
 
 /** `workspace-mcp serve ...args` in-process on 127.0.0.1 port 0: its /mcp URL and its logs. */
 export async function httpInProcess (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, extras?: RuntimeExtras): Promise<{ url: string, runtime: Runtime, output: () => string }> {
-  const { config, runtime, logs } = await runtimeOf(t, ['--host', '127.0.0.1', '--port', '0', ...args], env, extras)
+  const { config, runtime, logs } = await runtimeOf(t, ['--host', '127.0.0.1', '--port', '0', ...args], env, extras, true)
   const app = await buildApp({ runtime, config })
   t.teardown(() => app.close())
   const address = await app.listen({ host: config.host, port: 0 })

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import { defineTool, inputRequired, type RunResult } from '../../src/tools/define-tool.js'
 import { httpInProcess } from '../helpers/in-process.js'
+import { httpOffersTasks } from '../../src/runtime.js'
 import { TASKS_EXTENSION } from '../../src/mcp/tasks.js'
 import type { Envelope } from '../../src/mcp/era.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
@@ -250,4 +251,34 @@ t.test('2025-11-25: each change of a task is a notifications/tasks/status where 
   const created = JSON.parse((await quiet.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0.05 }, task: {} } }))!) as Message
   const result = JSON.parse((await quiet.handle({ jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId: created.result.task.taskId } }))!) as Message
   t.match(result.result.content, [{ text: 'computed result after 0.05 s' }])
+})
+
+t.test('stateless HTTP without a shared task store offers no tasks: a task asked for is answered in full, in either era', async (t) => {
+  // Behind a balancer the next request may reach another replica, which would not know the task.
+  const stateless = await httpInProcess(t, ['--root', t.testdir({ 'a.txt': 'x\n' }), '--code-index', 'off', '--mode', 'stateless'], {}, { tools: taskTools() })
+  const post = async (body: Message, modernEra: boolean): Promise<Message> => {
+    const res = await fetch(stateless.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(modernEra ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': body.method, ...(body.params?.name !== undefined ? { 'mcp-name': body.params.name } : {}) } : { 'mcp-protocol-version': '2025-11-25' }) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body })
+    })
+    return await res.json() as Message
+  }
+  const initialized = await post({ method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, clientInfo: { name: 'x', version: '1' } } }, false)
+  t.notOk('tasks' in initialized.result.capabilities, '2025: no tasks capability')
+  t.same(initialized.result.capabilities.tools, { listChanged: false })
+  const legacy = await post({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0.1, label: 'now' }, task: { ttl: 60_000 } } }, false)
+  t.match(legacy, { result: { content: [{ type: 'text', text: /now/ }] } }, '2025: params.task is set aside, the call answers')
+  t.notOk('task' in legacy.result)
+
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } }
+  const discover = await post({ method: 'server/discover', params: { _meta: meta } }, true)
+  t.notOk(discover.result.capabilities.extensions?.[TASKS_EXTENSION], '2026: no tasks extension')
+  const modernCall = await post({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0.1, label: 'then' }, _meta: meta } }, true)
+  t.match(modernCall, { result: { resultType: 'complete', content: [{ type: 'text', text: /then/ }] } }, '2026: a client that takes tasks gets the answer')
+
+  const withRedisConfig = { mode: 'stateless', redisUrl: 'redis://127.0.0.1:1' } as const
+  t.ok(httpOffersTasks(withRedisConfig), 'a stateless replica with Redis offers them (its records are shared)')
+  t.ok(httpOffersTasks({ mode: 'stateful', redisUrl: '' }), 'a stateful server: a session stays on its replica')
+  t.notOk(httpOffersTasks({ mode: 'stateless', redisUrl: '' }))
 })
