@@ -45,16 +45,16 @@ export const GetWorkspaceInfoOutput = Type.Object({
     name: Type.String({ description: 'Display name of the root (its folder name, never an absolute path), e.g. "my-app"' }),
     path: Type.String({ description: 'How paths in this root start: "." when it is the only root, else its name and a colon, e.g. "docs:"' })
   }, { description: 'One workspace root, e.g. {"name":"my-app","path":"."}' }), { description: 'Workspace roots served, the default one first, e.g. [{"name":"my-app","path":"."}]' }),
-  ripgrep: Type.Object({
+  ripgrep: Type.Optional(Type.Object({
     version: Type.String({ description: 'ripgrep version used for search_regex, e.g. "15.0.0"' }),
     source: Type.String({ description: 'Where the binary comes from, e.g. "@vscode/ripgrep"' }),
     pcre2_available: Type.Boolean({ description: 'Whether the binary was built with PCRE2, e.g. true' }),
     pcre2_enabled: Type.Boolean({ description: 'Whether search_regex uses PCRE2 (look-around, backreferences); always false: linear-time engine only, e.g. false' })
-  }, { description: 'The search engine, e.g. {"version":"15.0.0","pcre2_enabled":false}' }),
+  }, { description: 'The search engine (absent when ripgrep cannot run here), e.g. {"version":"15.0.0","pcre2_enabled":false}' })),
   limits: Type.Object({
-    search_timeout_ms: Type.Integer({ description: 'Wall-clock limit of one search before partial results are returned, e.g. 15000' }),
-    search_max_file_size: Type.String({ description: 'Largest file searched while walking a folder, e.g. "10M"' }),
-    search_cache_ttl_ms: Type.Integer({ description: 'How long a search result set stays cached for its next pages, e.g. 60000' }),
+    search_timeout_ms: Type.Optional(Type.Integer({ description: 'Wall-clock limit of one search before partial results are returned (with ripgrep), e.g. 15000' })),
+    search_max_file_size: Type.Optional(Type.String({ description: 'Largest file searched while walking a folder (with ripgrep), e.g. "10M"' })),
+    search_cache_ttl_ms: Type.Optional(Type.Integer({ description: 'How long a search result set stays cached for its next pages (with ripgrep), e.g. 60000' })),
     max_line_chars: Type.Integer({ description: 'Longer lines are cut with a marker, e.g. 2000' }),
     min_response_tokens: Type.Integer({ description: 'Smallest max_response_tokens accepted, e.g. 1000' }),
     max_response_tokens: Type.Integer({ description: 'Largest max_response_tokens accepted, e.g. 20000' })
@@ -97,7 +97,7 @@ export const getWorkspaceInfo = defineTool({
     'Use it first when unsure what paths, budgets or regex features are available; list_directory shows the files themselves and get_tool_usage_guide documents each tool.',
   input: Type.Object({
     workspace: Inject('workspace'),
-    search: Inject('search'),
+    search: Type.Optional(Inject('search')),
     tokenizer: Inject('tokenizer'),
     catalog: Inject('catalog'),
     codeIndex: Type.Optional(Inject('codeIndex')),
@@ -112,18 +112,17 @@ export const getWorkspaceInfo = defineTool({
     // Absolute roots are never shown: only their names.
     const several = workspace.roots.length > 1
     const roots = workspace.roots.map(r => ({ name: r.name, path: several ? `${r.name}:` : '.' }))
-    const limits = search.limits
-    const engine = await search.engine()
+    // Without ripgrep this is still the call that says what works here: the search lines say it is missing.
+    const limits = search?.limits
+    const engine = await search?.engine()
     const tools = catalog.entries().map(e => e.name)
     const index = codeIndex?.status()
     const vectors = semantic?.status()
     const info = {
       roots,
-      ripgrep: { version: engine.version, source: engine.source, pcre2_available: engine.pcre2Available, pcre2_enabled: false },
+      ...(engine === undefined ? {} : { ripgrep: { version: engine.version, source: engine.source, pcre2_available: engine.pcre2Available, pcre2_enabled: false } }),
       limits: {
-        search_timeout_ms: limits.timeoutMs,
-        search_max_file_size: limits.maxFileSize,
-        search_cache_ttl_ms: limits.cacheTtlMs,
+        ...(limits === undefined ? {} : { search_timeout_ms: limits.timeoutMs, search_max_file_size: limits.maxFileSize, search_cache_ttl_ms: limits.cacheTtlMs }),
         max_line_chars: 2000,
         min_response_tokens: MIN_RESPONSE_TOKENS,
         max_response_tokens: MAX_RESPONSE_TOKENS
@@ -163,9 +162,13 @@ export const getWorkspaceInfo = defineTool({
         : `Root: \`${roots[0].name}\` — every path is relative to it (e.g. "src/app.ts"); "." is the root.`,
       '',
       '## Search engine',
-      `- ripgrep ${engine.version} (${engine.source}); regex syntax is Rust's (linear time): no look-around or backreferences${engine.pcre2Available ? ' (PCRE2 is built in but not enabled)' : ''}`,
-      `- a search stops after ${limits.timeoutMs / 1000} s with partial results; files over ${limits.maxFileSize}B are skipped unless named in \`path\``,
-      `- result sets are cached ${limits.cacheTtlMs / 1000} s, so the next page is a slice, not a new scan`,
+      ...(engine === undefined || limits === undefined
+        ? ['- none: ripgrep cannot run here, so search_regex is not served; find_files finds files by name and read_files reads them']
+        : [
+            `- ripgrep ${engine.version} (${engine.source}); regex syntax is Rust's (linear time): no look-around or backreferences${engine.pcre2Available ? ' (PCRE2 is built in but not enabled)' : ''}`,
+            `- a search stops after ${limits.timeoutMs / 1000} s with partial results; files over ${limits.maxFileSize}B are skipped unless named in \`path\``,
+            `- result sets are cached ${limits.cacheTtlMs / 1000} s, so the next page is a slice, not a new scan`
+          ]),
       '',
       '## Limits',
       `- answers are measured with a real BPE tokenizer (${tokenizer.encoding}); max_response_tokens ${MIN_RESPONSE_TOKENS}–${MAX_RESPONSE_TOKENS}; over budget, answers are shortened with a note, never refused`,

@@ -48,3 +48,14 @@ t.test('a filesystem root is named "/" (its basename is empty), and a PCRE2 buil
   t.match(without, /no look-around or backreferences\n/, 'a build without PCRE2 does not mention it')
   t.notMatch(without, /PCRE2/)
 })
+
+t.test('without ripgrep it is still listed and says what is missing: no search engine, no search limits', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  const registry = createRegistry({ tools: [searchRegex, getWorkspaceInfo], services: { workspace: fx.workspace, tokenizer: fx.tokenizer } })
+  t.same(registry.tools.map(tool => tool.definition.name), ['get_workspace_info'], 'search_regex is left out; get_workspace_info is not')
+  const result = await getWorkspaceInfo.run({ workspace: fx.workspace, tokenizer: fx.tokenizer, catalog: registry.services.catalog! }, toolContext())
+  t.notOk(result.isError)
+  t.match(textOf(result), /## Search engine\n- none: ripgrep cannot run here, so search_regex is not served; find_files finds files by name/)
+  t.notOk('ripgrep' in (result.structuredContent as object), 'no engine to report')
+  t.strictSame((result.structuredContent as { limits: object }).limits, { max_line_chars: 2000, min_response_tokens: 1000, max_response_tokens: 20000 })
+})
