@@ -55,6 +55,34 @@ function hasDefaultBelow (schema: object): boolean {
     (('default' in child && !Array.isArray(child)) || hasDefaultBelow(child)))
 }
 
+/** Whether an object below `schema` (in an array or an object) has a property it does not require. */
+function hasOptionalBelow (schema: TSchema): boolean {
+  const children = schema.type === 'array' ? [schema.items as TSchema] : schema.type === 'object' ? Object.values(schema.properties ?? {}) as TSchema[] : []
+  return children.some(child => (child.type === 'object' && Object.keys(child.properties ?? {}).some(key => !(child.required ?? []).includes(key))) || hasOptionalBelow(child))
+}
+
+/** `value` with null dropped wherever `schema` has an optional property, at any depth; copies only what it changes. */
+function withoutNulls (schema: TSchema, value: unknown): unknown {
+  if (schema.type === 'array' && Array.isArray(value)) {
+    const items = value.map(item => withoutNulls(schema.items as TSchema, item))
+    return items.every((item, i) => item === value[i]) ? value : items
+  }
+  if (schema.type !== 'object' || !isNode(value)) return value
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>
+  const required: string[] = schema.required ?? []
+  let out = value
+  for (const [key, child] of Object.entries(value)) {
+    const shape = properties[key]
+    if (shape === undefined) continue
+    const next = child === null && !required.includes(key) ? undefined : withoutNulls(shape, child)
+    if (next === child) continue
+    if (out === value) out = { ...value }
+    if (next === undefined) delete out[key]
+    else out[key] = next
+  }
+  return out
+}
+
 /** `/files/0/extra` → `files[0].extra` (the JSON path a model reads). */
 function fieldName (path: string): string {
   const name = path.split('/').slice(1).map(s => s.replace(/~1/g, '/').replace(/~0/g, '~'))
@@ -113,6 +141,8 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
   // Top-level defaults are copied by a plain loop; Value.Default's generic walk only runs for nested ones.
   const topDefaults = Object.entries(visible).filter(([, s]) => 'default' in s).map(([k, s]) => [k, s.default] as const)
   const nestedDefaults = Object.values(visible).some(s => hasDefaultBelow(s))
+  // Null means "not given" below the top level too (`files: [{ path, end_line: null }]`), where an object allows it.
+  const nestedOptional = Object.values(visible).some(s => hasOptionalBelow(s))
 
   return (raw) => {
     if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
@@ -126,6 +156,7 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
       }
       // Models send null for "not given"; an optional parameter treats it as absent.
       if (value === null && !required.has(key)) delete args[key]
+      else if (nestedOptional) args[key] = withoutNulls(visible[key], value)
     }
     for (const [key, def] of topDefaults) if (args[key] === undefined) args[key] = typeof def === 'object' && def !== null ? structuredClone(def) : def
     const value = nestedDefaults ? Value.Default(schema, args) as Record<string, unknown> : args

@@ -71,6 +71,21 @@ t.test('null means absent for an optional argument; defaults fill absent ones, n
   t.strictSame((validate({ files: [{ path: 'a' }] }) as { value: unknown }).value, { files: [{ path: 'a' }], page_size: 50, tags: ['a'] }, 'a default is never shared between calls')
 })
 
+t.test('null means absent for an optional property at any depth, as at the top; a required one stays an error; the input is left as it was', async (t) => {
+  const input = { files: [{ path: 'a', start_line: null, end_line: 3 }, { path: 'b', end_line: null }], options: { mode: null } }
+  t.strictSame(validate(input), { ok: true, value: { files: [{ path: 'a', end_line: 3 }, { path: 'b' }], options: { depth: 2 }, page_size: 50, tags: ['a'] } })
+  t.strictSame(input.files[0], { path: 'a', start_line: null, end_line: 3 }, 'the client\'s arguments are not changed')
+  t.strictSame(validate({ files: [{ path: null }] }), { ok: false, unknown: false, message: 'files[0].path: must be a string, received null' })
+  t.strictSame(validate({ files: [{ path: 'a' }], options: { depth: null } }), { ok: false, unknown: false, message: 'options.depth: must be an integer, received null' }, 'a required property with a default is still required to be an integer')
+  // The class: whatever optional nested properties hold null, the answer is the one for those properties left out.
+  const line = fc.oneof(fc.constant(null), fc.constant(undefined), fc.integer({ min: 1, max: 9 }))
+  fc.assert(fc.property(fc.array(fc.record({ path: fc.constantFrom('a', 'b'), start_line: line, end_line: line }), { minLength: 1, maxLength: 3 }), (files) => {
+    const omitted = files.map(f => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== null && v !== undefined)))
+    const present = files.map(f => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)))
+    return JSON.stringify(validate({ files: present })) === JSON.stringify(validate({ files: omitted }))
+  }), runs(200))
+})
+
 t.test('every real tool: a key planted in any object of any of its examples is UNKNOWN_ARGUMENT', async (t) => {
   let planted = 0
   for (const tool of tools) {
