@@ -55,10 +55,12 @@ function hasDefaultBelow (schema: object): boolean {
     (('default' in child && !Array.isArray(child)) || hasDefaultBelow(child)))
 }
 
-/** Whether an object below `schema` (in an array or an object) has a property it does not require. */
-function hasOptionalBelow (schema: TSchema): boolean {
-  const children = schema.type === 'array' ? [schema.items as TSchema] : schema.type === 'object' ? Object.values(schema.properties ?? {}) as TSchema[] : []
-  return children.some(child => (child.type === 'object' && Object.keys(child.properties ?? {}).some(key => !(child.required ?? []).includes(key))) || hasOptionalBelow(child))
+/** Whether a value of `schema` holds an object (itself, or in an array or object) with a property it does not require. */
+function holdsOptional (schema: TSchema): boolean {
+  if (schema.type === 'array') return holdsOptional(schema.items as TSchema)
+  if (schema.type !== 'object') return false
+  const required: string[] = schema.required ?? []
+  return Object.entries((schema.properties ?? {}) as Record<string, TSchema>).some(([key, child]) => !required.includes(key) || holdsOptional(child))
 }
 
 /** `value` with null dropped wherever `schema` has an optional property, at any depth; copies only what it changes. */
@@ -142,7 +144,7 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
   const topDefaults = Object.entries(visible).filter(([, s]) => 'default' in s).map(([k, s]) => [k, s.default] as const)
   const nestedDefaults = Object.values(visible).some(s => hasDefaultBelow(s))
   // Null means "not given" below the top level too (`files: [{ path, end_line: null }]`), where an object allows it.
-  const nestedOptional = Object.values(visible).some(s => hasOptionalBelow(s))
+  const nestedOptional = Object.values(visible).some(s => holdsOptional(s))
 
   return (raw) => {
     if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {

@@ -77,6 +77,20 @@ t.test('null means absent for an optional property at any depth, as at the top; 
   t.strictSame(input.files[0], { path: 'a', start_line: null, end_line: 3 }, 'the client\'s arguments are not changed')
   t.strictSame(validate({ files: [{ path: null }] }), { ok: false, unknown: false, message: 'files[0].path: must be a string, received null' })
   t.strictSame(validate({ files: [{ path: 'a' }], options: { depth: null } }), { ok: false, unknown: false, message: 'options.depth: must be an integer, received null' }, 'a required property with a default is still required to be an integer')
+  const deep = compileArguments(Type.Object({
+    groups: Type.Array(Type.Object({
+      name: Type.String({ description: 'Name' }),
+      free: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Anything' })),
+      where: Type.Optional(Type.Object({ line: Type.Optional(Type.Integer({ description: 'Line' })) }, { description: 'Where' }))
+    }), { description: 'Groups' })
+  }), new Set())
+  t.strictSame(deep({ groups: [{ name: 'a', where: { line: null } }, { name: 'b', where: null }] }), { ok: true, value: { groups: [{ name: 'a', where: {} }, { name: 'b' }] } }, 'three levels down')
+  t.strictSame(deep({ groups: [{ name: 'a', free: { line: null } }] }), { ok: true, value: { groups: [{ name: 'a', free: { line: null } }] } }, 'an object whose properties the schema does not name is left as sent')
+  const open = compileArguments(Type.Object({
+    free: Type.Record(Type.String(), Type.Unknown(), { description: 'Anything' }),
+    opts: Type.Object({ a: Type.Optional(Type.Integer({ description: 'A' })) }, { description: 'Options' })
+  }), new Set())
+  t.strictSame(open({ free: { x: null }, opts: { a: null } }), { ok: true, value: { free: { x: null }, opts: {} } }, 'a map keeps its nulls; an object of optional properties drops them')
   // The class: whatever optional nested properties hold null, the answer is the one for those properties left out.
   const line = fc.oneof(fc.constant(null), fc.constant(undefined), fc.integer({ min: 1, max: 9 }))
   fc.assert(fc.property(fc.array(fc.record({ path: fc.constantFrom('a', 'b'), start_line: line, end_line: line }), { minLength: 1, maxLength: 3 }), (files) => {
