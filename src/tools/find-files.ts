@@ -92,6 +92,8 @@ export const findFiles = defineTool({
       maxEntries: MAX_WALK_ENTRIES,
       keepDir: (relative) => !either(excluded, relative),
       keepEntry: (entry: DirEntry) => either(matches, entry.relative) && !either(excluded, entry.relative),
+      // Only files are shown: a folder's size and mtime would be read for nothing.
+      statDirs: false,
       signal
     })
     const files = walked.entries.filter(e => e.kind !== 'dir')

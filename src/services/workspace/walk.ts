@@ -36,6 +36,8 @@ export interface WalkOptions {
   keepDir?: (relative: string, depth: number) => boolean
   /** Return false to leave out a non-directory entry (only matching files are kept and counted). */
   keepEntry?: (entry: DirEntry, depth: number) => boolean
+  /** false: folders' size and mtime are not read (size -1, mtime 0) — a caller that shows only files saves an lstat a folder. */
+  statDirs?: boolean
   signal?: AbortSignal
   /** Sorts siblings; the result is in pre-order, so this fixes the listing order. */
   order?: (a: WalkEntry, b: WalkEntry) => number
@@ -71,6 +73,9 @@ const errText = (err: unknown): string => {
   if (code === 'ESCAPED') return 'replaced by a link out of the workspace while listing; not followed'
   return `not readable (${code ?? 'error'})`
 }
+
+/** A folder's metadata when the caller did not ask for it. */
+const NOT_READ = { size: -1, mtimeMs: 0 }
 
 /** Folders read ahead of the walk (their entries listed, ignore rules applied, metadata read) while it is elsewhere. */
 const READ_AHEAD = 8
@@ -119,10 +124,12 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
       }
       kept.push(entry)
     }
-    const stats = await ws.entryStats(kept)
+    const statted = opts.statDirs === false ? kept.filter(entry => entry.kind !== 'dir') : kept
+    const read = await ws.entryStats(statted)
+    const stats = new Map(statted.map((entry, i) => [entry, read[i]]))
     const children: WalkEntry[] = []
-    for (let i = 0; i < kept.length; i++) {
-      const entry: WalkEntry = { ...kept[i], depth, ...stats[i] }
+    for (const one of kept) {
+      const entry: WalkEntry = { ...one, depth, ...(stats.get(one) ?? NOT_READ) }
       if (entry.kind === 'symlink' && opts.resolveLinks === true) entry.link = await ws.linkTarget(entry)
       children.push(entry)
     }

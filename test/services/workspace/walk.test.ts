@@ -153,3 +153,18 @@ t.test('read-ahead: a folder read ahead but never reached — cap hit first — 
   await new Promise(resolve => setTimeout(resolve, 50))
   await t.rejects(walkTree(throwing, { ...options, respectGitignore: true, start, order }), /rules unreadable/, 'reached, the failure is the walk\'s')
 })
+
+t.test('statDirs false: folders are walked but their metadata is not read; files keep theirs', async (t) => {
+  const { ws } = await tree(t)
+  const statted: string[] = []
+  const counting: WorkspaceService = { ...ws, entryStats: async (entries) => { statted.push(...entries.map(e => (e as { relative: string }).relative)); return await ws.entryStats(entries) } }
+
+  const result = await walkTree(counting, { ...options, statDirs: false, start: await ws.resolve('.') })
+
+  t.match(result.entries.find(e => e.relative === 'a/deep'), { kind: 'dir', size: -1, mtimeMs: 0 })
+  t.match(result.entries.find(e => e.relative === 'a/deep/two.txt'), { kind: 'file', size: 1 })
+  t.ok(result.entries.some(e => e.relative === 'a/deep/two.txt'), 'folders are still walked into')
+  t.notOk(statted.some(relative => fs.statSync(path.join(ws.root, relative)).isDirectory()), 'no folder was statted')
+  const full = await walkTree(ws, { ...options, start: await ws.resolve('.') })
+  t.ok((full.entries.find(e => e.relative === 'a/deep')?.mtimeMs ?? 0) > 0, 'by default folders have their metadata')
+})
