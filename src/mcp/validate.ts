@@ -55,14 +55,6 @@ function hasDefaultBelow (schema: object): boolean {
     (('default' in child && !Array.isArray(child)) || hasDefaultBelow(child)))
 }
 
-/** Whether a value of `schema` holds an object (itself, or in an array or object) with a property it does not require. */
-function holdsOptional (schema: TSchema): boolean {
-  if (schema.type === 'array') return holdsOptional(schema.items as TSchema)
-  if (schema.type !== 'object') return false
-  const required: string[] = schema.required ?? []
-  return Object.entries((schema.properties ?? {}) as Record<string, TSchema>).some(([key, child]) => !required.includes(key) || holdsOptional(child))
-}
-
 /** `value` with null dropped wherever `schema` has an optional property, at any depth; copies only what it changes. */
 function withoutNulls (schema: TSchema, value: unknown): unknown {
   if (schema.type === 'array' && Array.isArray(value)) {
@@ -139,27 +131,23 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
   // Compiled on first use: ~1.5 ms a tool that neither initialize nor tools/list needs (stdio cold start).
   let compiled: ReturnType<typeof TypeCompiler.Compile<typeof schema>> | undefined
   const names = Object.keys(visible)
-  const required = new Set(schema.required ?? [])
   // Top-level defaults are copied by a plain loop; Value.Default's generic walk only runs for nested ones.
   const topDefaults = Object.entries(visible).filter(([, s]) => 'default' in s).map(([k, s]) => [k, s.default] as const)
   const nestedDefaults = Object.values(visible).some(s => hasDefaultBelow(s))
-  // Null means "not given" below the top level too (`files: [{ path, end_line: null }]`), where an object allows it.
-  const nestedOptional = Object.values(visible).some(s => holdsOptional(s))
 
   return (raw) => {
     if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
       return { ok: false, unknown: false, message: `arguments: must be an object, received ${show(raw)}` }
     }
-    const args: Record<string, unknown> = { ...(raw as Record<string, unknown> | undefined) }
-    for (const [key, value] of Object.entries(args)) {
+    const given = (raw ?? {}) as Record<string, unknown>
+    for (const key of Object.keys(given)) {
       if (!(key in visible)) {
         const valid = names.length > 0 ? `valid arguments: ${names.join(', ')}` : 'this tool takes no arguments'
         return { ok: false, unknown: true, message: `${key}: unknown argument; ${valid}` }
       }
-      // Models send null for "not given"; an optional parameter treats it as absent.
-      if (value === null && !required.has(key)) delete args[key]
-      else if (nestedOptional) args[key] = withoutNulls(visible[key], value)
     }
+    // Models send null for "not given": an optional property, at any depth, treats it as absent.
+    const args = { ...withoutNulls(schema, given) as Record<string, unknown> }
     for (const [key, def] of topDefaults) if (args[key] === undefined) args[key] = typeof def === 'object' && def !== null ? structuredClone(def) : def
     const value = nestedDefaults ? Value.Default(schema, args) as Record<string, unknown> : args
     const check = compiled ??= TypeCompiler.Compile(schema)

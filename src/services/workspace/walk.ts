@@ -124,12 +124,13 @@ export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promis
       }
       kept.push(entry)
     }
-    const statted = opts.statDirs === false ? kept.filter(entry => entry.kind !== 'dir') : kept
-    const read = await ws.entryStats(statted)
-    const stats = new Map(statted.map((entry, i) => [entry, read[i]]))
+    const skipDirs = opts.statDirs === false
+    // In kept's order, so the entries read are matched back by a running index.
+    const stats = await ws.entryStats(skipDirs ? kept.filter(entry => entry.kind !== 'dir') : kept)
+    let read = 0
     const children: WalkEntry[] = []
     for (const one of kept) {
-      const entry: WalkEntry = { ...one, depth, ...(stats.get(one) ?? NOT_READ) }
+      const entry: WalkEntry = { ...one, depth, ...(skipDirs && one.kind === 'dir' ? NOT_READ : stats[read++]) }
       if (entry.kind === 'symlink' && opts.resolveLinks === true) entry.link = await ws.linkTarget(entry)
       children.push(entry)
     }
