@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { runCli } from '../helpers/cli.js'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createServer, type AddressInfo } from 'node:net'
@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { childEnv, COVERED_CLI } from '../helpers/spawn-stdio.js'
 import { testHost } from '../helpers/in-process.js'
+import { childrenOf, onPath } from '../helpers/proc.js'
 import { serveHttpCommand } from '../../src/bin/http.js'
 import { conformanceFixtures } from '../fixtures/conformance/conformance.js'
 import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
@@ -18,12 +19,13 @@ writeFileSync(join(root, 'a.txt'), 'hello\n')
 const ESC = '\u001b'
 // pino-pretty's line, with or without colour codes around the level and the message.
 const PRETTY_LINE = new RegExp(String.raw`^\[\d\d:\d\d:\d\d\.\d{3}\] (${ESC}\[\d+m)?INFO(${ESC}\[\d+m)?: (${ESC}\[\d+m)?workspace-mcp listening at (http://127\.0\.0\.1:\d+)/mcp`, 'm')
-const script = spawnSync('script', ['--version'], { encoding: 'utf8' })
+// util-linux's `script` gives the server a pseudo-terminal.
+const script = onPath('script') !== undefined
 
-t.test('the bin at a terminal: serve logs its URL in coloured pretty lines, answers /healthz and exits 0 after SIGTERM', { skip: script.status === 0 ? false : 'needs `script` (util-linux) for a pseudo-terminal', timeout: 30000 }, async (t) => {
+t.test('the bin at a terminal: serve logs its URL in coloured pretty lines, answers /healthz and exits 0 after SIGTERM', { skip: script ? false : 'needs `script` (util-linux) for a pseudo-terminal', timeout: 30000 }, async (t) => {
   // The one spawned run of serve: tsc's output (for coverage, the only run of src/logger.ts's terminal branch), with
   // a pseudo-terminal from `script` as a person starting it has. SIGTERM is sent to the server itself, found by its
-  // own command line (the root is this test's); `script -e` exits with its code. Logs into a pipe or file are JSON
+  // pid, the child `script` exec'd it as; `script -e` exits with its code. Logs into a pipe or file are JSON
   // (test/bin/log-format.test.ts); the command's other paths run in-process below.
   const command = `${process.execPath} ${COVERED_CLI} serve --port 0 --root ${root}`
   const child = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], { env: childEnv(COVERED_CLI), stdio: ['ignore', 'pipe', 'inherit'] })
@@ -43,7 +45,7 @@ t.test('the bin at a terminal: serve logs its URL in coloured pretty lines, answ
 
   const health = await request(`${url}/healthz`)
   const body = await health.body.json()
-  spawnSync('pkill', ['-TERM', '-f', `^${command}$`])
+  for (const server of childrenOf(child.pid as number)) process.kill(server, 'SIGTERM')
 
   t.equal(health.statusCode, 200)
   t.same(body, { status: 'ok' })

@@ -1,11 +1,12 @@
 import t from 'tap'
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BUNDLE, childEnv } from '../helpers/spawn-stdio.js'
+import { childrenOf } from '../helpers/proc.js'
 
 // `npm start` as the README documents it: with a fresh build it starts at once (no rebuild), and a
 // SIGTERM to npm reaches the server, which drains and exits — nothing is left bound to the port.
@@ -36,7 +37,7 @@ t.test('npm start skips the build when dist is fresh, and SIGTERM to npm stops t
       if (m !== null) { clearTimeout(guard); resolve(Number(m[1])) }
     })
   })
-  const servers = execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number)
+  const servers = childrenOf(child.pid as number)
 
   t.notMatch(stderr, /building/, 'no rebuild: the build is fresh')
   t.equal(await refused(port), false, 'serving')

@@ -2,6 +2,7 @@ import type { Test } from 'tap'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { onPath } from './proc.js'
 import { freePort } from './redis.js'
 import { childEnv, CLI } from './spawn-stdio.js'
 
@@ -13,9 +14,7 @@ const NGINX_CONF = new URL('../../docker/nginx.conf', import.meta.url)
 
 /** Where nginx is, or undefined (the tests that need it skip, naming the package). */
 export function findNginx (): string | undefined {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx']) if (existsSync(candidate)) return candidate
-  const which = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' })
-  return which.status === 0 && which.stdout.trim() !== '' ? which.stdout.trim() : undefined
+  return onPath('nginx', ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx'])
 }
 
 /** Command prefix that drops to `nobody` when we are root (setpriv execs, so the PID stays the server's). */

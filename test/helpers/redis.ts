@@ -1,13 +1,11 @@
 import type { Test } from 'tap'
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import { onPath } from './proc.js'
 
 /** Where redis-server is, or undefined (tests that need it skip, naming the package). */
 export function findRedis (): string | undefined {
-  for (const candidate of ['/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server']) if (existsSync(candidate)) return candidate
-  const which = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' })
-  return which.status === 0 && which.stdout.trim() !== '' ? which.stdout.trim() : undefined
+  return onPath('redis-server', ['/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server'])
 }
 
 /** A free TCP port on 127.0.0.1 (closed again before it is returned). */
