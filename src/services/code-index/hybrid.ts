@@ -41,13 +41,11 @@ export async function hybridSearch (
   const near = await nearing
   const rows = new Map(words.map(row => [row.id, row]))
   for (const row of index.chunksById(near.hits.map(n => n.id).filter(id => !rows.has(id)))) rows.set(row.id, row)
-  const similarity = new Map(near.hits.map(n => [n.id, n.similarity]))
   const hits: HybridHit[] = []
-  for (const { id, score } of fuseScores(words, near)) {
+  for (const { id, score, similarity } of fuseScores(words, near)) {
     const row = rows.get(id)
     if (row === undefined) continue
-    const sim = similarity.get(id)
-    hits.push({ ...row, fused: score, ...(sim !== undefined ? { similarity: sim } : {}) })
+    hits.push({ ...row, fused: score, ...(similarity !== undefined ? { similarity } : {}) })
   }
   return { hits, deeper: near.hits.length >= depth || words.length >= depth }
 }

@@ -23,6 +23,8 @@ export interface Fused {
   id: number
   /** Between 0 and 1; higher is better. */
   score: number
+  /** The chunk's cosine similarity to the query, when the meaning's ranking held it. */
+  similarity?: number
 }
 
 /**
@@ -33,17 +35,15 @@ export interface Fused {
  * scores go to the more similar, then the smaller id — so chunks no word found keep the meaning's order.
  */
 export function fuseScores (words: ReadonlyArray<{ id: number, score: number }>, near: NearestSet, lexical = LEXICAL_WEIGHT): Fused[] {
-  const scores = new Map<number, number>()
+  const fused = new Map<number, Fused>()
   const best = words[0]?.score ?? -1
-  for (const { id, score } of words) scores.set(id, lexical * (score / best))
-  const similarity = new Map<number, number>()
-  for (const { id, similarity: s } of near.hits) {
-    similarity.set(id, s)
-    const standing = near.sd === 0 ? 0 : (s - near.mean) / near.sd
+  for (const { id, score } of words) fused.set(id, { id, score: lexical * (score / best) })
+  for (const { id, similarity } of near.hits) {
+    const standing = near.sd === 0 ? 0 : (similarity - near.mean) / near.sd
     const scaled = Math.min(1, Math.max(0, (standing - MEANING_FROM_SD) / (MEANING_FULL_SD - MEANING_FROM_SD)))
-    scores.set(id, (scores.get(id) ?? 0) + (1 - lexical) * scaled)
+    fused.set(id, { id, score: (fused.get(id)?.score ?? 0) + (1 - lexical) * scaled, similarity })
   }
-  const similarityOf = (id: number): number => similarity.get(id) ?? -2
-  return [...scores].map(([id, score]) => ({ id, score }))
-    .sort((a, b) => b.score - a.score || similarityOf(b.id) - similarityOf(a.id) || a.id - b.id)
+  // Below any cosine (−1…1): chunks found by words alone sort after those with a similarity on equal scores.
+  const similarityOf = (f: Fused): number => f.similarity ?? -2
+  return [...fused.values()].sort((a, b) => b.score - a.score || similarityOf(b) - similarityOf(a) || a.id - b.id)
 }
