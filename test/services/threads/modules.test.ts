@@ -101,7 +101,7 @@ t.test('vector-worker: the store of vectors when SQLite is installed, a clear re
 })
 
 /** An index handler over a fresh tree, and the notices it sent. */
-function indexer (t: Test, files: Record<string, string>, options: Partial<IndexThreadData> = {}, store: typeof sqlite | null = sqlite) {
+function indexer (t: Test, files: Record<string, string>, options: Partial<IndexThreadData> = {}, store: typeof sqlite | null = sqlite, onNotice?: (notice: Record<string, unknown>) => void) {
   const root = tempDir(t, 'wmcp-index-root-')
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
@@ -110,16 +110,21 @@ function indexer (t: Test, files: Record<string, string>, options: Partial<Index
   const indexFile = path.join(tempDir(t, 'wmcp-index-state-'), 'index.sqlite')
   const notices: Array<Record<string, unknown>> = []
   const data: IndexThreadData = { indexFile, roots: [{ name: 'r', path: root }], treeSitter: where, threads: 1, watch: false, lease: true, ...options }
-  const handle = indexHandler(data, (notice) => notices.push(notice), store)
+  const handle = indexHandler(data, (notice) => { notices.push(notice); onNotice?.(notice) }, store)
   return { root, indexFile, notices, handle }
 }
 
 t.test('index-worker: a scan walks, parses and writes what changed, reporting progress; a second finds nothing new', async (t) => {
   const flag = new Int32Array(new SharedArrayBuffer(4))
-  const { root, indexFile, notices, handle } = indexer(t, { 'src/a.ts': 'export function a () {}\n', 'src/b.py': 'def b():\n    pass\n', 'c.go': 'package c\n' }, { yieldFlag: flag })
-  // A call a client waits on is running: the first file waits until it ends.
+  // A call a client waits on is running: the first file waits until it ends — here, a moment after the scan's first
+  // progress notice, which comes just before the first file (the flag cleared on a timer set before the scan raced a
+  // slow walk, and the wait went unseen).
+  let calls = true
+  const { root, indexFile, notices, handle } = indexer(t, { 'src/a.ts': 'export function a () {}\n', 'src/b.py': 'def b():\n    pass\n', 'c.go': 'package c\n' }, { yieldFlag: flag }, sqlite, () => {
+    if (calls) setTimeout(() => Atomics.store(flag, 0, 0), 30)
+    calls = false
+  })
   Atomics.store(flag, 0, 1)
-  setTimeout(() => Atomics.store(flag, 0, 0), 30)
   const first = await handle({ scan: true })
   t.match(first, { changed: 3, gone: 0, bytes: fs.statSync(path.join(root, 'src/a.ts')).size + fs.statSync(path.join(root, 'src/b.py')).size + 10 })
   t.match(notices[0], { notice: 'progress', done: 0, pending: 3 })
