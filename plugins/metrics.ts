@@ -4,6 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { McpServer } from '../src/mcp/server.js'
 import type { Limiter } from '../src/services/limiter.js'
 import type { CodeIndex } from '../src/services/code-index/index.js'
+import type { Degradations } from '../src/services/degradations.js'
 
 /** Options of the metrics endpoint. */
 export interface MetricsOptions {
@@ -17,6 +18,8 @@ export interface MetricsOptions {
   sessions?: () => { sessions: number, inflight: number }
   /** The code index, when it is on: its state and store failures, read at scrape time. */
   codeIndex?: CodeIndex
+  /** What keeps serving in a reduced way, read at scrape time. */
+  degradations?: Degradations
 }
 
 declare module 'fastify' {
@@ -33,7 +36,7 @@ declare module 'fastify' {
  * leaks between app instances.
  */
 const metrics: FastifyPluginAsync<MetricsOptions> = async (app, options) => {
-  const { server, limiter, path = '/metrics', sessions, codeIndex } = options
+  const { server, limiter, path = '/metrics', sessions, codeIndex, degradations } = options
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 })
 
@@ -79,6 +82,30 @@ const metrics: FastifyPluginAsync<MetricsOptions> = async (app, options) => {
         const failures = codeIndex.status().failures
         this.inc(failures - counted)
         counted = failures
+      }
+    }))
+  }
+  if (degradations !== undefined) {
+    gauge({
+      name: 'mcp_degraded',
+      help: 'Parts serving in a reduced way now (1 each, by component): exact token counts, task heartbeats, session records, key sets.',
+      labelNames: ['component'],
+      collect () {
+        this.reset()
+        for (const { component } of degradations.current()) this.set({ component }, 1)
+      }
+    })
+    const reported = new Map<string, number>()
+    registry.registerMetric(new Counter({
+      name: 'mcp_degraded_reports_total',
+      help: 'Failures reported by parts that kept serving in a reduced way, by component.',
+      labelNames: ['component'],
+      registers: [],
+      collect () {
+        for (const [component, total] of degradations.totals()) {
+          this.inc({ component }, total - (reported.get(component) ?? 0))
+          reported.set(component, total)
+        }
       }
     }))
   }

@@ -43,10 +43,11 @@ function unusable (runtime: Runtime): string | undefined {
   return undefined
 }
 
-/** What does not work while the rest does: the code index, when its store cannot be written. */
+/** What does not work while the rest does: the code index, when its store cannot be written, and every part that reported a degradation. */
 function degraded (runtime: Runtime): string[] {
   const problem = runtime.registry.services.codeIndex?.status().problem
-  return problem === undefined ? [] : [`code index unavailable: ${problemText(problem)}`]
+  const reported = runtime.degradations.current().map(d => `${d.component}: ${d.reason}`)
+  return problem === undefined ? reported : [`code index unavailable: ${problemText(problem)}`, ...reported]
 }
 
 /** Builds the Fastify app with every plugin registered, not listening (tests inject into it). */
@@ -129,7 +130,7 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     sessionCheckMs: config.sessionCheckMs
   })
   if (metricsPath !== undefined) {
-    await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, codeIndex: runtime.registry.services.codeIndex, path: metricsPath, sessions: () => app.mcpStats() })
+    await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, codeIndex: runtime.registry.services.codeIndex, degradations: runtime.degradations, path: metricsPath, sessions: () => app.mcpStats() })
   }
   return app
 }

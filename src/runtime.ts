@@ -9,6 +9,7 @@ import type { PromptDefinition } from './tools/define-prompt.js'
 import { createRegistry, type Registry } from './mcp/registry.js'
 import { createMcpServer, type McpServer, type NarrowServices } from './mcp/server.js'
 import { narrowServices } from './services/client-roots.js'
+import { createDegradations, type Degradations } from './services/degradations.js'
 import { PACKAGE, PACKAGE_ROOT } from './package-info.js'
 import { join, resolve } from 'node:path'
 import { createUsageGuide, type UsageGuide } from './guide/usage-guide.js'
@@ -26,6 +27,8 @@ export interface Runtime {
   registry: Registry
   /** The usage guide: the injected one, or one built over docs/tools.yaml. */
   guide: UsageGuide
+  /** What keeps serving in a reduced way now (the injected register, or one of its own). */
+  degradations: Degradations
   server: McpServer
   /**
    * Resolves the docs overlay against the registry, validating every example (and so compiling each
@@ -83,7 +86,11 @@ function narrowing (config: Config, services: Services, log: Logger): NarrowServ
 export async function createRuntime (config: Config, log: Logger, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const baseServices = overrides.services ?? await createServices(config, log)
   const docsFile = config.docsFile === '' ? join(PACKAGE_ROOT, 'docs', 'tools.yaml') : resolve(config.root, config.docsFile)
-  const services = { ...baseServices, guide: baseServices.guide ?? createUsageGuide({ docsFile, root: baseServices.workspace?.root, log }) }
+  const services = {
+    ...baseServices,
+    guide: baseServices.guide ?? createUsageGuide({ docsFile, root: baseServices.workspace?.root, log }),
+    degradations: baseServices.degradations ?? createDegradations(log)
+  }
   const user = baseServices.workspace === undefined ? [] : await readWorkspaceTemplates(baseServices.workspace, config.templatesDir, log)
   const prompts = loadTemplatePrompts({ builtin: readPackageTemplates(join(PACKAGE_ROOT, 'docs', 'templates')), user, log })
   const extras = overrides.extras ?? {}
@@ -125,5 +132,5 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     closing ??= closeServices(registry.services)
     await closing
   }
-  return { config, log, services: registry.services, registry, guide: services.guide, server, warmUp, windDown, close }
+  return { config, log, services: registry.services, registry, guide: services.guide, degradations: services.degradations, server, warmUp, windDown, close }
 }

@@ -10,6 +10,7 @@ import { createSearch, type SearchService } from './search/index.js'
 import { createTokenizer, type Tokenizer } from './tokenizer/index.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { createActivity, type Activity } from './activity.js'
+import { createDegradations, type Degradations } from './degradations.js'
 import { createGit, gitRepositories, type GitRepositories } from './git/index.js'
 import { symbolParser, type SymbolParser } from './symbols/index.js'
 import { codeIndexService, semanticService } from './code-index/index.js'
@@ -39,6 +40,8 @@ export interface Services {
   limiter?: Limiter
   /** Calls running now: the code index's build yields to them. */
   activity?: Activity
+  /** Where parts that keep serving in a reduced way say so (logged once, listed by /readyz, counted in /metrics). */
+  degradations?: Degradations
   /** Why a service this configuration or machine lacks is not there, for the tools that would need it. */
   absent?: Partial<Record<ServiceName, Absence>>
 }
@@ -55,7 +58,7 @@ export interface Absence {
 export type ServiceName = keyof Services
 
 /** The services createServices always builds (search is absent only without ripgrep). */
-export type ProductionServices = Services & Required<Pick<Services, 'workspace' | 'tokenizer' | 'clock' | 'limiter'>>
+export type ProductionServices = Services & Required<Pick<Services, 'workspace' | 'tokenizer' | 'clock' | 'limiter' | 'degradations'>>
 
 /** Creates the production services for a config; closeServices ends the threads, index and processes they hold. */
 export async function createServices (config: Config, log: Logger): Promise<ProductionServices> {
@@ -65,6 +68,7 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     walk: { concurrency: config.maxWalks, queue },
     read: { concurrency: config.maxLargeReads, queue }
   })
+  const degradations = createDegradations(log)
   const roots = configuredRoots(config)
   const pdf = createPdfReader()
   // Each root is its own jail; with several, each one's paths carry its `name:`.
@@ -96,7 +100,7 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
       : { code: 'INDEX_UNAVAILABLE', reason: 'SQLite or tree-sitter does not load on this machine', step: 'grep-for-definitions' }
   }
   if (symbols === undefined) absent.symbols = { code: 'PARSER_NOT_INSTALLED', reason: 'web-tree-sitter or its grammars are not installed here', step: 'grep-for-definitions' }
-  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols, codeIndex, semantic, clock: systemClock, limiter, activity, absent }
+  return { workspace, search, git: typeof git === 'string' ? undefined : git, tokenizer, symbols, codeIndex, semantic, clock: systemClock, limiter, activity, degradations, absent }
 }
 
 /**

@@ -121,3 +121,25 @@ t.test('a code index that cannot be written: its state and store failures in /me
   t.equal(ready.statusCode, 200)
   t.same(ready.json(), { status: 'ok', degraded: ['code index unavailable: the code index cannot be written: the state disk is full (/var/lib/workspace-mcp: 1.0 KB free)'] })
 })
+
+t.test('parts that report a degradation: listed by /readyz (still 200), gauged and counted in /metrics until they recover', async (t) => {
+  const { app, runtime } = await buildTestApp(t)
+
+  runtime.degradations.report('task-heartbeat', 'heartbeats do not reach the task store')
+  runtime.degradations.report('task-heartbeat', 'heartbeats do not reach the task store')
+  const during = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  const ready = await app.inject({ method: 'GET', url: '/readyz' })
+  runtime.degradations.recover('task-heartbeat')
+  runtime.degradations.report('tokenizer', 'estimating')
+  const after = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  const readyAfter = await app.inject({ method: 'GET', url: '/readyz' })
+
+  t.ok(metric(during, /^mcp_degraded\{component="task-heartbeat"\} 1$/))
+  t.ok(metric(during, /^mcp_degraded_reports_total\{component="task-heartbeat"\} 2$/))
+  t.equal(ready.statusCode, 200)
+  t.same(ready.json(), { status: 'ok', degraded: ['task-heartbeat: heartbeats do not reach the task store'] })
+  t.notOk(metric(after, /^mcp_degraded\{component="task-heartbeat"\}/), 'a part that recovered is no longer gauged')
+  t.ok(metric(after, /^mcp_degraded\{component="tokenizer"\} 1$/))
+  t.ok(metric(after, /^mcp_degraded_reports_total\{component="task-heartbeat"\} 2$/), 'its reports stay counted')
+  t.same(readyAfter.json(), { status: 'ok', degraded: ['tokenizer: estimating'] })
+})
