@@ -9,6 +9,7 @@ import type { Principal } from './auth.js'
 import type { EventStore } from './event-store.js'
 import type { EventStream } from './event-stream.js'
 import type { SessionRecord, SessionStore } from './session-store.js'
+import type { TaskOwner } from '../src/mcp/task-store.js'
 import { endStream, writeComment } from './sse.js'
 
 /** One stateful session as the HTTP layer keeps it. */
@@ -47,6 +48,17 @@ export interface SessionTableOptions {
 export function principalOf (request: FastifyRequest): Principal {
   return request.principal ?? { id: `ip:${request.ip}`, kind: 'anonymous' }
 }
+
+/** Whose tasks a request outside any session creates and sees (stateless HTTP, 2026-07-28): its authenticated principal, or no one ('') without auth. */
+export function taskOwnerOf (request: FastifyRequest): TaskOwner {
+  return { principal: request.principal?.id ?? '' }
+}
+
+/**
+ * A stateful session's task owner: its principal (unless anonymous) and its id — two sessions of one token may be
+ * narrowed to different roots, so neither sees the other's tasks.
+ */
+const sessionOwner = (principal: Principal, session: string): TaskOwner => ({ principal: principal.kind === 'anonymous' ? '' : principal.id, session })
 
 /** The stateful sessions of one HTTP endpoint: creation under the global and per-client caps, lookup bound to the principal, idle expiry. */
 export function createSessionTable (options: SessionTableOptions) {
@@ -93,7 +105,7 @@ export function createSessionTable (options: SessionTableOptions) {
   /** A local entry for a session initialized elsewhere (from the shared record). */
   function adopt (id: string, record: SessionRecord): HttpSession {
     const entry = { id, lastSeen: Date.now(), standalone: undefined, connection: undefined, principal: record.principal, confirmed: Date.now(), savedLogLevel: record.logLevel } as HttpSession
-    entry.session = server.openSession({ stateless: false, log: log.child({ session: id.slice(0, 8) }) })
+    entry.session = server.openSession({ stateless: false, log: log.child({ session: id.slice(0, 8) }), owner: sessionOwner(record.principal, id) })
     entry.session.restore(record)
     sessions.set(id, entry)
     countClient(record.principal.id, 1)
@@ -143,7 +155,7 @@ export function createSessionTable (options: SessionTableOptions) {
       }
       const entry = { id: randomUUID(), lastSeen: Date.now(), standalone: undefined, connection: undefined, principal, confirmed: Date.now(), savedLogLevel: 0 } as HttpSession
       // Every request brings its own channel (its POST, falling back to the GET stream), so no session-wide one.
-      entry.session = server.openSession({ stateless: false, log: log.child({ session: entry.id.slice(0, 8) }) })
+      entry.session = server.openSession({ stateless: false, log: log.child({ session: entry.id.slice(0, 8) }), owner: sessionOwner(principal, entry.id) })
       reserved++
       countClient(principal.id, 1)
       let out: string

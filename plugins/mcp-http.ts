@@ -15,7 +15,7 @@ import { rejected } from '../src/mcp/modern.js'
 import { classify, invalidMessage, type Classified } from '../src/mcp/wire.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
-import { createSessionTable, principalOf, type HttpSession } from './http-sessions.js'
+import { createSessionTable, principalOf, taskOwnerOf, type HttpSession } from './http-sessions.js'
 import type { SessionStore } from './session-store.js'
 import { useMessageParser } from './json-body.js'
 import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeEvent } from './sse.js'
@@ -125,10 +125,6 @@ class PostChannel implements RequestChannel {
     return { reqId: this.reply.request.id, principal: principalOf(this.reply.request).id }
   }
 
-  get owner (): string | undefined {
-    return this.reply.request.principal?.id
-  }
-
   /** Turns the reply into an SSE stream; false when the client cannot take one. */
   private startStream (): boolean {
     const raw = this.reply.raw
@@ -183,7 +179,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     // Modern notifications need nothing here: a request is cancelled by closing its stream.
     if (message.kind !== 'request' || envelope === undefined) return reply.code(202).send()
     const channel = new PostChannel(reply, undefined, () => new EventStream('', newStreamId(), undefined))
-    const { answer: answered, close } = server.answerModern(message, envelope, { log, headers, channel })
+    // No session in this era: a task is its principal's; without auth its unguessable id is the only way to it.
+    const { answer: answered, close } = server.answerModern(message, envelope, { log, headers, channel, owner: taskOwnerOf(reply.request) })
     reply.raw.once('close', () => { if (!reply.raw.writableFinished) close() })
     const { message: out, status } = await answered
     if (channel.stream !== undefined) {
@@ -292,7 +289,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       if (route.era === 'modern') return answerModern(message, route.envelope, headers, reply)
       checkProtocolVersion(request)
       if (stateless) {
-        const session = server.openSession({ stateless: true, log })
+        const session = server.openSession({ stateless: true, log, owner: taskOwnerOf(request) })
         // No session to come back to: a client that hangs up cancels its call (its ripgrep is killed).
         // (Stateful calls outlive the connection, bounded by their deadline: the client may resume.)
         reply.raw.once('close', () => { if (!reply.raw.writableFinished) session.close() })

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 import type { Logger } from '../src/logger.js'
 import type { EventStore, StoredEvent } from './event-store.js'
 import type { SessionRecord, SessionStore } from './session-store.js'
-import type { TaskStore } from '../src/mcp/tasks.js'
+import type { TaskStore } from '../src/mcp/task-store.js'
 import { redisTaskStore } from './redis-task-store.js'
 
 /** Options of the Redis-backed stores. */

@@ -23,3 +23,11 @@ export function createLogger (config: { logLevel: string }, destination: Destina
     serializers: { err: pino.stdSerializers.err }
   }, destination)
 }
+
+/**
+ * The final handler of a promise nothing awaits (background work): its rejection is logged at error with the cause,
+ * never left unhandled (Node would end the process, and every session with it). The handler itself cannot throw.
+ */
+export function logFailure (log: Logger, message: string, fields: Record<string, unknown> = {}): (err: unknown) => void {
+  return (err) => { log.error({ ...fields, err }, message) }
+}

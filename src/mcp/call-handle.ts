@@ -3,6 +3,7 @@ import type { Services } from '../services/index.js'
 import type { RequestId } from './rpc.js'
 import type { Send } from './channel.js'
 import type { ServerShared } from './server.js'
+import type { TaskOwner } from './task-store.js'
 
 // What a running tools/call is to the rest of the engine: the scope it runs in and the handle that aborts it.
 
@@ -21,6 +22,8 @@ export interface CallScope {
   /** Running calls by request id, where notifications/cancelled finds them. */
   readonly inflight: Map<RequestId, CallHandle>
   readonly clientCapabilities: Record<string, unknown>
+  /** Whose tasks this connection's requests create and may see: its principal and, where it has one, its session. */
+  readonly owner: TaskOwner
   /** Lowest MCP log level the client wants (index into LOG_LEVELS). */
   readonly logThreshold: number
   /** Sends a server→client request on `send` for a call whose signal is `signal`. */

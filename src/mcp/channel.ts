@@ -8,6 +8,4 @@ export interface RequestChannel {
   closeStream?(): void
   /** Fields for the request's log lines (HTTP: request id, principal; never a token). Read only for a line that is written. */
   readonly logFields?: Record<string, unknown>
-  /** Whose the request's tasks are: the authenticated principal's id (HTTP with auth); absent, they are nobody's in particular. */
-  readonly owner?: string
 }

@@ -9,6 +9,7 @@ import type { ServerShared } from './server.js'
 import { Session } from './session.js'
 import type { CallHandle } from './call-handle.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
+import { connectionOwner } from './task-store.js'
 
 const MODERN_METHODS = methodsOf('modern')
 
@@ -27,8 +28,10 @@ export class Connection {
   private readonly context: ModernContext
 
   constructor (private readonly shared: ServerShared, options: { send: Send, log: Logger }) {
-    this.session = new Session(shared, { log: options.log, send: options.send, stateless: false })
-    this.context = { log: options.log, send: options.send, inflight: this.inflight, ended: this.ended.signal }
+    // One client per connection, whichever era it speaks: its tasks are the connection's.
+    const owner = connectionOwner()
+    this.session = new Session(shared, { log: options.log, send: options.send, stateless: false, owner })
+    this.context = { log: options.log, send: options.send, inflight: this.inflight, ended: this.ended.signal, owner }
   }
 
   /** Handles one parsed message; resolves to the serialized response, or undefined when none is due. */

@@ -10,6 +10,7 @@ import { errorMessage, LOG_LEVELS, RPC_ERROR, toRpcError, type RequestId } from 
 import type { ServerShared } from './server.js'
 import type { CallHandle } from './call-handle.js'
 import { TASKS_EXTENSION } from './tasks.js'
+import type { TaskOwner } from './task-store.js'
 
 // The 2026-07-28 era: no handshake and no session. Every request names its version and the
 // client's capabilities in params._meta, and is answered on its own.
@@ -34,6 +35,8 @@ export interface ModernContext {
   headers?: RoutingHeaders
   /** stdio: aborted when the connection ends (its subscriptions and readers stop). */
   ended?: AbortSignal
+  /** Whose tasks the request creates and sees: HTTP, its principal (no session in this era); stdio, the connection. */
+  owner: TaskOwner
 }
 
 /** One modern request's scope: the capabilities and log level its envelope declared, nothing remembered. */
@@ -53,6 +56,7 @@ class ModernRequest implements ModernScope {
   get log (): Logger { return this.context.log }
   get send (): Send | undefined { return this.context.send }
   get inflight (): Map<RequestId, CallHandle> { return this.context.inflight }
+  get owner (): TaskOwner { return this.context.owner }
 
   get closedSignal (): AbortSignal {
     if (this.shutdown === undefined) {

@@ -1,7 +1,9 @@
 import type { Logger } from '../logger.js'
 import { createFeatureHandlers, type FeatureHandlers } from './features.js'
 import { Deadlines } from './deadlines.js'
-import { MemoryTaskStore, TASK_DEFAULTS, Tasks, type TaskSettings, type TaskStore } from './tasks.js'
+import { TASK_DEFAULTS, Tasks, type TaskSettings } from './tasks.js'
+import { MemoryTaskStore, NO_OWNER, type TaskOwner, type TaskStore } from './task-store.js'
+import { createDegradations } from '../services/degradations.js'
 import { RequestStates } from './input-required.js'
 import type { Registry } from './registry.js'
 import { Connection } from './connection.js'
@@ -56,11 +58,11 @@ export type CallObserver = (tool: string, outcome: CallOutcome, seconds: number)
 export interface McpServer {
   registry: Registry
   /** Opens a session for one connection (stdio process, HTTP session, or one stateless POST). */
-  openSession(options?: Partial<Pick<SessionOptions, 'send' | 'stateless' | 'log'>>): Session
+  openSession(options?: Partial<Pick<SessionOptions, 'send' | 'stateless' | 'log' | 'owner'>>): Session
   /** Opens a stream connection (stdio) that serves whichever era its client speaks first. */
   openConnection(options: { send: Send, log?: Logger }): Connection
   /** Answers one 2026-07-28 request (HTTP); `close` cancels it when its response stream ends. */
-  answerModern(request: { id: RequestId, method: string, params: Record<string, unknown> }, envelope: Envelope, options: { log?: Logger, headers?: RoutingHeaders, channel?: RequestChannel }): { answer: Promise<ModernAnswer>, close: () => void }
+  answerModern(request: { id: RequestId, method: string, params: Record<string, unknown> }, envelope: Envelope, options: { log?: Logger, headers?: RoutingHeaders, channel?: RequestChannel, owner?: TaskOwner }): { answer: Promise<ModernAnswer>, close: () => void }
   /** Ends every open subscriptions/listen with its final result (a shutdown). */
   endSubscriptions(): void
   /** The capabilities object initialize advertises. */
@@ -138,7 +140,7 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     subscriptions: new Set(),
     states: new RequestStates(),
     narrow: options.narrow,
-    tasks: new Tasks(options.taskStore ?? new MemoryTaskStore(), { ...TASK_DEFAULTS, ...options.tasks }),
+    tasks: new Tasks(options.taskStore ?? new MemoryTaskStore(), { ...TASK_DEFAULTS, ...options.tasks }, { log: options.log, degradations: registry.services.degradations ?? createDegradations(options.log) }),
     offerTasks
   }
   const observers = new Set<CallObserver>()
@@ -169,10 +171,11 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     openSession: (opts = {}) => new Session(shared, {
       log: opts.log ?? options.log,
       send: opts.send,
-      stateless: opts.stateless ?? false
+      stateless: opts.stateless ?? false,
+      owner: opts.owner
     }),
     openConnection: (opts) => new Connection(shared, { send: opts.send, log: opts.log ?? options.log }),
-    answerModern: (request, envelope, opts) => answerModern(shared, request, envelope, { log: opts.log ?? options.log, send: undefined, inflight: new Map<RequestId, CallHandle>(), headers: opts.headers }, opts.channel),
+    answerModern: (request, envelope, opts) => answerModern(shared, request, envelope, { log: opts.log ?? options.log, send: undefined, inflight: new Map<RequestId, CallHandle>(), headers: opts.headers, owner: opts.owner ?? NO_OWNER }, opts.channel),
     endSubscriptions () {
       for (const end of shared.subscriptions) end()
     }

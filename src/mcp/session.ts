@@ -8,6 +8,7 @@ import type { ServerShared } from './server.js'
 import type { CallHandle } from './call-handle.js'
 import type { Services } from '../services/index.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
+import { connectionOwner, NO_OWNER, type TaskOwner } from './task-store.js'
 
 /** Per-session options. */
 export interface SessionOptions {
@@ -16,6 +17,8 @@ export interface SessionOptions {
   send?: Send
   /** Stateless HTTP: every request stands alone, no initialize required. */
   stateless: boolean
+  /** Whose tasks this session's requests create and see (HTTP: its principal and session id). Default: the session alone (stateless: no one). */
+  owner?: TaskOwner
 }
 
 /** What another process needs to go on serving an initialized session (a shared session store). */
@@ -48,6 +51,7 @@ export class Session implements Scope {
   private shutdown: AbortController | undefined = undefined
   /** What the client's roots leave visible: asked on the first tool call, again after roots/list_changed. */
   private visible: Promise<Services | undefined> | undefined = undefined
+  private taskOwner: TaskOwner | undefined = undefined
 
   constructor (readonly shared: ServerShared, private readonly options: SessionOptions) {
     if (options.stateless) this.initialized = true
@@ -59,6 +63,12 @@ export class Session implements Scope {
 
   get send (): Send | undefined {
     return this.options.send
+  }
+
+  /** Whose tasks this session creates and sees; made on first use (most sessions never start a task). */
+  get owner (): TaskOwner {
+    this.taskOwner ??= this.options.owner ?? (this.options.stateless ? NO_OWNER : connectionOwner())
+    return this.taskOwner
   }
 
   /** Handles one parsed message; resolves to the serialized response, or undefined when none is due. */

@@ -1,14 +1,15 @@
 import { APP_ERR_INVALID_PARAMS, toolError } from '../errors.js'
 import type { MethodCall, ModernScope } from './methods.js'
 import type { Session } from './session.js'
+import type { TaskOwner } from './task-store.js'
 import { legacyTask, modernTask } from './task-wire.js'
-import { isTerminal } from './tasks.js'
 
 // The task methods of both eras. 2025-11-25: tasks/get, tasks/result (waits, then the tool's result), tasks/list,
 // tasks/cancel (the cancelled task; -32602 for one already ended). 2026-07-28: tasks/get (the result inlined),
-// tasks/update (answers), tasks/cancel (an empty acknowledgement, the same for an ended task).
+// tasks/update (answers), tasks/cancel (an empty acknowledgement, the same for an ended task). Each acts for the
+// connection's owner (principal and session): another owner's task is answered as an unknown one.
 
-const ownerOf = (call: MethodCall): string => call.channel?.owner ?? ''
+const ownerOf = (call: MethodCall): TaskOwner => call.scope.owner
 const pollOf = (call: MethodCall): number => call.scope.shared.tasks.settings.pollIntervalMs
 
 /** tasks/get, 2025: the task. */
@@ -43,12 +44,10 @@ export async function legacyList (call: MethodCall<Session>): Promise<string> {
   return call.scope.reply(call.id, call.method, { tasks: records.map(r => legacyTask(r, pollOf(call))) })
 }
 
-/** tasks/cancel, 2025: the task, cancelled; one that already ended cannot be. */
+/** tasks/cancel, 2025: the task, cancelled; one that already ended (even a moment before, elsewhere) cannot be. */
 export async function legacyCancel (call: MethodCall<Session>): Promise<string> {
-  const { tasks } = call.scope.shared
-  const before = await tasks.get(call.params.taskId, ownerOf(call))
-  if (isTerminal(before.status)) throw new APP_ERR_INVALID_PARAMS(`task ${before.taskId} already ended (${before.status}): there is nothing to cancel`)
-  const record = await tasks.cancel(before.taskId, ownerOf(call))
+  const { record, changed } = await call.scope.shared.tasks.cancel(call.params.taskId, ownerOf(call))
+  if (!changed) throw new APP_ERR_INVALID_PARAMS(`task ${record.taskId} already ended (${record.status}): there is nothing to cancel`)
   return call.scope.reply(call.id, call.method, legacyTask(record, pollOf(call)))
 }
 

@@ -1,5 +1,5 @@
 import type { Era } from './methods.js'
-import type { TaskRecord } from './tasks.js'
+import type { TaskRecord } from './task-store.js'
 
 // A task on the wire, as each era shapes it: 2025-11-25 wraps it ({ task }) and names ttl and pollInterval;
 // 2026-07-28 (SEP-2663) is flat, says resultType "task", names ttlMs and pollIntervalMs, and inlines the result.

@@ -1,5 +1,5 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../errors.js'
-import type { Logger } from '../logger.js'
+import { logFailure, type Logger } from '../logger.js'
 import { CallHandle, type CallOutcome, type CallScope } from './call-handle.js'
 import { isInputRequired, type ClientChannel, type InputRequiredResult, type RunResult, type ToolContext, type ToolInput, type ToolResult } from '../tools/define-tool.js'
 import type { RequestChannel, Send } from './channel.js'
@@ -8,7 +8,7 @@ import { askClient, MAX_ROUNDS } from './input-required.js'
 import type { RegisteredTool } from './registry.js'
 import { LOG_LEVELS, RPC_ERROR, type RequestId } from './rpc.js'
 import { legacyTask, taskCreated } from './task-wire.js'
-import type { TaskRecord } from './tasks.js'
+import type { TaskRecord } from './task-store.js'
 import type { Services } from '../services/index.js'
 import type { ServerShared } from './server.js'
 
@@ -123,7 +123,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
         // Still running: from here the call is a task, with the task's longer allowance and no request to cancel it.
         detached = true
         scope.inflight.delete(id)
-        return scope.reply(id, 'tools/call', await startTask(scope, call, first, params.arguments, channel?.owner ?? '', () => { shared.calls.delete(active); leave?.() }))
+        return scope.reply(id, 'tools/call', await startTask(scope, call, first, params.arguments, () => { shared.calls.delete(active); leave?.() }))
       }
       result = early
     }
@@ -161,14 +161,14 @@ export async function within<T> (work: Promise<T>, ms: number): Promise<T | unde
 }
 
 /** Turns a running call into a task: its record is stored first, then its work goes on and ends in the record. */
-async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunResult>, rawArgs: unknown, owner: string, done: () => void): Promise<object> {
+async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunResult>, rawArgs: unknown, done: () => void): Promise<object> {
   const { shared } = scope
   const { tasks } = shared
   let record
   try {
     // A 2025 session hears of each change (notifications/tasks/status) where the call's messages go.
     const notify = scope.era === 'legacy' ? statusNotifier(call, tasks.settings.pollIntervalMs) : undefined
-    record = await tasks.create(owner, call.name, () => call.abort(new Error('task cancelled'), 'cancel'), notify)
+    record = await tasks.create(scope.owner, call.name, () => call.abort(new Error('task cancelled'), 'cancel'), notify)
   } catch (err) {
     call.abort(err as Error, 'cancel')
     call.finish()
@@ -178,7 +178,7 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
   call.budgetMs = tasks.settings.timeoutMs
   shared.deadlines.watch(call, Date.now() + tasks.settings.timeoutMs, tasks.settings.timeoutMs)
   const taskId = record.taskId
-  const finish = async (): Promise<void> => {
+  const outcome = async (): Promise<TaskOutcome> => {
     let result = await first
     for (let round = 1; isInputRequired(result) && !call.cancelled; round++) {
       if (round > MAX_ROUNDS) {
@@ -190,20 +190,28 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
         ? await nextRound(shared, call, result, round, rawArgs, async (asked) => await withStatus(tasks, taskId, asked, () => askClient(asked, (method, params) => call.client.request(method, params))))
         : await taskRound(shared, call, result, rawArgs, async (asked) => ({ responses: await tasks.ask(taskId, asked.inputRequests), state: asked.requestState }))
     }
-    if (call.cancelled || call.outcome === 'cancelled') await tasks.update(taskId, { status: 'cancelled', statusMessage: 'stopped: the server is shutting down' })
+    if (call.cancelled || call.outcome === 'cancelled') return { status: 'cancelled', statusMessage: 'stopped: the server is shutting down' }
     // A crash's result is the one line failure() wrote (with the log's ref).
-    else if (call.outcome === 'failed') await tasks.update(taskId, { status: 'failed', error: { code: RPC_ERROR.InternalError, message: ((result as ToolResult).content[0] as { text: string }).text } })
-    else await tasks.update(taskId, { status: 'completed', result: result as ToolResult })
+    if (call.outcome === 'failed') return { status: 'failed', error: { code: RPC_ERROR.InternalError, message: ((result as ToolResult).content[0] as { text: string }).text } }
+    return { status: 'completed', result: result as ToolResult }
   }
-  finish().catch(async (err: unknown) => {
-    await tasks.update(taskId, { status: 'failed', error: { code: RPC_ERROR.InternalError, message: (err as Error).message } })
-  }).finally(() => {
-    shared.deadlines.forget(call)
-    call.finish()
-    done()
-  })
+  const run = async (): Promise<void> => {
+    try {
+      // A round that failed (the task store, while the task asked its client) ends the task failed, with the reason.
+      await tasks.end(taskId, await outcome().catch((err: unknown): TaskOutcome => ({ status: 'failed', error: { code: RPC_ERROR.InternalError, message: (err as Error).message } })))
+    } finally {
+      shared.deadlines.forget(call)
+      call.finish()
+      done()
+    }
+  }
+  // Nothing awaits the task's work: its end is logged, never left to reject unhandled (that would end the process).
+  run().catch(logFailure(scope.log, 'task: its end failed', { taskId, tool: call.name }))
   return taskCreated(scope.era, record, tasks.settings.pollIntervalMs)
 }
+
+/** How a task's work ended, as its record is moved to. */
+type TaskOutcome = Parameters<ServerShared['tasks']['end']>[1]
 
 /** Sends a 2025 task's every change as notifications/tasks/status, where the call's messages go (if anywhere). */
 const statusNotifier = (call: ToolCall, pollIntervalMs: number) => (record: TaskRecord): void => {

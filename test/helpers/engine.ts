@@ -6,6 +6,7 @@ import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js'
 import { defineTool, HEADER_KEY, Inject, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
 import { toolError } from '../../src/errors.js'
 import { systemClock } from '../../src/services/clock.js'
+import type { TaskOwner } from '../../src/mcp/task-store.js'
 
 /** A pino logger that keeps every line as an object, for asserting on log fields. */
 export function captureLogger () {
@@ -100,9 +101,9 @@ export function testEngine (overrides: Partial<RegistryOptions> = {}, serverOpti
 }
 
 /** Opens a session, initializes it, and returns a call(method, params) helper that parses responses. */
-export async function initializedSession (engine: ReturnType<typeof testEngine>, capabilities: Record<string, unknown> = {}) {
+export async function initializedSession (engine: ReturnType<typeof testEngine>, capabilities: Record<string, unknown> = {}, owner?: TaskOwner) {
   const sent: Array<Record<string, unknown>> = []
-  const session = engine.server.openSession({ send: (m) => sent.push(JSON.parse(m)) })
+  const session = engine.server.openSession({ send: (m) => sent.push(JSON.parse(m)), owner })
   let id = 0
   const call = async (method: string, params?: Record<string, unknown>) => {
     const raw = await session.handle({ jsonrpc: '2.0', id: ++id, method, params })

@@ -3,7 +3,8 @@ import pino from 'pino'
 import { createRedisStores } from '../../plugins/redis-stores.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
 import type { Envelope } from '../../src/mcp/era.js'
-import { TASKS_EXTENSION, type TaskStore } from '../../src/mcp/tasks.js'
+import { TASKS_EXTENSION } from '../../src/mcp/tasks.js'
+import type { TaskOwner, TaskStore } from '../../src/mcp/task-store.js'
 import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
@@ -16,6 +17,8 @@ type Message = Record<string, any>
 const skip = findRedis() === undefined ? 'redis-server is not installed (apt-get install redis-server; .ci/run installs it)' : false
 const HEARTBEAT_MS = 100
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+/** The principal every 2026 request here acts for (a token's: no session in that era). */
+const ALICE: TaskOwner = { principal: 'token:alice' }
 const envelope: Envelope = { protocolVersion: '2026-07-28', clientCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }, clientInfo: undefined, logLevel: undefined }
 
 async function replica (t: Test, url: string, wrap: (store: TaskStore) => TaskStore = store => store, ttlMs = 3_600_000) {
@@ -25,7 +28,7 @@ async function replica (t: Test, url: string, wrap: (store: TaskStore) => TaskSt
   t.teardown(() => engine.server.stopCalls(0))
   const ask = async (method: string, params: Message): Promise<Message> => {
     const channel: RequestChannel = { send: () => {} }
-    const { answer } = engine.server.answerModern({ id: 1, method, params }, envelope, { channel })
+    const { answer } = engine.server.answerModern({ id: 1, method, params }, envelope, { channel, owner: ALICE })
     return JSON.parse((await answer).message!) as Message
   }
   /** Polls tasks/get here until the task reaches `until` or ends. */
@@ -60,16 +63,21 @@ t.test('a task one replica runs is polled to its result, answered and cancelled 
   t.match(await a.poll(long.taskId), { status: 'cancelled', statusMessage: 'cancelled by the client' })
 })
 
-t.test('2025-11-25 on another replica: tasks/list shows the task, tasks/result waits for it', { skip }, async (t) => {
+t.test('2025-11-25 on another replica: the same session lists the task and waits for its result there; another session sees nothing', { skip }, async (t) => {
   const url = await startRedis(t)
   const [a, b] = [await replica(t, url), await replica(t, url)]
-  const { call } = await initializedSession(a.engine)
-  const other = await initializedSession(b.engine)
-  t.same((await other.call('tasks/list', {})).result.tasks, [], 'none yet')
+  // One HTTP session served by both replicas (each adopts it from the shared store): one owner on both.
+  const owner: TaskOwner = { principal: 'token:alice', session: 'session-1' }
+  const { call } = await initializedSession(a.engine, {}, owner)
+  const same = await initializedSession(b.engine, {}, owner)
+  const other = await initializedSession(b.engine, {}, { principal: 'token:alice', session: 'session-2' })
+  t.same((await same.call('tasks/list', {})).result.tasks, [], 'none yet')
   const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 0.4 }, task: {} })).result
 
-  t.match((await other.call('tasks/list', {})).result.tasks, [{ taskId: task.taskId, status: 'working' }])
-  t.match((await other.call('tasks/result', { taskId: task.taskId })).result, { content: [{ text: 'computed result after 0.4 s' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } })
+  t.match((await same.call('tasks/list', {})).result.tasks, [{ taskId: task.taskId, status: 'working' }])
+  t.same((await other.call('tasks/list', {})).result.tasks, [], 'another session of the same token lists none')
+  t.match(await other.call('tasks/result', { taskId: task.taskId }), { error: { code: -32602, message: /no task "[^"]+": it never existed/ } })
+  t.match((await same.call('tasks/result', { taskId: task.taskId })).result, { content: [{ text: 'computed result after 0.4 s' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } })
 })
 
 t.test('a task whose replica stops saying it is alive is reported failed, with the reason and what to do', { skip }, async (t) => {
@@ -100,7 +108,8 @@ t.test('a task that never beat is lost as well; tasks/list skips a record that e
 
   t.match(await b.poll(taskId), { status: 'failed', error: { message: /\(last seen never\)/ } })
   await sleep(400)
-  const { call } = await initializedSession(b.engine)
+  // A stateless 2025 request of the same token: its owner is the principal alone, as a 2026 request's.
+  const { call } = await initializedSession(b.engine, {}, ALICE)
   const listed = (await call('tasks/list', {})).result.tasks.map((task: Message) => task.taskId)
   t.ok(listed.includes(taskId) && !listed.includes(short.taskId), 'the long-lived task listed, the expired one not')
 })
