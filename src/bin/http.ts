@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js'
 import { commandFlags } from './command-flags.js'
 import { createLogger } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
+import { handleFaults } from './process-faults.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime, httpOffersTasks, type RuntimeExtras } from '../runtime.js'
 
@@ -36,6 +37,7 @@ export async function serveHttpCommand (argv: string[], host: ProcessHost, extra
       host.exit(code)
     })
   }
+  handleFaults(host, log, exit)
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
     if (stopping) {

@@ -25,6 +25,10 @@ export interface ProcessHost {
   }
   /** Ends the command with an exit code; the process's own exit in the bins. */
   exit: (code: number) => void
+  /** Failures nothing caught (the process's own events in the bins): handled once, by handleFaults. */
+  faults: {
+    on: (event: 'unhandledRejection' | 'uncaughtException', listener: (err: unknown) => void) => unknown
+  }
 }
 
 /** The host the bins run in: this process. */
@@ -36,6 +40,7 @@ export function processHost (): ProcessHost {
     logs: logDestination,
     stderr: process.stderr,
     signals: process,
-    exit: (code) => process.exit(code)
+    exit: (code) => process.exit(code),
+    faults: process
   }
 }

@@ -2,6 +2,7 @@ import { loadConfig } from '../config.js'
 import { commandFlags } from './command-flags.js'
 import { createLogger } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
+import { handleFaults } from './process-faults.js'
 import { serveStdio } from '../mcp/stdio.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime } from '../runtime.js'
@@ -59,6 +60,7 @@ export async function serveStdioCommand (argv: string[], startup: StdioStartup, 
       setTimeout(once, 300).unref()
     })
   }
+  handleFaults(host, log, exit)
   // A signal cannot wait for every call: running searches stop with what they found, the rest answer
   // SHUTTING_DOWN, and those answers are written before the exit.
   let stopping = false

@@ -87,6 +87,7 @@ export function testHost (env: NodeJS.ProcessEnv = {}) {
   const input = new PassThrough()
   const output = new PassThrough()
   const signals = new EventEmitter()
+  const faults = new EventEmitter()
   let logs = ''
   let stderr = ''
   let exitWith!: (code: number) => void
@@ -99,9 +100,21 @@ export function testHost (env: NodeJS.ProcessEnv = {}) {
     logs: async () => ({ write: (line: string) => { logs += line } }),
     stderr: { write: (text: string) => { stderr += text } },
     signals,
-    exit: (code) => { ended = true; exitWith(code) }
+    exit: (code) => { ended = true; exitWith(code) },
+    faults
   }
-  return { host, input, output, exited, ended: () => ended, signal: (name: 'SIGTERM' | 'SIGINT') => signals.emit(name), logs: () => logs, stderr: () => stderr }
+  return {
+    host,
+    input,
+    output,
+    exited,
+    ended: () => ended,
+    signal: (name: 'SIGTERM' | 'SIGINT') => signals.emit(name),
+    /** Raises a failure nothing caught, as the process would report it to the command's handlers. */
+    fault: (event: 'unhandledRejection' | 'uncaughtException', err: unknown) => faults.emit(event, err),
+    logs: () => logs,
+    stderr: () => stderr
+  }
 }
 
 /** Resolves with the exit code, or undefined when none was asked for within `ms`. */
