@@ -25,9 +25,9 @@ if ARGV[1] == '1' then redis.call('HDEL', KEYS[1], 'inputRequests') end
 return { 1, redis.call('HGETALL', KEYS[1]) }
 `
 
-/** A record's fields as hash field/value pairs (each value as JSON; undefined fields left out). */
+/** A record's fields as hash field/value pairs, each value as JSON. */
 const fieldsOf = (values: Partial<TaskRecord>): string[] =>
-  Object.entries(values).flatMap(([field, value]) => value === undefined ? [] : [field, JSON.stringify(value)])
+  Object.entries(values).flatMap(([field, value]) => [field, JSON.stringify(value)])
 
 /** A record from its hash (HGETALL as an object), or undefined when it holds nothing (unknown or expired). */
 function recordOf (hash: Record<string, string>): TaskRecord | undefined {
