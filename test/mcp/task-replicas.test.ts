@@ -80,6 +80,21 @@ t.test('2025-11-25 on another replica: the same session lists the task and waits
   t.match((await same.call('tasks/result', { taskId: task.taskId })).result, { content: [{ text: 'computed result after 0.4 s' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } })
 })
 
+t.test('2025-11-25: a session\'s task cancelled through another replica stops at the next beat, and the session is told', { skip }, async (t) => {
+  const url = await startRedis(t)
+  const [a, b] = [await replica(t, url), await replica(t, url)]
+  const owner: TaskOwner = { principal: '', session: 'session-2' }
+  const { call, sent } = await initializedSession(a.engine, {}, owner)
+  const elsewhere = await initializedSession(b.engine, {}, owner)
+  const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
+
+  t.match((await elsewhere.call('tasks/cancel', { taskId: task.taskId })).result, { taskId: task.taskId, status: 'cancelled' })
+  for (let i = 0; i < 100 && a.engine.server.activeCalls().length > 0; i++) await sleep(20)
+
+  t.same(a.engine.server.activeCalls(), [], 'the running replica stopped the work')
+  t.match(sent.filter(m => m.method === 'notifications/tasks/status').map(m => m.params), [{ taskId: task.taskId, status: 'cancelled', statusMessage: 'cancelled by the client' }], 'its session hears of the cancel made elsewhere, once')
+})
+
 t.test('a task whose replica stops saying it is alive is reported failed, with the reason and what to do', { skip }, async (t) => {
   const url = await startRedis(t)
   let alive = true

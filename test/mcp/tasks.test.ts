@@ -5,7 +5,7 @@ import { defineTool, inputRequired, type RunResult } from '../../src/tools/defin
 import { httpInProcess } from '../helpers/in-process.js'
 import { httpOffersTasks } from '../../src/runtime.js'
 import { TASKS_EXTENSION } from '../../src/mcp/tasks.js'
-import type { TaskOwner } from '../../src/mcp/task-store.js'
+import { MemoryTaskStore, type TaskOwner, type TaskStore } from '../../src/mcp/task-store.js'
 import type { Envelope } from '../../src/mcp/era.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
 import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
@@ -281,3 +281,24 @@ t.test('stateless HTTP without a shared task store offers no tasks: a task asked
   t.ok(httpOffersTasks({ mode: 'stateful', redisUrl: '' }), 'a stateful server: a session stays on its replica')
   t.notOk(httpOffersTasks({ mode: 'stateless', redisUrl: '' }))
 })
+
+t.test('a task that expires between its read and its change: tasks/cancel answers it unknown, and a lost one is shown as it was read', async (t) => {
+  const memory = new MemoryTaskStore()
+  // The record is read, then gone before the change lands (its ttl ran out in between).
+  const vanishing: TaskStore = { ...bound(memory), transition: async () => undefined, lastBeat: async () => 0 }
+  const { server } = testEngine({ tools: [...testTools, ...taskTools()] }, { taskStore: vanishing, tasks: { heartbeatMs: 10 } })
+  const other = testEngine({ tools: [...testTools, ...taskTools()] }, { taskStore: vanishing, tasks: { heartbeatMs: 10 } })
+  const { taskId } = (await modern(server, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } }, { owner: 'alice' })).result
+
+  const lost = (await modern(other.server, 'tasks/get', { taskId }, { owner: 'alice' })).result
+  const cancelled = await modern(server, 'tasks/cancel', { taskId }, { owner: 'alice' })
+
+  t.match(lost, { taskId, status: 'working' }, 'read on a replica that does not run it, past its beats: shown as read')
+  t.match(cancelled, { error: { code: -32602, message: /it never existed, expired, or belongs to another client/ } })
+  await server.stopCalls(0)
+})
+
+/** A store's methods bound to it, to spread into a store with some replaced. */
+function bound (store: TaskStore): TaskStore {
+  return { create: r => store.create(r), load: id => store.load(id), list: o => store.list(o), transition: (id, c) => store.transition(id, c), beat: (id, ttl) => store.beat(id, ttl), lastBeat: id => store.lastBeat(id), leaveAnswers: (id, a, ttl) => store.leaveAnswers(id, a, ttl), takeAnswers: id => store.takeAnswers(id) }
+}
