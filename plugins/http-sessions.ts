@@ -9,7 +9,7 @@ import type { Principal } from './auth.js'
 import type { EventStore } from './event-store.js'
 import type { EventStream } from './event-stream.js'
 import type { SessionRecord, SessionStore } from './session-store.js'
-import type { TaskOwner } from '../src/mcp/task-store.js'
+import { NO_OWNER, type TaskOwner } from '../src/mcp/task-store.js'
 import { endStream, writeComment } from './sse.js'
 
 /** One stateful session as the HTTP layer keeps it. */
@@ -51,7 +51,7 @@ export function principalOf (request: FastifyRequest): Principal {
 
 /** Whose tasks a request outside any session creates and sees (stateless HTTP, 2026-07-28): its authenticated principal, or no one ('') without auth. */
 export function taskOwnerOf (request: FastifyRequest): TaskOwner {
-  return { principal: request.principal?.id ?? '' }
+  return request.principal === undefined ? NO_OWNER : { principal: request.principal.id }
 }
 
 /**

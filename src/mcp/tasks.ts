@@ -37,8 +37,8 @@ export interface TasksOptions {
   degradations: Degradations
 }
 
-/** What a change of a task carries; the time of the change is stamped here. */
-type Change = Omit<TaskChange, 'lastUpdatedAt'>
+/** What a change of a task carries (the time of the change is stamped by Tasks). */
+export type TaskUpdate = Omit<TaskChange, 'lastUpdatedAt'>
 
 /** Missed heartbeats after which a running task is taken for lost (its replica stopped). */
 const LOST_AFTER_BEATS = 5
@@ -155,7 +155,7 @@ export class Tasks {
    * Moves a task on (status and what comes with it) unless it already ended, in one step of the store; the record as
    * it is now. A change this process made is told to the task's runner here; so is, once, an end another made.
    */
-  async update (taskId: string, change: Change): Promise<Transition | undefined> {
+  async update (taskId: string, change: TaskUpdate): Promise<Transition | undefined> {
     const moved = await this.store.transition(taskId, { ...change, lastUpdatedAt: new Date().toISOString() })
     const live = this.live.get(taskId)
     if (moved === undefined || live === undefined) return moved
@@ -173,7 +173,7 @@ export class Tasks {
    * failure instead; when even that cannot be written, the failure is logged with its cause, the task's runner is
    * told `failed`, and other replicas report it lost once its heartbeats stop.
    */
-  async end (taskId: string, outcome: Change): Promise<void> {
+  async end (taskId: string, outcome: TaskUpdate): Promise<void> {
     const { log } = this.options
     try {
       await this.update(taskId, outcome)
@@ -181,7 +181,7 @@ export class Tasks {
     } catch (err) {
       log.error({ err, taskId, status: outcome.status }, 'task: its outcome could not be stored; storing it as failed')
     }
-    const failed: Change = { status: 'failed', statusMessage: 'its outcome could not be stored', error: { code: RPC_ERROR.InternalError, message: 'the server could not store this task\'s outcome (its task store failed); call the tool again' } }
+    const failed: TaskUpdate = { status: 'failed', statusMessage: 'its outcome could not be stored', error: { code: RPC_ERROR.InternalError, message: 'the server could not store this task\'s outcome (its task store failed); call the tool again' } }
     try {
       await this.update(taskId, failed)
     } catch (err) {

@@ -9,6 +9,7 @@ import type { RegisteredTool } from './registry.js'
 import { LOG_LEVELS, RPC_ERROR, type RequestId } from './rpc.js'
 import { legacyTask, taskCreated } from './task-wire.js'
 import type { TaskRecord } from './task-store.js'
+import type { TaskUpdate } from './tasks.js'
 import type { Services } from '../services/index.js'
 import type { ServerShared } from './server.js'
 
@@ -178,7 +179,7 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
   call.budgetMs = tasks.settings.timeoutMs
   shared.deadlines.watch(call, Date.now() + tasks.settings.timeoutMs, tasks.settings.timeoutMs)
   const taskId = record.taskId
-  const outcome = async (): Promise<TaskOutcome> => {
+  const outcome = async (): Promise<TaskUpdate> => {
     let result = await first
     for (let round = 1; isInputRequired(result) && !call.cancelled; round++) {
       if (round > MAX_ROUNDS) {
@@ -198,7 +199,7 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
   const run = async (): Promise<void> => {
     try {
       // A round that failed (the task store, while the task asked its client) ends the task failed, with the reason.
-      await tasks.end(taskId, await outcome().catch((err: unknown): TaskOutcome => ({ status: 'failed', error: { code: RPC_ERROR.InternalError, message: (err as Error).message } })))
+      await tasks.end(taskId, await outcome().catch((err: unknown): TaskUpdate => ({ status: 'failed', error: { code: RPC_ERROR.InternalError, message: (err as Error).message } })))
     } finally {
       shared.deadlines.forget(call)
       call.finish()
@@ -209,9 +210,6 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
   run().catch(logFailure(scope.log, 'task: its end failed', { taskId, tool: call.name }))
   return taskCreated(scope.era, record, tasks.settings.pollIntervalMs)
 }
-
-/** How a task's work ended, as its record is moved to. */
-type TaskOutcome = Parameters<ServerShared['tasks']['end']>[1]
 
 /** Sends a 2025 task's every change as notifications/tasks/status, where the call's messages go (if anywhere). */
 const statusNotifier = (call: ToolCall, pollIntervalMs: number) => (record: TaskRecord): void => {

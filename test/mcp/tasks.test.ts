@@ -202,7 +202,7 @@ t.test('2026-07-28: answers that are not objects are -32602; a task that keeps a
 t.test('over HTTP with tokens: a task is its principal\'s, another token\'s tasks/get finds nothing', async (t) => {
   const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789' }
   const digests = Object.entries(tokens).map(([name, token]) => `${name}:${createHash('sha256').update(token).digest('hex')}`).join(',')
-  const http = await httpInProcess(t, ['--root', t.testdir({ 'a.txt': 'x\n' }), '--code-index', 'off'], { WORKSPACE_MCP_AUTH_TOKENS: digests }, { tools: taskTools() })
+  const http = await httpInProcess(t, ['--root', t.testdir({ 'a.txt': 'x\n' }), '--code-index', 'off', '--max-event-loop-delay-ms', '0'], { WORKSPACE_MCP_AUTH_TOKENS: digests }, { tools: taskTools() })
   const post = async (who: keyof typeof tokens, method: string, params: Message, name: string): Promise<Message> => {
     const res = await fetch(http.url, {
       method: 'POST',
@@ -254,7 +254,7 @@ t.test('2025-11-25: each change of a task is a notifications/tasks/status where 
 
 t.test('stateless HTTP without a shared task store offers no tasks: a task asked for is answered in full, in either era', async (t) => {
   // Behind a balancer the next request may reach another replica, which would not know the task.
-  const stateless = await httpInProcess(t, ['--root', t.testdir({ 'a.txt': 'x\n' }), '--code-index', 'off', '--mode', 'stateless'], {}, { tools: taskTools() })
+  const stateless = await httpInProcess(t, ['--root', t.testdir({ 'a.txt': 'x\n' }), '--code-index', 'off', '--mode', 'stateless', '--max-event-loop-delay-ms', '0'], {}, { tools: taskTools() })
   const post = async (body: Message, modernEra: boolean): Promise<Message> => {
     const res = await fetch(stateless.url, {
       method: 'POST',
