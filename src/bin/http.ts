@@ -1,7 +1,7 @@
 import { buildApp, drainApp } from '../app.js'
 import { loadConfig } from '../config.js'
 import { commandFlags } from './command-flags.js'
-import { createLogger } from '../logger.js'
+import { createLogger, logFailure } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
 import { handleFaults } from './process-faults.js'
 import { checkRoot } from '../root-check.js'
@@ -32,7 +32,7 @@ export async function serveHttpCommand (argv: string[], host: ProcessHost, extra
   const exit = (code: number): void => {
     // The index thread may be writing: it is ended between two transactions, its lease released. A search still
     // running would outlive us (ripgrep writes nothing until it finds a match): close() kills it.
-    Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())]).finally(() => {
+    Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())]).catch(logFailure(log, 'closing the services failed')).finally(() => {
       log.flush()
       host.exit(code)
     })

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js'
 import { commandFlags } from './command-flags.js'
-import { createLogger } from '../logger.js'
+import { createLogger, logFailure } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
 import { handleFaults } from './process-faults.js'
 import { serveStdio } from '../mcp/stdio.js'
@@ -38,7 +38,7 @@ export async function serveStdioCommand (argv: string[], startup: StdioStartup, 
   const { output } = host
   const stdio = serveStdio({ server: runtime.server, input: host.input(), output, log })
   log.info({ root: config.root, tools: runtime.registry.tools.length, codeCache: startup.codeCache }, 'stdio server ready')
-  stdio.answered.then(runtime.warmUp)
+  stdio.answered.then(runtime.warmUp).catch(logFailure(log, 'warm-up failed'))
 
   let ending = false
   const exit = (code: number): void => {
@@ -46,7 +46,7 @@ export async function serveStdioCommand (argv: string[], startup: StdioStartup, 
     ending = true
     // The index thread may be writing: it is ended between two transactions, its lease released. ripgrep writes
     // nothing until it finds a match, so a closed pipe would not stop a running search: close() kills it.
-    Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())]).finally(() => {
+    Promise.race([runtime.close(), new Promise(resolve => setTimeout(resolve, CLOSE_WAIT_MS).unref())]).catch(logFailure(log, 'closing the services failed')).finally(() => {
       log.flush()
       let exited = false
       const once = (): void => {

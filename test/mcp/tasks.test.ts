@@ -302,3 +302,16 @@ t.test('a task that expires between its read and its change: tasks/cancel answer
 function bound (store: TaskStore): TaskStore {
   return { create: r => store.create(r), load: id => store.load(id), list: o => store.list(o), transition: (id, c) => store.transition(id, c), beat: (id, ttl) => store.beat(id, ttl), lastBeat: id => store.lastBeat(id), leaveAnswers: (id, a, ttl) => store.leaveAnswers(id, a, ttl), takeAnswers: id => store.takeAnswers(id) }
 }
+
+t.test('a stateless 2025 session opened without an owner has no identity: its task is reached by id alone, and tasks/list is refused', async (t) => {
+  const { server } = engine()
+  const ask = async (method: string, params: Message): Promise<Message> => JSON.parse((await server.openSession({ stateless: true }).handle({ jsonrpc: '2.0', id: 1, method, params }))!) as Message
+
+  const { task } = (await ask('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
+  const listed = await ask('tasks/list', {})
+  const got = (await ask('tasks/get', { taskId: task.taskId })).result
+
+  t.match(listed, { error: { code: -32600, message: /tasks\/list needs to know whose tasks to list/ } })
+  t.match(got, { taskId: task.taskId, status: 'working' }, 'another stateless request, with the id')
+  await ask('tasks/cancel', { taskId: task.taskId })
+})
