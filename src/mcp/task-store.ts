@@ -88,8 +88,8 @@ export interface TaskStore {
   takeAnswers(taskId: string): Promise<Answers>
 }
 
-/** The record after `change`: what every store's transition computes. */
-export function applyChange (record: TaskRecord, change: TaskChange): TaskRecord {
+/** The record after `change` (the Redis store's script does the same field by field). */
+function applyChange (record: TaskRecord, change: TaskChange): TaskRecord {
   const next: TaskRecord = { ...record, ...change }
   if (next.status !== 'input_required') delete next.inputRequests
   return next
