@@ -57,6 +57,10 @@ export const APP_ERR_NOT_ACCEPTABLE = createError<[string]>('APP_ERR_NOT_ACCEPTA
 export const APP_ERR_STREAM_CONFLICT = createError('APP_ERR_STREAM_CONFLICT', 'Conflict: this session already has an open GET stream', 409)
 /** Too many POSTs in flight (`maxInflightRequests`); the client should retry shortly. */
 export const APP_ERR_OVERLOADED = createError('APP_ERR_OVERLOADED', 'Server overloaded: too many requests in flight; retry later', 503)
+/** The process uses more memory than `maxHeapUsedPercent` / `maxRssMb` allow; the client should retry shortly. */
+export const APP_ERR_MEMORY_PRESSURE = createError('APP_ERR_MEMORY_PRESSURE', 'Server overloaded: memory is short; retry later', 503)
+/** A POST whose body did not arrive within `bodyTimeoutMs` of its headers (408, connection closed). */
+export const APP_ERR_BODY_TIMEOUT = createError<[string]>('APP_ERR_BODY_TIMEOUT', 'Request Timeout: the body did not arrive within %s ms of the headers; send the whole request at once', 408)
 /** No bearer token, or one that is invalid, expired or meant for another server (401 + WWW-Authenticate). */
 export const APP_ERR_UNAUTHORIZED = createError<[string]>('APP_ERR_UNAUTHORIZED', 'Unauthorized: %s', 401)
 /** A valid token without the scope this server requires (403 + WWW-Authenticate insufficient_scope). */
@@ -201,6 +205,8 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_NOT_ACCEPTABLE,
   APP_ERR_STREAM_CONFLICT,
   APP_ERR_OVERLOADED,
+  APP_ERR_MEMORY_PRESSURE,
+  APP_ERR_BODY_TIMEOUT,
   APP_ERR_UNAUTHORIZED,
   APP_ERR_INSUFFICIENT_SCOPE,
   APP_ERR_SHUTTING_DOWN,
