@@ -106,7 +106,7 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     // Auth, the per-client limit and load shedding attach to the endpoint's own context: whatever spelling
     // the router accepts for /mcp, they run (and they never touch the probes).
     guard: async (endpoint) => {
-      if (authOptions !== undefined) await endpoint.register(auth, authOptions)
+      if (authOptions !== undefined) await endpoint.register(auth, { ...authOptions, degradations: runtime.degradations })
       await endpoint.register(loadShedding, { maxEventLoopDelayMs: config.maxEventLoopDelayMs, ...memoryLimitsOf(config), degradations: runtime.degradations })
       if (config.rateLimitPerMinute > 0) {
         await endpoint.register(rateLimit, {
