@@ -15,7 +15,7 @@ import { rejected } from '../src/mcp/modern.js'
 import { classify, invalidMessage, type Classified } from '../src/mcp/wire.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
-import { createSessionTable, principalOf, type HttpSession } from './http-sessions.js'
+import { createSessionTable, principalOf, type HttpSession, type SessionTableOptions } from './http-sessions.js'
 import type { SessionStore } from './session-store.js'
 import { useMessageParser } from './json-body.js'
 import { createRequestSlots } from './request-slots.js'
@@ -55,6 +55,8 @@ export interface McpHttpOptions {
   sessions?: SessionStore
   /** With shared sessions: how often one served here is checked against the store, ms. Default 5000. */
   sessionCheckMs?: number
+  /** Where a shared session store that fails is reported (component `session-store`), and its recovery. */
+  degradations: SessionTableOptions['degradations']
 }
 
 declare module 'fastify' {
@@ -158,7 +160,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   const stateless = mode === 'stateless'
   const log = app.log as Logger
   const events = options.events ?? createMemoryEventStore()
-  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs })
+  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs, degradations: options.degradations })
   const slots = createRequestSlots({ maxInflight: maxInflightRequests, bodyTimeoutMs })
   let closing = false
 

@@ -127,7 +127,8 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     // Sessions and their events are a stateful server's only.
     events: config.mode === 'stateful' ? shared?.events : undefined,
     sessions: config.mode === 'stateful' ? shared?.sessions : undefined,
-    sessionCheckMs: config.sessionCheckMs
+    sessionCheckMs: config.sessionCheckMs,
+    degradations: runtime.degradations
   })
   if (metricsPath !== undefined) {
     await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, codeIndex: runtime.registry.services.codeIndex, degradations: runtime.degradations, path: metricsPath, sessions: () => app.mcpStats() })

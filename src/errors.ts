@@ -67,6 +67,8 @@ export const APP_ERR_UNAUTHORIZED = createError<[string]>('APP_ERR_UNAUTHORIZED'
 export const APP_ERR_INSUFFICIENT_SCOPE = createError<[string]>('APP_ERR_INSUFFICIENT_SCOPE', "Forbidden: the token lacks the '%s' scope", 403)
 /** The issuer's signing keys (JWKS) cannot be fetched, so a JWT can be neither accepted nor refused (503 + Retry-After). */
 export const APP_ERR_AUTH_UNAVAILABLE = createError('APP_ERR_AUTH_UNAVAILABLE', 'Service Unavailable: the token issuer\'s signing keys cannot be fetched; retry later', 503)
+/** The shared session store (Redis) failed to save or load a session record (503 + Retry-After). */
+export const APP_ERR_SESSION_STORE_UNAVAILABLE = createError('APP_ERR_SESSION_STORE_UNAVAILABLE', 'Service Unavailable: the session store cannot be reached; retry later', 503)
 /** The server is draining for shutdown and takes no new requests. */
 export const APP_ERR_SHUTTING_DOWN = createError('APP_ERR_SHUTTING_DOWN', 'Server is shutting down; retry on another instance', 503)
 
@@ -212,6 +214,7 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_UNAUTHORIZED,
   APP_ERR_INSUFFICIENT_SCOPE,
   APP_ERR_AUTH_UNAVAILABLE,
+  APP_ERR_SESSION_STORE_UNAVAILABLE,
   APP_ERR_SHUTTING_DOWN,
   APP_ERR_HEADER_MISMATCH,
   APP_ERR_MISSING_CLIENT_CAPABILITY,
