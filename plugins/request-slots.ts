@@ -41,7 +41,7 @@ export interface RequestSlots {
 }
 
 /** A 503 that tells the client to come back in a second. */
-export const overloaded = (): Error => Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '1' } })
+const overloaded = (): Error => Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '1' } })
 
 /** Counts an endpoint's POSTs: from their headers while the body arrives (bounded in time), then in a slot while answered. */
 export function createRequestSlots (options: RequestSlotsOptions): RequestSlots {

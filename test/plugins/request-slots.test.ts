@@ -45,3 +45,33 @@ t.test('a client that leaves while an earlier hook waits holds no slot and is no
   t.equal(slots.inflight, 0)
   t.equal(after.status, 200, 'the one slot is free for the next client')
 })
+
+t.test('a POST whose body arrives once every slot is taken gets 503 + Retry-After then, after its body was read', async (t) => {
+  const slots = createRequestSlots({ maxInflight: 1, bodyTimeoutMs: 60_000 })
+  const app = Fastify()
+  await app.register(rpcErrors)
+  let release: () => void = () => {}
+  const gate = new Promise<void>(resolve => { release = resolve })
+  app.post('/mcp', { onRequest: slots.onRequest, preParsing: slots.preParsing, preValidation: slots.preValidation }, async () => { await gate; return 'answered' })
+  t.teardown(async () => { release(); slots.close(); await app.close() })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as net.AddressInfo
+  const late = net.connect(port, '127.0.0.1')
+  let answer = ''
+  late.on('data', (chunk) => { answer += chunk.toString() })
+  late.write('POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{')
+  await waitUntil(() => slots.receiving === 1, 'the late POST to be receiving its body')
+  const held = fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  await waitUntil(() => slots.inflight === 1, 'the other POST to take the one slot')
+
+  late.write('}')
+  await waitUntil(() => answer.includes('\r\n\r\n{'), 'the late POST to be answered')
+  release()
+  const first = await held
+
+  t.match(answer, /^HTTP\/1\.1 503 /)
+  t.match(answer, /\r\nretry-after: 1\r\n/i)
+  t.match(answer, /"message":"Server overloaded: too many requests in flight; retry later"/)
+  t.equal(first.status, 200)
+  late.destroy()
+})
