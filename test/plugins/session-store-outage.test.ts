@@ -48,4 +48,7 @@ t.test('a session whose record cannot be saved holds no slot: 503 + Retry-After,
   t.equal(overLimit.statusCode, 429, 'the limit itself still holds: this is the client\'s third')
   t.same(runtime.degradations.current(), [])
   t.ok(lines.some(l => l.msg === 'recovered: session-store' && l.level === 30))
+  t.equal(lines.filter(l => l.msg === 'redis error' && l.level === 40).length, 1, 'the client\'s failed reconnects: one warn line, the rest at debug')
+  t.ok(lines.some(l => l.msg === 'redis error' && l.level === 20))
+  t.ok(lines.some(l => l.msg === 'redis connection restored' && l.level === 30))
 })
