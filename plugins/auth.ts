@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, type JWTVerifyGetKey, type KeyObject } from 'jose'
+import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, importSPKI, jwtVerify, type JWTVerifyGetKey, type KeyObject } from 'jose'
 import { APP_ERR_CONFIG_INVALID, APP_ERR_INSUFFICIENT_SCOPE, APP_ERR_UNAUTHORIZED } from '../src/errors.js'
+import type { Degradations } from '../src/services/degradations.js'
+import { remoteKeySet } from './remote-key-set.js'
 
 /** Who a request acts for: the token's subject, or the client address when the server runs without auth. */
 export interface Principal {
@@ -33,6 +35,10 @@ export interface JwtOptions {
   algorithms?: string[]
   /** Tolerated clock skew for exp/nbf, seconds. Default 30. */
   clockToleranceSec?: number
+  /** With jwksUrl: after a fetch, how long before a token naming an unknown key fetches the set again, ms. Default 30000. */
+  jwksCooldownMs?: number
+  /** With jwksUrl: after a failed fetch, how long before the next is tried, ms (tokens meanwhile answer 503 at once). Default 5000. */
+  jwksRetryMs?: number
 }
 
 /** Options of the auth plugin. */
@@ -45,6 +51,8 @@ export interface AuthOptions {
   jwt?: JwtOptions
   /** The scope every request needs. Default `workspace:read`. */
   scope?: string
+  /** Where a key set that cannot be fetched is reported (component `auth-keys`), and its recovery. */
+  degradations?: Pick<Degradations, 'report' | 'recover'>
 }
 
 declare module 'fastify' {
@@ -84,8 +92,8 @@ export function metadataUrl (resource: string): string {
   return `${url.origin}${METADATA_PATH}${url.pathname === '/' ? '' : url.pathname}`
 }
 
-async function keyResolver (jwt: JwtOptions): Promise<JWTVerifyGetKey | KeyObject | Uint8Array> {
-  if (jwt.jwksUrl !== undefined) return createRemoteJWKSet(new URL(jwt.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 })
+async function keyResolver (jwt: JwtOptions, degradations: AuthOptions['degradations']): Promise<JWTVerifyGetKey | KeyObject | Uint8Array> {
+  if (jwt.jwksUrl !== undefined) return remoteKeySet({ url: new URL(jwt.jwksUrl), cooldownMs: jwt.jwksCooldownMs, retryMs: jwt.jwksRetryMs, degradations })
   if (jwt.jwks !== undefined) return createLocalJWKSet(jwt.jwks as Parameters<typeof createLocalJWKSet>[0])
   if (jwt.publicKeyPem !== undefined) {
     // A bare key does not say which algorithm it is for (a JWK does).
@@ -93,6 +101,23 @@ async function keyResolver (jwt: JwtOptions): Promise<JWTVerifyGetKey | KeyObjec
     return await importSPKI(jwt.publicKeyPem, jwt.algorithms[0])
   }
   throw new APP_ERR_CONFIG_INVALID('jwt: set a JWKS URL, a JWKS or a PEM public key to verify tokens with')
+}
+
+/** What jose found wrong with a JWT, for the debug log: its code and sentence (jose's sentences quote no value), never the token. */
+function jwtFault (err: unknown): Record<string, unknown> {
+  if (!(err instanceof joseErrors.JOSEError)) return { reason: (err as Error).name }
+  const claim = (err as { claim?: unknown }).claim
+  return { code: err.code, reason: err.message, ...(typeof claim === 'string' ? { claim } : {}) }
+}
+
+/** The key id and algorithm a JWT names (unverified, and no secret), when its header decodes. */
+function jwtHeader (token: string): Record<string, unknown> {
+  try {
+    const { kid, alg } = decodeProtectedHeader(token)
+    return { kid, alg }
+  } catch {
+    return {}
+  }
 }
 
 /** The RFC 9728 metadata for a JWT setup; undefined for static tokens, which have no authorization server (RFC 9728 §2). */
@@ -109,13 +134,13 @@ function metadataOf (options: AuthOptions): string | undefined {
  * protected routes live (mcp-http's `guard`), and whatever spelling the router accepts for them, it runs.
  */
 const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
-  const { resource, tokens = [], jwt, scope = DEFAULT_SCOPE } = options
+  const { resource, tokens = [], jwt, scope = DEFAULT_SCOPE, degradations } = options
   if (tokens.length === 0 && jwt === undefined) throw new APP_ERR_CONFIG_INVALID('auth: configure static tokens or a JWT issuer')
   for (const token of tokens) {
     if (!/^[0-9a-f]{64}$/.test(token.sha256)) throw new APP_ERR_CONFIG_INVALID(`auth token '${token.name}': sha256 must be 64 lower-case hex digits (printf %s "$TOKEN" | sha256sum)`)
   }
   const digests = tokens.map(t => ({ name: t.name, digest: Buffer.from(t.sha256, 'hex') }))
-  const key = jwt === undefined ? undefined : await keyResolver(jwt)
+  const key = jwt === undefined ? undefined : await keyResolver(jwt, degradations)
   const algorithms = jwt?.algorithms ?? DEFAULT_ALGORITHMS
   const metadata = metadataOf(options)
   const challenge = (extra: string): string =>
@@ -127,7 +152,13 @@ const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
   const unauthorized = (why: string, error?: string): Error =>
     Object.assign(new APP_ERR_UNAUTHORIZED(why), { headers: { 'www-authenticate': challenge(error === undefined ? '' : `error="${error}", error_description="${why}"`) } })
 
-  async function verifyJwt (token: string): Promise<Principal> {
+  /** Logs at debug why a token was refused (what was wrong with it, never the token) and returns the error to throw. */
+  const refused = (request: FastifyRequest, err: Error, reason: Record<string, unknown>): Error => {
+    request.log.debug({ reqId: request.id, ...reason }, 'token rejected')
+    return err
+  }
+
+  async function verifyJwt (request: FastifyRequest, token: string): Promise<Principal> {
     let payload: Record<string, unknown>
     try {
       ({ payload } = await jwtVerify(token, key as JWTVerifyGetKey, {
@@ -138,26 +169,32 @@ const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
         requiredClaims: ['sub', 'exp']
       }))
     } catch (err) {
+      // The issuer's keys cannot be fetched: the token is neither good nor bad yet (503, reported as auth-keys).
+      if ((err as { code?: unknown }).code === 'APP_ERR_AUTH_UNAVAILABLE') throw refused(request, err as Error, { kind: 'jwt', reason: 'the key set cannot be fetched', ...jwtHeader(token) })
       const why = err instanceof joseErrors.JWTExpired ? 'the token has expired' : 'the token is not valid for this server'
-      throw unauthorized(why, 'invalid_token')
+      throw refused(request, unauthorized(why, 'invalid_token'), { kind: 'jwt', ...jwtFault(err), ...jwtHeader(token) })
     }
+    const principal: Principal = { id: `jwt:${String(payload.iss)}#${String(payload.sub)}`, kind: 'jwt' }
     if (!scopesOf(payload).has(scope)) {
-      throw Object.assign(new APP_ERR_INSUFFICIENT_SCOPE(scope), {
+      throw refused(request, Object.assign(new APP_ERR_INSUFFICIENT_SCOPE(scope), {
         headers: { 'www-authenticate': challenge(`error="insufficient_scope", error_description="the token lacks the ${scope} scope"`) }
-      })
+      }), { kind: 'jwt', principal: principal.id, reason: `the token lacks the ${scope} scope` })
     }
-    return { id: `jwt:${String(payload.iss)}#${String(payload.sub)}`, kind: 'jwt' }
+    return principal
   }
 
   async function authenticate (request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization
     // Tokens come only from this header (never a query string: spec basic/authorization, Token Requirements).
     const match = header === undefined ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(header)
-    if (match === null) throw unauthorized(header === undefined ? required : 'the Authorization header is not a bearer token', header === undefined ? undefined : 'invalid_request')
+    if (match === null) {
+      if (header === undefined) throw refused(request, unauthorized(required), { reason: 'no Authorization header' })
+      throw refused(request, unauthorized('the Authorization header is not a bearer token', 'invalid_request'), { reason: 'the Authorization header is not "Bearer <token>"' })
+    }
     const token = match[1]
-    if (jwt !== undefined && looksLikeJwt(token)) return await verifyJwt(token)
+    if (jwt !== undefined && looksLikeJwt(token)) return await verifyJwt(request, token)
     const name = staticMatch(digests, token)
-    if (name === undefined) throw unauthorized('the token is not valid for this server', 'invalid_token')
+    if (name === undefined) throw refused(request, unauthorized('the token is not valid for this server', 'invalid_token'), { kind: 'static', reason: 'no configured token has this SHA-256' })
     return { id: `token:${name}`, kind: 'token' }
   }
 

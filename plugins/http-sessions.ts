@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { FastifyRequest } from 'fastify'
-import { APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND, APP_ERR_SESSION_REQUIRED } from '../src/errors.js'
+import { APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND, APP_ERR_SESSION_REQUIRED, APP_ERR_SESSION_STORE_UNAVAILABLE } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
+import type { Degradations } from '../src/services/degradations.js'
 import type { McpServer } from '../src/mcp/server.js'
 import type { Session } from '../src/mcp/session.js'
 import type { Principal } from './auth.js'
@@ -42,7 +43,11 @@ export interface SessionTableOptions {
   store?: SessionStore
   /** How often a session served here is checked against the shared store (a DELETE or a log level set on another replica), ms. Default 5000. */
   checkMs?: number
+  /** Where a shared store that fails is reported (component `session-store`), and its recovery. */
+  degradations: Pick<Degradations, 'report' | 'recover'>
 }
+
+const STORE_FAULT = 'the shared session store fails: new sessions, and sessions this replica has not confirmed lately, answer 503; the others keep serving'
 
 /** Who a request acts for: the authenticated principal, else the client's address (behind trusted proxies: the forwarded one). */
 export function principalOf (request: FastifyRequest): Principal {
@@ -62,7 +67,7 @@ const sessionOwner = (principal: Principal, session: string): TaskOwner => ({ pr
 
 /** The stateful sessions of one HTTP endpoint: creation under the global and per-client caps, lookup bound to the principal, idle expiry. */
 export function createSessionTable (options: SessionTableOptions) {
-  const { server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store, checkMs = 5000 } = options
+  const { server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store, checkMs = 5000, degradations } = options
   const sessions = new Map<string, HttpSession>()
   /** Live sessions (and initializes in progress) per principal id. */
   const perClient = new Map<string, number>()
@@ -82,7 +87,12 @@ export function createSessionTable (options: SessionTableOptions) {
     return String(Math.min(3600, Math.max(1, Math.ceil(ms / 1000))))
   }
 
-  const failed = (what: string) => (err: Error): void => log.warn({ err: err.message }, `session store: ${what} failed`)
+  // One warn line (with the cause) when the store starts failing, one info line when an operation works again.
+  const storeFailed = (err: unknown): void => degradations.report('session-store', STORE_FAULT, err)
+  const storeWorks = (): void => degradations.recover('session-store')
+  const storeUnavailable = (): Error => Object.assign(new APP_ERR_SESSION_STORE_UNAVAILABLE(), { headers: { 'retry-after': '2' } })
+  /** A store write nobody waits for: it ends in handlers that cannot throw. */
+  const detached = (write: Promise<void>): void => { write.then(storeWorks, storeFailed) }
 
   /**
    * Ends the session here. Only a client's DELETE ends it everywhere: a session that went idle on this
@@ -97,7 +107,7 @@ export function createSessionTable (options: SessionTableOptions) {
     entry.connection = undefined
     if (reason === 'deleted' || store === undefined) {
       events.forget(entry.id)
-      store?.delete(entry.id).catch(failed('delete'))
+      if (store !== undefined) detached(store.delete(entry.id))
     }
     log.debug({ session: entry.id.slice(0, 8), reason }, 'session ended')
   }
@@ -117,7 +127,14 @@ export function createSessionTable (options: SessionTableOptions) {
     let entry = sessions.get(id)
     if (store === undefined) return entry
     if (entry !== undefined && Date.now() - entry.confirmed < checkMs) return entry
-    const record = await store.load(id)
+    let record: SessionRecord | undefined
+    try {
+      record = await store.load(id)
+    } catch (err) {
+      storeFailed(err)
+      throw storeUnavailable()
+    }
+    storeWorks()
     if (record === undefined) {
       // Deleted (or expired) through another replica.
       if (entry !== undefined) terminate(entry, 'gone')
@@ -131,7 +148,7 @@ export function createSessionTable (options: SessionTableOptions) {
       entry.savedLogLevel = record.logLevel
     }
     entry.confirmed = Date.now()
-    store.touch(id, sessionIdleMs).catch(failed('touch'))
+    detached(store.touch(id, sessionIdleMs))
     return entry
   }
 
@@ -142,7 +159,9 @@ export function createSessionTable (options: SessionTableOptions) {
 
     /**
      * Opens a session for `request`'s principal and runs its initialize; the session is kept only when
-     * initialize succeeded. Throws 503 at the global cap, 429 at the client's own.
+     * initialize succeeded and, with a shared store, its record was saved. Throws 503 at the global cap, 429 at
+     * the client's own, and APP_ERR_SESSION_STORE_UNAVAILABLE (503) when the record cannot be saved: such a
+     * session is closed at once and holds no slot.
      */
     async open (request: FastifyRequest, initialize: (session: Session) => Promise<string>): Promise<{ entry?: HttpSession, out: string }> {
       if (sessions.size + reserved >= maxSessions) {
@@ -156,26 +175,35 @@ export function createSessionTable (options: SessionTableOptions) {
       const entry = { id: randomUUID(), lastSeen: Date.now(), standalone: undefined, connection: undefined, principal, confirmed: Date.now(), savedLogLevel: 0 } as HttpSession
       // Every request brings its own channel (its POST, falling back to the GET stream), so no session-wide one.
       entry.session = server.openSession({ stateless: false, log: log.child({ session: entry.id.slice(0, 8) }), owner: sessionOwner(principal, entry.id) })
+      // Counted (reserved, and against its client) until it is kept or let go.
       reserved++
       countClient(principal.id, 1)
-      let out: string
+      let kept = false
       try {
-        out = await initialize(entry.session)
+        const out = await initialize(entry.session)
+        if (!entry.session.initialized) return { out }
+        // Saved before the id is handed out: the client's next request may land on another replica.
+        if (store !== undefined) {
+          const state = entry.session.snapshot()
+          entry.savedLogLevel = state.logLevel
+          try {
+            await store.save(entry.id, { ...state, principal }, sessionIdleMs)
+          } catch (err) {
+            storeFailed(err)
+            throw storeUnavailable()
+          }
+          storeWorks()
+        }
+        sessions.set(entry.id, entry)
+        kept = true
+        return { entry, out }
       } finally {
         reserved--
+        if (!kept) {
+          countClient(principal.id, -1)
+          entry.session.close()
+        }
       }
-      if (!entry.session.initialized) {
-        countClient(principal.id, -1)
-        return { out }
-      }
-      sessions.set(entry.id, entry)
-      // Saved before the id is handed out: the client's next request may land on another replica.
-      if (store !== undefined) {
-        const state = entry.session.snapshot()
-        entry.savedLogLevel = state.logLevel
-        await store.save(entry.id, { ...state, principal }, sessionIdleMs)
-      }
-      return { entry, out }
     },
 
     /** Saves what a request changed in the session (its log level) for the other replicas. */
@@ -184,7 +212,7 @@ export function createSessionTable (options: SessionTableOptions) {
       const state = entry.session.snapshot()
       if (state.logLevel === entry.savedLogLevel) return
       entry.savedLogLevel = state.logLevel
-      store.save(entry.id, { ...state, principal: entry.principal }, sessionIdleMs).catch(failed('save'))
+      detached(store.save(entry.id, { ...state, principal: entry.principal }, sessionIdleMs))
     },
 
     /** The request's session: 400 without an id, 404 for an unknown one or one another principal opened. */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  APP_ERR_INVALID_REQUEST, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_NOT_ACCEPTABLE, APP_ERR_OVERLOADED, APP_ERR_PROTOCOL_VERSION,
+  APP_ERR_INVALID_REQUEST, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_NOT_ACCEPTABLE, APP_ERR_PROTOCOL_VERSION,
   APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
 } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
@@ -15,9 +15,10 @@ import { rejected } from '../src/mcp/modern.js'
 import { classify, invalidMessage, type Classified } from '../src/mcp/wire.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
-import { createSessionTable, principalOf, taskOwnerOf, type HttpSession } from './http-sessions.js'
+import { createSessionTable, principalOf, taskOwnerOf, type HttpSession, type SessionTableOptions } from './http-sessions.js'
 import type { SessionStore } from './session-store.js'
 import { useMessageParser } from './json-body.js'
+import { createRequestSlots } from './request-slots.js'
 import { acceptsEventStream, acceptsJson, endStream, openEventStream, writeEvent } from './sse.js'
 
 export { principalOf } from './http-sessions.js'
@@ -39,8 +40,13 @@ export interface McpHttpOptions {
   maxSessions?: number
   /** Stateful only: a session without requests for this long expires (later use → 404). Default 30 min. */
   sessionIdleMs?: number
-  /** Most POSTs handled at once; beyond it a POST gets 503 + Retry-After before its body is read. Default 256. */
+  /**
+   * Most POSTs answered at once, each counted once its body has arrived; beyond it a POST gets 503 + Retry-After
+   * (before its body is read when every slot is already taken). Default 256.
+   */
   maxInflightRequests?: number
+  /** Longest a POST's body may take to arrive after its headers, ms; a later one gets 408 and its connection closes. Default 10000. */
+  bodyTimeoutMs?: number
   /** Stateful only: sessions one client (principal) may hold; beyond it initialize gets 429 + Retry-After. Default 100. */
   maxSessionsPerClient?: number
   /** Stateful only: where SSE events are kept for resumption. Default: in this process, bounded. */
@@ -49,6 +55,8 @@ export interface McpHttpOptions {
   sessions?: SessionStore
   /** With shared sessions: how often one served here is checked against the store, ms. Default 5000. */
   sessionCheckMs?: number
+  /** Where a shared session store that fails is reported (component `session-store`), and its recovery. */
+  degradations: SessionTableOptions['degradations']
 }
 
 declare module 'fastify' {
@@ -61,8 +69,8 @@ declare module 'fastify' {
     mcpDrain(graceMs: number): Promise<boolean>
     /** True once draining began (mcpDrain or close). */
     readonly mcpDraining: boolean
-    /** Live stateful sessions here and POSTs being answered now (metrics). */
-    mcpStats(): { sessions: number, inflight: number }
+    /** Live stateful sessions here, POSTs being answered now, and POSTs whose body is still arriving (metrics). */
+    mcpStats(): { sessions: number, inflight: number, receiving: number }
   }
 }
 
@@ -144,13 +152,13 @@ class PostChannel implements RequestChannel {
 
 /** Streamable HTTP on one path: POST for messages, GET for the session stream, DELETE to end a session. */
 const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
-  const { server, mode, guard, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, maxSessionsPerClient = 100 } = options
+  const { server, mode, guard, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, bodyTimeoutMs = 10_000, maxSessionsPerClient = 100 } = options
   const stateless = mode === 'stateless'
   const log = app.log as Logger
   const events = options.events ?? createMemoryEventStore()
-  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs })
+  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs, degradations: options.degradations })
+  const slots = createRequestSlots({ maxInflight: maxInflightRequests, bodyTimeoutMs })
   let closing = false
-  let inflight = 0
 
   const sendJson = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.code(status).type('application/json').send(body)
@@ -194,8 +202,6 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   }
 
   const closingError = (): Error => Object.assign(new APP_ERR_SHUTTING_DOWN(), { headers: { 'retry-after': '1', connection: 'close' } })
-
-  const overloaded = (): Error => Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '1' } })
 
   const notAllowed = (allow: string) => (request: FastifyRequest, reply: FastifyReply): never => {
     reply.header('allow', allow)
@@ -264,15 +270,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
     if (guard !== undefined) await guard(endpoint)
     useMessageParser(endpoint)
 
-    endpoint.post(path, {
-      // Before the body is read: a POST that cannot even be queued costs no parsing.
-      onRequest: (request, reply, done) => {
-        if (inflight >= maxInflightRequests) return done(overloaded())
-        inflight++
-        reply.raw.once('close', () => { inflight-- })
-        done()
-      }
-    }, async (request, reply) => {
+    // A POST takes an in-flight slot once its body has arrived, so clients stalling their bodies hold none (request-slots.ts).
+    endpoint.post(path, { onRequest: slots.onRequest, preParsing: slots.preParsing, preValidation: slots.preValidation }, async (request, reply) => {
       // spec basic/transports: a POST's Accept lists application/json and text/event-stream; a client
       // that cannot take JSON cannot read most answers. (One that cannot take SSE is still served JSON.)
       if (!acceptsJson(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('a POST must accept application/json (and text/event-stream)')
@@ -367,14 +366,16 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
   app.decorate('mcpDrain', async (graceMs: number): Promise<boolean> => {
     startDraining()
     const until = Date.now() + graceMs
-    const busy = (): boolean => inflight > 0
+    // A body still arriving is waited for too: it is then answered (503 for a request) rather than cut off.
+    const busy = (): boolean => slots.inflight + slots.receiving > 0
     while (busy() && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 25))
     return !busy()
   })
   app.decorate('mcpDraining', { getter: () => closing })
-  app.decorate('mcpStats', () => ({ sessions: table.count(), inflight }))
+  app.decorate('mcpStats', () => ({ sessions: table.count(), inflight: slots.inflight, receiving: slots.receiving }))
   app.addHook('preClose', async () => { startDraining() })
   app.addHook('onClose', async () => {
+    slots.close()
     table.closeAll()
     await events.close()
   })

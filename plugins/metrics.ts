@@ -15,7 +15,7 @@ export interface MetricsOptions {
   /** Where the Prometheus text is served. Default `/metrics`. */
   path?: string
   /** Live stateful sessions and POSTs in flight, read at scrape time. */
-  sessions?: () => { sessions: number, inflight: number }
+  sessions?: () => { sessions: number, inflight: number, receiving: number }
   /** The code index, when it is on: its state and store failures, read at scrape time. */
   codeIndex?: CodeIndex
   /** What keeps serving in a reduced way, read at scrape time. */
@@ -54,7 +54,8 @@ const metrics: FastifyPluginAsync<MetricsOptions> = async (app, options) => {
   gauge({ name: 'mcp_tool_calls_in_flight', help: 'Tool calls running now.', collect () { this.set(server.activeCalls().length) } })
   if (sessions !== undefined) {
     gauge({ name: 'mcp_sessions', help: 'Live stateful sessions on this replica.', collect () { this.set(sessions().sessions) } })
-    gauge({ name: 'mcp_http_requests_in_flight', help: 'POSTs being answered now.', collect () { this.set(sessions().inflight) } })
+    gauge({ name: 'mcp_http_requests_in_flight', help: 'POSTs being answered now (their bodies arrived).', collect () { this.set(sessions().inflight) } })
+    gauge({ name: 'mcp_http_requests_receiving', help: 'POSTs whose body is still arriving (they hold no in-flight slot).', collect () { this.set(sessions().receiving) } })
   }
   if (limiter !== undefined) {
     const read = (field: 'running' | 'queued' | 'refused') => function (this: Gauge) {

@@ -52,7 +52,19 @@ export async function createRedisStores (options: RedisStoresOptions): Promise<R
   /* c8 ignore next */
   const RedisClient = ioredis.Redis ?? ioredis.default.Redis
   const redis: Redis = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
-  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'))
+  // While Redis is down the client fails every reconnect (up to one every 2 s): one warn line with the cause per
+  // outage, the rest at debug, and one info line once it is back.
+  let down = false
+  redis.on('error', (err: Error) => {
+    if (down) return log.debug({ err }, 'redis error')
+    down = true
+    log.warn({ err }, 'redis error')
+  })
+  redis.on('ready', () => {
+    if (!down) return
+    down = false
+    log.info('redis connection restored')
+  })
   await redis.connect()
 
   const sessionKey = (id: string): string => `${prefix}session:${id}`

@@ -1,10 +1,9 @@
 import { statSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
-import underPressure from '@fastify/under-pressure'
 import type { Config } from './config.js'
-import { APP_ERR_OVERLOADED, APP_ERR_RATE_LIMITED } from './errors.js'
-import { authOptionsOf, checkExposure, trustProxyOf } from './http-options.js'
+import { APP_ERR_RATE_LIMITED } from './errors.js'
+import { authOptionsOf, checkExposure, memoryLimitsOf, trustProxyOf } from './http-options.js'
 import type { Runtime } from './runtime.js'
 import type { ActiveCall } from './mcp/server.js'
 import { problemText } from './tools/code-index-common.js'
@@ -12,6 +11,7 @@ import rpcErrors, { frameworkErrors } from '../plugins/rpc-errors.js'
 import originGuard, { isLoopbackHost } from '../plugins/origin-guard.js'
 import auth, { resourceMetadata } from '../plugins/auth.js'
 import health from '../plugins/health.js'
+import loadShedding from '../plugins/load-shedding.js'
 import mcpHttp, { principalOf } from '../plugins/mcp-http.js'
 import metrics from '../plugins/metrics.js'
 import requestTarget, { toOriginForm } from '../plugins/request-target.js'
@@ -50,6 +50,9 @@ function degraded (runtime: Runtime): string[] {
   return problem === undefined ? reported : [`code index unavailable: ${problemText(problem)}`, ...reported]
 }
 
+/** Node's headers timeout: never past the request timeout (Node refuses a longer one). */
+const headersTimeout = (config: Config): number => Math.min(config.headersTimeoutMs, config.requestTimeoutMs)
+
 /** Builds the Fastify app with every plugin registered, not listening (tests inject into it). */
 export async function buildApp (deps: AppDeps): Promise<App> {
   const { runtime, config = runtime.config } = deps
@@ -62,9 +65,10 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     // A hop count is accepted at run time (proxy-addr), though Fastify's types list only the other forms.
     trustProxy: trustProxyOf(config) as boolean | string | string[],
     // A client that stalls its headers or body, or never sends anything, is cut off: Node's defaults
-    // (no request timeout, 60 s for headers checked every 30 s) let idle sockets pile up for minutes.
+    // (no request timeout, 60 s for headers checked every 30 s) let idle sockets pile up for minutes. Headers come
+    // in one packet from any real client; a POST's body has its own, shorter deadline (mcp-http's bodyTimeoutMs).
     requestTimeout: config.requestTimeoutMs,
-    http: { headersTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.max(250, Math.min(5000, Math.floor(config.requestTimeoutMs / 4))) },
+    http: { headersTimeout: headersTimeout(config), connectionsCheckingInterval: Math.max(250, Math.min(5000, Math.floor(headersTimeout(config) / 4))) },
     // The engine logs every tool call ({ tool, durationMs, outcome }); two more lines per request would halve throughput.
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request pino child (about 1 µs each): the few request-scoped lines carry reqId themselves.
@@ -102,13 +106,8 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     // Auth, the per-client limit and load shedding attach to the endpoint's own context: whatever spelling
     // the router accepts for /mcp, they run (and they never touch the probes).
     guard: async (endpoint) => {
-      if (authOptions !== undefined) await endpoint.register(auth, authOptions)
-      if (config.maxEventLoopDelayMs > 0) {
-        await endpoint.register(underPressure, {
-          maxEventLoopDelay: config.maxEventLoopDelayMs,
-          pressureHandler: () => Promise.reject(Object.assign(new APP_ERR_OVERLOADED(), { headers: { 'retry-after': '2' } }))
-        })
-      }
+      if (authOptions !== undefined) await endpoint.register(auth, { ...authOptions, degradations: runtime.degradations })
+      await endpoint.register(loadShedding, { maxEventLoopDelayMs: config.maxEventLoopDelayMs, ...memoryLimitsOf(config), degradations: runtime.degradations })
       if (config.rateLimitPerMinute > 0) {
         await endpoint.register(rateLimit, {
           max: config.rateLimitPerMinute,
@@ -124,10 +123,12 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     maxSessionsPerClient: config.maxSessionsPerClient,
     sessionIdleMs: config.sessionIdleMs,
     maxInflightRequests: config.maxInflightRequests,
+    bodyTimeoutMs: config.bodyTimeoutMs,
     // Sessions and their events are a stateful server's only.
     events: config.mode === 'stateful' ? shared?.events : undefined,
     sessions: config.mode === 'stateful' ? shared?.sessions : undefined,
-    sessionCheckMs: config.sessionCheckMs
+    sessionCheckMs: config.sessionCheckMs,
+    degradations: runtime.degradations
   })
   if (metricsPath !== undefined) {
     await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, codeIndex: runtime.registry.services.codeIndex, degradations: runtime.degradations, path: metricsPath, sessions: () => app.mcpStats() })
@@ -162,7 +163,8 @@ export async function drainApp (app: App, runtime: Runtime, drainMs: number): Pr
     app.log.warn({ drainMs, stopped }, `drain ran out after ${drainMs} ms: ${stopped.length} call(s) answered early (partial, or SHUTTING_DOWN): ${stopped.map(c => `${c.tool} (${c.ms} ms)`).join(', ')}`)
     await runtime.windDown(WIND_DOWN_GRACE_MS)
     if (!await app.mcpDrain(ANSWER_WRITE_MS)) {
-      unanswered = app.mcpStats().inflight
+      const { inflight, receiving } = app.mcpStats()
+      unanswered = inflight + receiving
       app.log.error({ unanswered }, `${unanswered} request(s) still open at exit`)
     }
   }

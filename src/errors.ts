@@ -57,10 +57,18 @@ export const APP_ERR_NOT_ACCEPTABLE = createError<[string]>('APP_ERR_NOT_ACCEPTA
 export const APP_ERR_STREAM_CONFLICT = createError('APP_ERR_STREAM_CONFLICT', 'Conflict: this session already has an open GET stream', 409)
 /** Too many POSTs in flight (`maxInflightRequests`); the client should retry shortly. */
 export const APP_ERR_OVERLOADED = createError('APP_ERR_OVERLOADED', 'Server overloaded: too many requests in flight; retry later', 503)
+/** The process uses more memory than `maxHeapUsedPercent` / `maxRssMb` allow; the client should retry shortly. */
+export const APP_ERR_MEMORY_PRESSURE = createError('APP_ERR_MEMORY_PRESSURE', 'Server overloaded: memory is short; retry later', 503)
+/** A POST whose body did not arrive within `bodyTimeoutMs` of its headers (408, connection closed). */
+export const APP_ERR_BODY_TIMEOUT = createError<[string]>('APP_ERR_BODY_TIMEOUT', 'Request Timeout: the body did not arrive within %s ms of the headers; send the whole request at once', 408)
 /** No bearer token, or one that is invalid, expired or meant for another server (401 + WWW-Authenticate). */
 export const APP_ERR_UNAUTHORIZED = createError<[string]>('APP_ERR_UNAUTHORIZED', 'Unauthorized: %s', 401)
 /** A valid token without the scope this server requires (403 + WWW-Authenticate insufficient_scope). */
 export const APP_ERR_INSUFFICIENT_SCOPE = createError<[string]>('APP_ERR_INSUFFICIENT_SCOPE', "Forbidden: the token lacks the '%s' scope", 403)
+/** The issuer's signing keys (JWKS) cannot be fetched, so a JWT can be neither accepted nor refused (503 + Retry-After). */
+export const APP_ERR_AUTH_UNAVAILABLE = createError('APP_ERR_AUTH_UNAVAILABLE', 'Service Unavailable: the token issuer\'s signing keys cannot be fetched; retry later', 503)
+/** The shared session store (Redis) failed to save or load a session record (503 + Retry-After). */
+export const APP_ERR_SESSION_STORE_UNAVAILABLE = createError('APP_ERR_SESSION_STORE_UNAVAILABLE', 'Service Unavailable: the session store cannot be reached; retry later', 503)
 /** The server is draining for shutdown and takes no new requests. */
 export const APP_ERR_SHUTTING_DOWN = createError('APP_ERR_SHUTTING_DOWN', 'Server is shutting down; retry on another instance', 503)
 
@@ -201,8 +209,12 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_NOT_ACCEPTABLE,
   APP_ERR_STREAM_CONFLICT,
   APP_ERR_OVERLOADED,
+  APP_ERR_MEMORY_PRESSURE,
+  APP_ERR_BODY_TIMEOUT,
   APP_ERR_UNAUTHORIZED,
   APP_ERR_INSUFFICIENT_SCOPE,
+  APP_ERR_AUTH_UNAVAILABLE,
+  APP_ERR_SESSION_STORE_UNAVAILABLE,
   APP_ERR_SHUTTING_DOWN,
   APP_ERR_HEADER_MISMATCH,
   APP_ERR_MISSING_CLIENT_CAPABILITY,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { getHeapStatistics } from 'node:v8'
 import { configEnvName, configFlagName, type Config } from './config.js'
 import { APP_ERR_CONFIG_INVALID } from './errors.js'
 import type { AuthOptions, StaticToken } from '../plugins/auth.js'
@@ -66,4 +67,12 @@ export function checkExposure (config: Config, auth: AuthOptions | undefined, lo
   }
   if (problems.length === 0) return
   throw new APP_ERR_CONFIG_INVALID(`${named('host')}: '${config.host}' is reachable from other machines, so ${problems.join('; and ')}`)
+}
+
+/**
+ * The memory thresholds past which /mcp sheds load, in bytes (0: off): `maxHeapUsedPercent` of V8's heap limit
+ * (what --max-old-space-size sets, or what V8 chose for the machine), and `maxRssMb`.
+ */
+export function memoryLimitsOf (config: Pick<Config, 'maxHeapUsedPercent' | 'maxRssMb'>, heapLimit = getHeapStatistics().heap_size_limit): { maxHeapUsedBytes: number, maxRssBytes: number } {
+  return { maxHeapUsedBytes: Math.floor(heapLimit * config.maxHeapUsedPercent / 100), maxRssBytes: config.maxRssMb * 1024 * 1024 }
 }

@@ -9,7 +9,7 @@ export const HTTP_ONLY_KEYS: ReadonlySet<string> = new Set([
   'host', 'port', 'mode', 'maxSessions', 'maxInflightRequests', 'sessionIdleMs', 'allowedOrigins', 'allowedHosts', 'bodyLimit',
   'publicUrl', 'authTokens', 'jwtIssuer', 'jwtJwksUrl', 'jwtPublicKeyFile', 'jwtAlgorithms', 'authScope', 'insecureNoAuth',
   'trustProxy', 'maxSessionsPerClient', 'rateLimitPerMinute', 'maxEventLoopDelayMs', 'metricsPath', 'redisUrl', 'sessionCheckMs',
-  'requestTimeoutMs', 'drainMs'
+  'requestTimeoutMs', 'headersTimeoutMs', 'bodyTimeoutMs', 'maxHeapUsedPercent', 'maxRssMb', 'drainMs'
 ])
 
 const ALL_KEYS = Object.keys(ConfigSchema.properties)

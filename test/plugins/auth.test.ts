@@ -158,3 +158,33 @@ t.test('misconfiguration stops the boot with a message saying what to set', asyn
   await t.rejects(build(t, { jwt: { issuer: ISSUER } }), { code: 'APP_ERR_CONFIG_INVALID', message: /JWKS URL, a JWKS or a PEM/ })
   await t.rejects(build(t, { jwt: { issuer: ISSUER, publicKeyPem: await exportSPKI(keys.publicKey) } }), { code: 'APP_ERR_CONFIG_INVALID', message: /needs its algorithm/ })
 })
+
+t.test('a rejected token\'s reason is logged at debug — what was wrong with it, never the token', async (t) => {
+  const lines: string[] = []
+  const app = await build(t, { tokens: [{ name: 'ci', sha256: hash(TOKEN) }], jwt: { issuer: ISSUER, jwks: { keys: [jwk] } } }, lines)
+  // A key of another type than the token's algorithm: jose refuses it with a TypeError, logged by name.
+  const pem = await build(t, { jwt: { issuer: ISSUER, publicKeyPem: await exportSPKI(keys.publicKey), algorithms: ['ES256', 'RS256'] } }, lines)
+  const rsa = await generateKeyPair('RS256')
+  const cases: Array<{ authorization?: string, logged: Record<string, unknown>, server?: typeof app }> = [
+    { logged: { reason: 'no Authorization header' } },
+    { authorization: 'Basic dXNlcjpwYXNz', logged: { reason: 'the Authorization header is not "Bearer <token>"' } },
+    { authorization: 'Bearer wrong-secret-value', logged: { kind: 'static', reason: 'no configured token has this SHA-256' } },
+    { authorization: `Bearer ${await token({}, { exp: Math.floor(Date.now() / 1000) - 120 })}`, logged: { kind: 'jwt', code: 'ERR_JWT_EXPIRED', claim: 'exp', kid: 'k1', alg: 'ES256' } },
+    { authorization: `Bearer ${await token({ aud: 'https://elsewhere.test/mcp' })}`, logged: { kind: 'jwt', code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' } },
+    { authorization: `Bearer ${await token({}, { key: otherKeys.privateKey })}`, logged: { kind: 'jwt', code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' } },
+    { authorization: `Bearer ${await new SignJWT({ scope: 'workspace:read', iss: ISSUER, aud: RESOURCE, sub: 'a' }).setProtectedHeader({ alg: 'ES256', kid: 'unknown' }).setExpirationTime('5m').sign(keys.privateKey)}`, logged: { kind: 'jwt', code: 'ERR_JWKS_NO_MATCHING_KEY', kid: 'unknown' } },
+    { authorization: 'Bearer not.a.jwt-header', logged: { kind: 'jwt', code: 'ERR_JWS_INVALID' } },
+    { authorization: `Bearer ${await token({ scope: 'profile' })}`, logged: { kind: 'jwt', principal: `jwt:${ISSUER}#alice`, reason: 'the token lacks the workspace:read scope' } },
+    { authorization: `Bearer ${await token({}, { key: rsa.privateKey, alg: 'RS256' })}`, logged: { kind: 'jwt', reason: 'TypeError', alg: 'RS256' }, server: pem }
+  ]
+
+  for (const { authorization, server = app } of cases) await post(server, authorization)
+  const rejected = lines.map(l => JSON.parse(l) as Record<string, unknown>).filter(l => l.msg === 'token rejected')
+
+  t.equal(rejected.length, cases.length, 'one line per refused request')
+  cases.forEach(({ logged }, i) => t.match(rejected[i], { level: 20, reqId: String, ...logged }))
+  for (const { authorization } of cases) {
+    const secret = authorization?.split(' ')[1]
+    if (secret !== undefined) t.notOk(lines.some(l => l.includes(secret)), `${secret.slice(0, 12)}… is not logged`)
+  }
+})

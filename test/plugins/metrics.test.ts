@@ -28,6 +28,7 @@ t.test('tool calls by tool and outcome, their latency, sessions, work in flight 
   t.ok(metric(text, /^mcp_tool_call_duration_seconds_count\{tool="echo_text"\} 1$/), 'its latency')
   t.ok(metric(text, /^mcp_sessions 1$/))
   t.ok(metric(text, /^mcp_http_requests_in_flight \d+$/))
+  t.ok(metric(text, /^mcp_http_requests_receiving 0$/))
   t.ok(metric(text, /^mcp_tool_calls_in_flight 0$/))
   t.ok(metric(text, /^mcp_limiter_running\{kind="search"\} 0$/))
   t.ok(metric(text, /^mcp_limiter_refused\{kind="walk"\} 0$/))
