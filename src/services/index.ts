@@ -76,7 +76,7 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     root: r.path, name: r.name, prefixed: roots.length > 1, log, limiter, pdf, allowHardLinks: config.allowHardLinks
   })))
   const workspace = createWorkspaceSet(members, limiter)
-  const tokenizer = createTokenizer({ workers: config.tokenizerWorkers })
+  const tokenizer = createTokenizer({ workers: config.tokenizerWorkers, degradations })
   // Without ripgrep (or git, or a repository) those tools are simply not offered; the rest still serves.
   // Both probes spawn a child: started together, start-up waits for the slower one, not for both.
   const [search, git] = await Promise.all([
