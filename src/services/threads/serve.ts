@@ -12,12 +12,12 @@ export type Notify = (notice: Record<string, unknown>) => void
  */
 export type ThreadHandler<Request, Answer extends object> = (request: Request) => Answer | Promise<Answer>
 
-/** An error a handler throws to say more than its message (read back as `ThreadError.details`). */
+/** An error a handler throws to say more than its message (read back as `ThreadError.details`; its cause crosses too). */
 export class DetailedError extends Error {
   readonly details: Record<string, unknown>
 
-  constructor (message: string, details: Record<string, unknown>) {
-    super(message)
+  constructor (message: string, details: Record<string, unknown>, options?: ErrorOptions) {
+    super(message, options)
     this.details = details
   }
 }

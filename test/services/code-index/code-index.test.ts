@@ -305,14 +305,17 @@ t.test('the index service: off, not installed, a state folder it cannot write', 
   t.notOk(fs.existsSync(path.join(config.stateDir, 'not-made')))
   await replica.close()
   t.equal(codeIndexService({ ...config, codeIndex: 'off' }, workspace, log), undefined)
-  const warnings: string[] = []
-  const warnLog = { warn: (msg: string) => warnings.push(msg) } as unknown as typeof log
+  const warnings: Array<[object, string]> = []
+  const warnLog = { warn: (fields: object, msg: string) => warnings.push([fields, msg]) } as unknown as typeof log
+  const glibc = new Error('/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38\' not found')
   t.equal(codeIndexService(config, workspace, warnLog, { sqlite: null }), undefined)
   t.equal(codeIndexService(config, workspace, warnLog, { treeSitter: null }), undefined)
+  t.equal(codeIndexService(config, workspace, warnLog, { requireSqlite: () => { throw glibc } }), undefined)
   t.same(warnings, [
-    '@photostructure/sqlite is not installed or does not load here: find_symbol and search_code disabled',
-    'web-tree-sitter is not installed or does not load here: find_symbol and search_code disabled'
-  ])
+    [{}, '@photostructure/sqlite is not installed or does not load here: find_symbol and search_code disabled'],
+    [{}, 'web-tree-sitter is not installed or does not load here: find_symbol and search_code disabled'],
+    [{ err: glibc }, '@photostructure/sqlite is not installed or does not load here: find_symbol and search_code disabled']
+  ], 'a binding that does not load says why in the same line')
   const service = codeIndexService(config, workspace, log) as CodeIndex
   t.teardown(() => service.close())
   fs.writeFileSync(path.join(root, 'a.rs'), 'fn main() {}\n')

@@ -113,7 +113,7 @@ t.test('errorFields: causes are carried a few deep, a cycle ends', async (t) => 
   for (let f: ErrorFields | undefined = fields; f !== undefined; f = f.cause) depth++
   t.equal(depth, 5, 'the error and four causes')
   t.notOk('code' in errorFields(Object.assign(new Error('x'), { code: { not: 'a code' } })), 'a code that is not a string or a number is left out')
-  t.equal(errorFromFields(errorFields(Object.assign(new Error('x'), { code: 3 }))).code, 3, 'a numeric code crosses too')
+  t.equal((errorFromFields(errorFields(Object.assign(new Error('x'), { code: 3 }))) as Error & { code?: number }).code, 3, 'a numeric code crosses too')
   const stackless = new Error('no stack')
   stackless.stack = undefined
   t.strictSame(errorFromFields(errorFields(stackless)).message, 'no stack')
