@@ -11,6 +11,7 @@ import { createTokenizer, type Tokenizer } from './tokenizer/index.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { createActivity, type Activity } from './activity.js'
 import { createDegradations, type Degradations } from './degradations.js'
+import { withoutServerPaths } from './server-paths.js'
 import { createGit, gitRepositories, type GitRepositories } from './git/index.js'
 import { symbolParser, type SymbolParser } from './symbols/index.js'
 import { codeIndexService, semanticService } from './code-index/index.js'
@@ -93,7 +94,8 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
   const symbols = symbolParser(log)
   const absent: Partial<Record<ServiceName, Absence>> = {}
   if (search === undefined) absent.search = { code: 'RIPGREP_NOT_FOUND', reason: 'ripgrep could not be started here (the operator can install @vscode/ripgrep or set --ripgrep-path)', step: 'list-and-read' }
-  if (typeof git === 'string') absent.git = { code: /^git is not installed|does not run|too old/.test(git) ? 'GIT_NOT_FOUND' : 'NOT_A_REPOSITORY', reason: git, step: 'read-without-history' }
+  // The reason reaches tool answers: the roots by name, git's own path and any other server path hidden (the log line above has them).
+  if (typeof git === 'string') absent.git = { code: /^git is not installed|does not run|too old/.test(git) ? 'GIT_NOT_FOUND' : 'NOT_A_REPOSITORY', reason: withoutServerPaths(git, roots.map(r => [r.path, roots.length > 1 ? `${r.name}:` : '.'])), step: 'read-without-history' }
   if (codeIndex === undefined) {
     absent.codeIndex = config.codeIndex === 'off'
       ? { code: 'CODE_INDEX_OFF', reason: 'the code index is turned off (--code-index off; the operator can set --code-index on)', step: 'grep-for-definitions' }

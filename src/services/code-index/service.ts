@@ -6,7 +6,7 @@ import { locateTreeSitter, type TreeSitterLocation } from '../symbols/index.js'
 import type { Activity } from '../activity.js'
 import type { WorkspaceService } from '../workspace/index.js'
 import { createCodeIndex, type CodeIndex } from './code-index.js'
-import { indexLocation, pruneStateDir, removeIndexFile } from './index-file.js'
+import { indexLocation, pruneStateDir, removeTemporaryIndex } from './index-file.js'
 import { createEmbeddingProvider, embeddingsSettings, isLocalProvider } from './embeddings.js'
 import { loadSqlite } from './index-schema.js'
 import { createSemanticSearch, type SemanticSearch } from './semantic.js'
@@ -44,7 +44,7 @@ export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' 
   const shared = config.codeIndex === 'shared'
   const location = indexLocation(config.stateDir, configuredRoots(config), log, { create: !shared })
   // A temporary index goes with the process, however it ends.
-  if (location.temporary) process.once('exit', () => removeIndexFile(location.file))
+  if (location.temporary) process.once('exit', () => removeTemporaryIndex(location.file))
   else if (!shared) pruneStateDir(path.dirname(location.file), location.file, { maxAgeMs: config.stateMaxAgeDays * 86_400_000, maxBytes: config.stateMaxMb * 1024 * 1024 }, log)
   return createCodeIndex({
     workspace,
