@@ -93,4 +93,14 @@ t.test('why git is not there reaches tool answers without a server path: the roo
     { code: 'NOT_A_REPOSITORY', reason: "git does not accept the repository: fatal: detected dubious ownership in repository at '.'" }
   ])
   t.match(lines.filter(l => l.msg === 'git history tools disabled').map(l => l.reason), reasons, 'the log line has them whole, for the operator')
+
+  const other = `${root}-other`
+  fs.mkdirSync(other)
+  t.teardown(() => fs.rmSync(other, { recursive: true, force: true }))
+  const { createServices: twoRoots } = await t.mockImport<typeof import('../../src/services/index.js')>('../../src/services/index.js', {
+    '../../src/services/git/index.js': { ...await import('../../src/services/git/index.js'), createGit: async () => `git does not accept the repository at ${other}` }
+  })
+  const several = await twoRoots(loadConfig({ root: `docs=${other}`, roots: [root] }, {}), log)
+  t.teardown(() => closeServices(several))
+  t.match(several.absent?.git, { reason: 'git does not accept the repository at docs:' }, 'with several roots, a root by its name')
 })

@@ -11,4 +11,5 @@ t.test('named paths become their names, the longest first; any other absolute pa
   t.equal(withoutServerPaths('/usr/bin/git does not run (see /root/.gitconfig)'), `${SERVER_PATH} does not run (see ${SERVER_PATH})`)
   t.equal(withoutServerPaths('path=/tmp/x "/a b" src/app.ts http://host:8080/v1/embed I/O error'), `path=${SERVER_PATH} "${SERVER_PATH} b" src/app.ts http://host:8080/v1/embed I/O error`)
   t.equal(withoutServerPaths('at /x', [], '[elsewhere]'), 'at [elsewhere]')
+  t.equal(withoutServerPaths('rg: /etc/x: denied, see /var/log/y. Then / and a/b.'), `rg: ${SERVER_PATH}: denied, see ${SERVER_PATH}. Then / and a/b.`, 'the sentence keeps its punctuation')
 })
