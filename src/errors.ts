@@ -89,7 +89,7 @@ export function withRpcData<E extends Error> (err: E, data: unknown): E {
 
 // Tool execution: reaches the model as `isError: true` text, verbatim.
 /** A tool failure whose message is written for the model. */
-export const APP_ERR_TOOL = createError<[string]>('APP_ERR_TOOL', '%s', 400)
+export const APP_ERR_TOOL = createError<[string, { cause: unknown }?]>('APP_ERR_TOOL', '%s', 400)
 
 /** Stable codes a tool error can carry; documented in the README and asserted by tests. */
 export const TOOL_ERROR_CODES = [
@@ -169,11 +169,13 @@ export const sentence = (s: string): string => /[.!?]$/.test(s) ? s : `${s}.`
 
 /**
  * Builds the model-facing error `ERROR <CODE>: <message>. Hint: <next call>`. A service gives the next step as
- * facts instead of a hint naming a tool; the tool layer adds that hint (tools/next-step.ts).
+ * facts instead of a hint naming a tool; the tool layer adds that hint (tools/next-step.ts). `cause`, the error
+ * behind it, reaches the logs (pino prints its message and stack after the error's own), never the model.
  */
-export function toolError (toolCode: ToolErrorCode, message: string, hint?: string | NextStepFacts): ToolError {
+export function toolError (toolCode: ToolErrorCode, message: string, hint?: string | NextStepFacts, cause?: unknown): ToolError {
   const text = `ERROR ${toolCode}: ${sentence(message)}${typeof hint === 'string' && hint !== '' ? ` Hint: ${sentence(hint)}` : ''}`
-  return Object.assign(new APP_ERR_TOOL(text), { toolCode }, typeof hint === 'object' ? { next: hint } : {}) as ToolError
+  const err = cause === undefined ? new APP_ERR_TOOL(text) : new APP_ERR_TOOL(text, { cause })
+  return Object.assign(err, { toolCode }, typeof hint === 'object' ? { next: hint } : {}) as ToolError
 }
 
 /** True for errors raised with toolError() (or APP_ERR_TOOL). */

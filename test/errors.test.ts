@@ -29,3 +29,13 @@ t.test('toolError renders ERROR <CODE>: <message>. Hint: <next call>', async (t)
   t.equal(err.code, 'APP_ERR_TOOL')
   t.equal(err.toolCode, 'PATH_NOT_FOUND')
 })
+
+t.test('toolError keeps the error behind it as its cause (for the log), never in the text', async (t) => {
+  const behind = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })
+
+  const err = toolError('SEARCH_FAILED', 'the search stopped', 'call again', behind)
+
+  t.equal(err.cause, behind)
+  t.equal(err.message, 'ERROR SEARCH_FAILED: the search stopped. Hint: call again.')
+  t.notOk(Object.hasOwn(toolError('SEARCH_FAILED', 'x'), 'cause'), 'none given, none set')
+})

@@ -2,7 +2,8 @@ import type { TObject } from '@sinclair/typebox'
 import { APP_ERR_TOOL_DEFINITION } from '../errors.js'
 import { INJECT_KEY } from '../tools/define-tool.js'
 import type { JsonSchema } from './schema.js'
-import type { ArgumentValidator } from './validate.js'
+import { tooDeepCheck, type ArgumentValidator } from './validate.js'
+import { shownField, tooDeep } from './bounded-text.js'
 
 // A tool may publish its input schema as written (JSON Schema 2020-12 with $schema, $defs, $ref,
 // allOf, if/then/else …) instead of the flat form clients handle best. Such a schema is checked
@@ -41,10 +42,13 @@ export function asWritten (tool: string, input: TObject): { schema: JsonSchema, 
     schema,
     validate (raw) {
       const args = raw === undefined || raw === null ? {} : raw
+      // A recursive schema ($ref to itself) makes Ajv follow the value as deep as it goes: bounded first.
+      const deep = typeof args === 'object' ? tooDeep(args as Record<string, unknown>) : undefined
+      if (deep !== undefined) return tooDeepCheck(deep, (args as Record<string, unknown>)[deep])
       if (check(args)) return { ok: true, value: { ...(args as Record<string, unknown>) } }
       // A failed check always leaves errors, each with a message (Ajv's `messages` option is on by default).
       const first = (check.errors as Array<{ instancePath: string, message: string }>)[0]
-      const field = first.instancePath === '' ? 'arguments' : first.instancePath.slice(1).replaceAll('/', '.')
+      const field = first.instancePath === '' ? 'arguments' : shownField(first.instancePath.slice(1).split('/').map(s => s.replace(/~1/g, '/').replace(/~0/g, '~')))
       return { ok: false, unknown: false, message: `${field}: ${first.message}` }
     }
   }

@@ -314,7 +314,11 @@ function failure (tool: RegisteredTool, err: unknown, call: ToolCall, timeoutMs:
   if (call.shutDown) {
     return { result: errorResult(toolError('SHUTTING_DOWN', `the server is shutting down and stopped ${name} before it finished`, 'call it again: another replica, or this server once it is back, answers it').message), outcome: 'cancelled' }
   }
-  if (isToolError(err)) return { result: errorResult(err.message), outcome: 'tool_error' }
+  if (isToolError(err)) {
+    // The model reads the message; the error behind it (a crashed thread, a store, the network) is the log's, at debug.
+    if (err.cause !== undefined) call.context.log.debug({ err, tool: name, ...logFieldsOf(call) }, 'tool error with a cause')
+    return { result: errorResult(err.message), outcome: 'tool_error' }
+  }
   // The global Web Crypto: node:crypto would load at startup for this rare path (~4 ms of a cold start).
   const ref = Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')
   call.context.log.error({ err, tool: name, ref, ...logFieldsOf(call) }, 'tool failed')

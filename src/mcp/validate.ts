@@ -1,6 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
+import { MAX_ARGUMENT_DEPTH, shownField, shownValue, tooDeep } from './bounded-text.js'
 
 /** Outcome of checking a call's arguments. */
 export type ArgumentCheck =
@@ -9,15 +10,6 @@ export type ArgumentCheck =
 
 /** Checks raw `tools/call` arguments: null-as-absent, defaults, unknown names, then the schema. */
 export type ArgumentValidator = (raw: unknown) => ArgumentCheck
-
-const show = (value: unknown): string => {
-  // Arguments arrive as JSON: undefined, functions and symbols (where stringify gives undefined) only
-  // reach here from a direct caller, so these two fallbacks are guards, not paths a client can take.
-  /* c8 ignore next 2 */
-  if (value === undefined) return 'nothing'
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text
-}
 
 function describe (error: ValueError): string {
   const s = error.schema as Record<string, unknown>
@@ -41,9 +33,9 @@ function describe (error: ValueError): string {
       // A Union error's schema is the union itself, which always has anyOf; `?? []` is a guard.
       /* c8 ignore next */
       const values = ((s.anyOf as Array<Record<string, unknown>>) ?? []).map(v => v.const).filter(v => v !== undefined)
-      return values.length > 0 ? `must be one of ${values.map(v => JSON.stringify(v)).join(', ')}` : 'does not match any allowed shape'
+      return values.length > 0 ? `must be one of ${values.map(v => shownValue(v)).join(', ')}` : 'does not match any allowed shape'
     }
-    case ValueErrorType.Literal: return `must be ${JSON.stringify(s.const)}`
+    case ValueErrorType.Literal: return `must be ${shownValue(s.const)}`
     case ValueErrorType.ObjectRequiredProperty: return 'is required'
     default: return error.message.toLowerCase()
   }
@@ -77,10 +69,9 @@ function withoutNulls (schema: TSchema, value: unknown): unknown {
   return out
 }
 
-/** `/files/0/extra` → `files[0].extra` (the JSON path a model reads). */
+/** `/files/0/extra` → `files[0].extra` (the JSON path a model reads; bounded, whatever the keys). */
 function fieldName (path: string): string {
-  const name = path.split('/').slice(1).map(s => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((out, s) => /^\d+$/.test(s) ? `${out}[${s}]` : out === '' ? s : `${out}.${s}`, '')
+  const name = shownField(path.split('/').slice(1).map(s => s.replace(/~1/g, '/').replace(/~0/g, '~')))
   // A root-level error (empty path) is caught before the schema runs (arguments must be an object):
   // '(arguments)' is the guard's name for it.
   /* c8 ignore next */
@@ -123,6 +114,11 @@ function pick (errors: Iterable<ValueError>): ValueError | undefined {
   return first
 }
 
+/** The refusal of an argument whose arrays and objects nest deeper than MAX_ARGUMENT_DEPTH. */
+export function tooDeepCheck (key: string, value: unknown): ArgumentCheck {
+  return { ok: false, unknown: false, message: `${shownField([key])}: must not nest arrays or objects more than ${MAX_ARGUMENT_DEPTH} levels deep, received ${shownValue(value)}` }
+}
+
 /** Compiles a validator for the client-visible part of a tool's input schema. */
 export function compileArguments (input: TObject, injected: Set<string>): ArgumentValidator {
   const visible: Record<string, TSchema> = {}
@@ -137,15 +133,18 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
 
   return (raw) => {
     if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
-      return { ok: false, unknown: false, message: `arguments: must be an object, received ${show(raw)}` }
+      return { ok: false, unknown: false, message: `arguments: must be an object, received ${shownValue(raw)}` }
     }
     const given = (raw ?? {}) as Record<string, unknown>
-    for (const key of Object.keys(given)) {
-      if (!(key in visible)) {
+    for (const key in given) {
+      if (Object.hasOwn(given, key) && !Object.hasOwn(visible, key)) {
         const valid = names.length > 0 ? `valid arguments: ${names.join(', ')}` : 'this tool takes no arguments'
-        return { ok: false, unknown: true, message: `${key}: unknown argument; ${valid}` }
+        return { ok: false, unknown: true, message: `${shownField([key])}: unknown argument; ${valid}` }
       }
     }
+    // Before any walk that follows the value rather than the schema (Value.Default clones the whole value).
+    const deep = tooDeep(given)
+    if (deep !== undefined) return tooDeepCheck(deep, given[deep])
     // Models send null for "not given": an optional property, at any depth, treats it as absent.
     const args = { ...withoutNulls(schema, given) as Record<string, unknown> }
     for (const [key, def] of topDefaults) if (args[key] === undefined) args[key] = typeof def === 'object' && def !== null ? structuredClone(def) : def
@@ -162,7 +161,7 @@ export function compileArguments (input: TObject, injected: Set<string>): Argume
       const names = Object.keys((first.schema as { properties?: object }).properties ?? {})
       return { ok: false, unknown: true, message: `${fieldName(first.path)}: unknown argument; ${names.length > 0 ? `valid: ${names.join(', ')}` : 'this object takes no properties'}` }
     }
-    const received = first.type === ValueErrorType.ObjectRequiredProperty ? '' : `, received ${show(first.value)}`
+    const received = first.type === ValueErrorType.ObjectRequiredProperty ? '' : `, received ${shownValue(first.value)}`
     return { ok: false, unknown: false, message: `${fieldName(first.path)}: ${describe(first)}${received}` }
   }
 }

@@ -11,6 +11,7 @@ import { createTokenizer, type Tokenizer } from './tokenizer/index.js'
 import { createLimiter, type Limiter } from './limiter.js'
 import { createActivity, type Activity } from './activity.js'
 import { createDegradations, type Degradations } from './degradations.js'
+import { withoutServerPaths } from './server-paths.js'
 import { createGit, gitRepositories, type GitRepositories } from './git/index.js'
 import { symbolParser, type SymbolParser } from './symbols/index.js'
 import { codeIndexService, semanticService } from './code-index/index.js'
@@ -76,7 +77,7 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
     root: r.path, name: r.name, prefixed: roots.length > 1, log, limiter, pdf, allowHardLinks: config.allowHardLinks
   })))
   const workspace = createWorkspaceSet(members, limiter)
-  const tokenizer = createTokenizer({ workers: config.tokenizerWorkers })
+  const tokenizer = createTokenizer({ workers: config.tokenizerWorkers, degradations })
   // Without ripgrep (or git, or a repository) those tools are simply not offered; the rest still serves.
   // Both probes spawn a child: started together, start-up waits for the slower one, not for both.
   const [search, git] = await Promise.all([
@@ -93,7 +94,8 @@ export async function createServices (config: Config, log: Logger): Promise<Prod
   const symbols = symbolParser(log)
   const absent: Partial<Record<ServiceName, Absence>> = {}
   if (search === undefined) absent.search = { code: 'RIPGREP_NOT_FOUND', reason: 'ripgrep could not be started here (the operator can install @vscode/ripgrep or set --ripgrep-path)', step: 'list-and-read' }
-  if (typeof git === 'string') absent.git = { code: /^git is not installed|does not run|too old/.test(git) ? 'GIT_NOT_FOUND' : 'NOT_A_REPOSITORY', reason: git, step: 'read-without-history' }
+  // The reason reaches tool answers: the roots by name, git's own path and any other server path hidden (the log line above has them).
+  if (typeof git === 'string') absent.git = { code: /^git is not installed|does not run|too old/.test(git) ? 'GIT_NOT_FOUND' : 'NOT_A_REPOSITORY', reason: withoutServerPaths(git, roots.map(r => [r.path, roots.length > 1 ? `${r.name}:` : '.'])), step: 'read-without-history' }
   if (codeIndex === undefined) {
     absent.codeIndex = config.codeIndex === 'off'
       ? { code: 'CODE_INDEX_OFF', reason: 'the code index is turned off (--code-index off; the operator can set --code-index on)', step: 'grep-for-definitions' }

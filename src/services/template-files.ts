@@ -37,7 +37,11 @@ export async function readWorkspaceTemplates (workspace: WorkspaceService, relat
   } catch {
     return []
   }
-  const entries = await workspace.readDirectory(dir).catch(() => [])
+  const entries = await workspace.readDirectory(dir).catch((err: unknown) => {
+    // A folder that is there but cannot be listed (permissions, swapped for a link meanwhile) serves no bundle: said why.
+    log.warn({ err, dir: relativeDir }, 'templates folder not listed: no workspace template bundles')
+    return []
+  })
   const out: TemplateSource[] = []
   for (const entry of entries.filter(e => e.name.endsWith('.md')).sort((a, b) => compareText(a.name, b.name))) {
     const source = await workspace.readText(entry.relative, MAX_TEMPLATE_BYTES)

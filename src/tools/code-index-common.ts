@@ -7,6 +7,7 @@ import type { ChunkRow, PathScope } from '../services/code-index/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import type { ToolContext } from './define-tool.js'
 import { counted, cutLine, formatBytes } from './format.js'
+import { withoutServerPaths } from '../services/server-paths.js'
 import { formatCall } from './paging.js'
 
 /** How long a call waits for the first scan before it answers from what is indexed so far (a task waits for all of it). */
@@ -36,20 +37,29 @@ export async function scopeOf (workspace: WorkspaceService, path: string | undef
   return resolved.relative === '.' ? undefined : String(resolved.fsPath)
 }
 
-/** What went wrong with the index's store, in one sentence for the model (and get_workspace_info). */
+/** How an answer names the state folder: by its setting, never by its path (docs/errors.md; the log line has the path). */
+const STATE_FOLDER = 'the state folder (--state-dir)'
+
+/** A store's or thread's own words for an answer: the index file and state folder named, no other server path. */
+export function storeWords (detail: string, problem?: Pick<IndexProblem, 'stateDir' | 'file'>): string {
+  return withoutServerPaths(detail, problem === undefined ? [] : [[problem.file, 'the index file'], [problem.stateDir, STATE_FOLDER]])
+}
+
+/** What went wrong with the index's store, in one sentence for the model (get_workspace_info, /readyz): no server path. */
 export function problemText (problem: IndexProblem): string {
   const room = [
     problem.freeBytes === undefined ? '' : `${formatBytes(problem.freeBytes)} free`,
     problem.neededBytes === undefined ? '' : `the index needs about ${formatBytes(problem.neededBytes)} for this workspace`
   ].filter(s => s !== '').join('; ')
-  const where = `${problem.stateDir}${room === '' ? '' : `: ${room}`}`
+  const figures = room === '' ? '' : ` (${room})`
+  const detail = storeWords(problem.detail, problem)
   switch (problem.kind) {
-    case 'disk-full': return `the code index cannot be written: the state disk is full (${where})`
-    case 'size-limit': return `the code index reached its size limit, indexMaxMb (${where})`
-    case 'read-only': return `the code index cannot be written: the state folder ${problem.stateDir} is read-only or not writable by this server (${problem.detail})`
-    case 'io-error': return `the code index cannot be written: the state disk failed with an I/O error at ${problem.stateDir} (${problem.detail})`
-    case 'cannot-open': return `the code index file cannot be opened in ${problem.stateDir} (${problem.detail})`
-    case 'missing': return `no shared code index has been published in ${problem.stateDir} for these roots`
+    case 'disk-full': return `the code index cannot be written: the disk of ${STATE_FOLDER} is full${figures}`
+    case 'size-limit': return `the code index reached its size limit, indexMaxMb${figures}`
+    case 'read-only': return `the code index cannot be written: ${STATE_FOLDER} is read-only or not writable by this server (${detail})`
+    case 'io-error': return `the code index cannot be written: the disk of ${STATE_FOLDER} failed with an I/O error (${detail})`
+    case 'cannot-open': return `the code index file in ${STATE_FOLDER} cannot be opened (${detail})`
+    case 'missing': return `no shared code index has been published in ${STATE_FOLDER} for these roots`
   }
 }
 
@@ -77,7 +87,7 @@ export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'sign
   if (status.state === 'unavailable' && status.problem !== undefined) throw toolError('INDEX_UNAVAILABLE', problemText(status.problem), problemHint(status.problem))
   if (ready) return []
   if (status.state === 'failed') {
-    return [`Note: the code index could not be built (${status.error ?? 'unknown error'}); these results cover ${counted(status.files, 'file')} indexed before. search_regex searches the files themselves.`]
+    return [`Note: the code index could not be built (${storeWords(status.error ?? 'unknown error')}); these results cover ${counted(status.files, 'file')} indexed before. search_regex searches the files themselves.`]
   }
   return [`Note: the code index is still being built (${status.done} of ${counted(status.pending, 'changed file')} done, ${counted(status.files, 'file')} indexed); these results cover the files indexed so far — call again shortly for the rest, or use search_regex now.`]
 }

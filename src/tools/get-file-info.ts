@@ -29,62 +29,45 @@ export const GetFileInfoOutput = Type.Object({
 
 type Info = Record<string, unknown> & { path: string }
 
-async function fileFacts (workspace: WorkspaceService, seen: InspectedPath, info: Info, signal?: AbortSignal): Promise<void> {
-  const resolved = { relative: seen.relative, fsPath: seen.fsPath, requested: seen.relative, base: '' }
-  let handle
-  try {
-    handle = await workspace.openFile(resolved)
-  } catch (err) {
-    // openFile turns every fs failure into a tool error; anything else is a bug for dispatch to log.
-    /* c8 ignore next */
-    if (!isToolError(err)) throw err
-    // Permission denied is exercised by test/security/permissions.test.ts, which runs the built bin as
-    // nobody (this process is root, and the bundle is not what coverage counts).
-    /* c8 ignore next */
-    info.note = err.toolCode === 'PERMISSION_DENIED' ? 'not readable: permission denied' : `not readable: ${err.toolCode}`
+/** What read_files would do with a file: binary or text (and its charset), its media type, its lines — all from its descriptor. */
+async function fileFacts (workspace: WorkspaceService, handle: NonNullable<InspectedPath['handle']>, size: number, info: Info, signal?: AbortSignal): Promise<void> {
+  const sniff = await workspace.sniff(handle)
+  info.binary = sniff.binary
+  // What read_files would do with it: an image, a PDF's text, a refusal that names the type.
+  const kind = await nonTextKind(sniff)
+  if (kind !== undefined) info.media_type = kind.mime
+  if (sniff.charset !== undefined) info.encoding = sniff.charset
+  if (kind?.mime === 'application/pdf') {
+    info.note = 'read_files returns its text by pages'
     return
   }
-  try {
-    const sniff = await workspace.sniff(handle)
-    info.binary = sniff.binary
-    // What read_files would do with it: an image, a PDF's text, a refusal that names the type.
-    const kind = await nonTextKind(sniff)
-    if (kind !== undefined) info.media_type = kind.mime
-    if (sniff.charset !== undefined) info.encoding = sniff.charset
-    if (kind?.mime === 'application/pdf') {
-      info.note = 'read_files returns its text by pages'
-      return
-    }
-    if (!sniff.binary && seen.stats.size <= MAX_COUNT_BYTES) info.lines = await workspace.countLines(handle, seen.stats.size, signal, sniff.encoding)
-    else if (!sniff.binary) info.note = 'over 10 MB: lines not counted; read_files with start_line/end_line reads a window'
-  } finally {
-    await handle.close()
-  }
+  if (!sniff.binary && size <= MAX_COUNT_BYTES) info.lines = await workspace.countLines(handle, size, signal, sniff.encoding)
+  else if (!sniff.binary) info.note = 'over 10 MB: lines not counted; read_files with start_line/end_line reads a window'
 }
 
 async function describe (workspace: WorkspaceService, path: string, field: string, signal?: AbortSignal): Promise<Info> {
+  // Every fact below comes from what inspect opened (the descriptor's fstat, lines read from it), not a second lookup.
   const seen = await workspace.inspect(path, field, signal)
-  const info: Info = { path: seen.relative, type: seen.kind, size: seen.stats.size, mtime: new Date(seen.stats.mtimeMs).toISOString() }
-  info.gitignored = await workspace.isIgnored(seen.relative, seen.kind === 'dir')
-  if (seen.kind === 'file') {
-    const language = languageOf(seen.relative)
-    if (language !== '') info.language = language
-    await fileFacts(workspace, seen, info, signal)
-  } else if (seen.kind === 'dir') {
-    try {
-      info.entries = (await workspace.readDirectory(seen)).length
-    /* c8 ignore start */
-    } catch (err) {
-      // Reached only for a folder this process cannot list: run as nobody by test/security/permissions.test.ts.
-      info.note = `not listable: ${workspace.fsError(err, seen.relative).message.split(':')[0].replace('ERROR ', '')}`
+  try {
+    const info: Info = { path: seen.relative, type: seen.kind, size: seen.stats.size, mtime: new Date(seen.stats.mtimeMs).toISOString() }
+    info.gitignored = await workspace.isIgnored(seen.relative, seen.kind === 'dir')
+    if (seen.kind === 'file') {
+      const language = languageOf(seen.relative)
+      if (language !== '') info.language = language
+      if (seen.handle !== undefined) await fileFacts(workspace, seen.handle, seen.stats.size, info, signal)
+      else info.note = seen.refused === 'PERMISSION_DENIED' ? 'not readable: permission denied' : `not readable: ${String(seen.refused)}`
+    } else if (seen.kind === 'dir') {
+      if (seen.entries !== undefined) info.entries = seen.entries
+      else info.note = 'not listable: permission denied'
+    } else if (seen.link !== undefined) {
+      const link = seen.link
+      info.link_target = link.state === 'inside' ? link.relative : link.state === 'outside' ? 'outside workspace' : link.state
+      if (link.state === 'inside') info.note = `link to a ${link.kind}`
     }
-    /* c8 ignore stop */
-  } else if (seen.link !== undefined) {
-    const link = seen.link
-    info.link_target = link.state === 'inside' ? link.relative : link.state === 'outside' ? 'outside workspace' : link.state
-    if (link.state === 'inside') info.note = `link to a ${link.kind}`
+    return info
+  } finally {
+    await seen.handle?.close()
   }
-  return info
 }
 
 const STRUCTURED_KEYS = ['path', 'type', 'size', 'lines', 'binary', 'media_type', 'encoding', 'gitignored', 'link_target', 'error']

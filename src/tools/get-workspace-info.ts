@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import { clockTime, counted } from './format.js'
-import { problemHint, problemText } from './code-index-common.js'
+import { problemHint, problemText, storeWords } from './code-index-common.js'
 import type { CodeIndexStatus } from '../services/code-index/index.js'
 import type { SemanticStatus } from '../services/code-index/index.js'
 
@@ -10,9 +10,9 @@ import type { SemanticStatus } from '../services/code-index/index.js'
 function indexState (status: CodeIndexStatus): string {
   switch (status.state) {
     case 'building': return status.pending === 0 ? 'being built: walking the tree' : `being built: ${status.done} of ${counted(status.pending, 'changed file')} done so far`
-    case 'failed': return `failed (${status.error ?? 'unknown error'})`
+    case 'failed': return `failed (${storeWords(status.error ?? 'unknown error')})`
     case 'unavailable': return status.problem === undefined ? 'unavailable' : `unavailable: ${problemText(status.problem)}. ${problemHint(status.problem)}`
-    case 'ready': return status.error !== undefined ? `ready, but the last rescan failed (${status.error})` : status.scanning ? 'ready (a rescan runs behind it)' : 'ready'
+    case 'ready': return status.error !== undefined ? `ready, but the last rescan failed (${storeWords(status.error)})` : status.scanning ? 'ready (a rescan runs behind it)' : 'ready'
   }
 }
 
@@ -68,7 +68,7 @@ export const GetWorkspaceInfoOutput = Type.Object({
     done: Type.Integer({ description: 'How many of those are indexed, e.g. 3' }),
     last_scan: Type.Optional(Type.String({ description: 'When the last scan finished, ISO 8601, e.g. "2026-11-26T03:00:00.000Z"' })),
     complete_as_of: Type.Optional(Type.String({ description: 'When the index on disk was last complete (its age), ISO 8601, e.g. "2026-11-26T02:00:00.000Z"' })),
-    problem: Type.Optional(Type.String({ description: 'Why it is unavailable and what to do, e.g. "the code index cannot be written: the state disk is full (…)"' }))
+    problem: Type.Optional(Type.String({ description: 'Why it is unavailable and what to do, e.g. "the code index cannot be written: the disk of the state folder (--state-dir) is full (…)"' }))
   }, { description: 'The symbol and code-search index (absent when it is off), e.g. {"state":"ready","files":340}' })),
   embeddings: Type.Optional(Type.Object({
     state: Type.String({ description: '"waiting" for the index, "embedding", "ready" or "failed", e.g. "embedding"' }),

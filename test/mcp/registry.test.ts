@@ -113,6 +113,19 @@ t.test('as written: kept exactly, checked against the 2020-12 meta-schema, no in
   t.throws(() => createRegistry({ tools: [withInput('injecting', Type.Object({ clock: Type.Unsafe({ 'x-workspace-mcp-inject': 'clock' }) }), { publishInput: 'as-written' })], services: { clock: systemClock } }), { code: 'APP_ERR_TOOL_DEFINITION', message: /cannot declare injected services/ })
 })
 
+t.test('as written: a recursive schema meets a value nested 50,000 deep with INVALID_ARGUMENT, not a stack overflow; its field names are bounded', async (t) => {
+  const tree = Type.Unsafe({ $ref: '#/$defs/node' })
+  const input = Type.Object({ tree }, { $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: { node: { type: 'array', items: { $ref: '#/$defs/node' } } } })
+  const tool = createRegistry({ tools: [withInput('recursive', input, { publishInput: 'as-written' })], services: {} }).tool('recursive')!
+  let deep: unknown = []
+  for (let i = 0; i < 50_000; i++) deep = [deep]
+
+  t.match(tool.validate({ tree: deep }), { ok: false, unknown: false, message: /^tree: must not nest arrays or objects more than 64 levels deep, received \[+\.\.\.$/ })
+  t.same(tool.validate({ tree: [[[]]] }), { ok: true, value: { tree: [[[]]] } })
+  t.match(tool.validate({ tree: [[['x']]] }), { ok: false, message: /^tree\[0\]\[0\]\[0\]: must be array$/ })
+  t.match(tool.validate('text'), { ok: false, message: /^arguments: must be object$/ })
+})
+
 t.test('an injected service declared optional never gates its tool, and neither kind is published', async (t) => {
   const { Inject } = await import('../../src/tools/define-tool.js')
   const createTool = (name: string, optional: boolean): AnyTool => defineTool({

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { defineTool, Inject, textResult } from '../../src/tools/define-tool.js'
 import { CallHandle } from '../../src/mcp/call-handle.js'
+import { toolError } from '../../src/errors.js'
 
 const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })
 
@@ -142,6 +143,27 @@ t.test('a tool error reaches the model verbatim; an unexpected exception is mask
   t.ok(ref, text)
   t.notMatch(text, /shadow|Error|at /)
   t.ok(engine.lines.some(l => l.ref === ref && l.msg === 'tool failed'))
+})
+
+t.test('a tool error with a cause: the model reads the message only, the cause goes to the log at debug with its stack', async (t) => {
+  const behind = Object.assign(new Error('the parsing thread crashed: out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' })
+  const engine = testEngine({
+    tools: [defineTool({
+      name: 'caused_tool',
+      title: 'Caused',
+      category: 'guide',
+      description: 'Fails with a tool error that has a cause, for the cause-logging test.',
+      annotations: {},
+      input: Type.Object({}),
+      run () { throw toolError('PARSE_FAILED', 'the parser stopped', 'read the file instead', behind) }
+    })]
+  })
+  const { call } = await initializedSession(engine)
+
+  const res = await call('tools/call', { name: 'caused_tool', arguments: {} })
+
+  t.equal(res.result.content[0].text, 'ERROR PARSE_FAILED: the parser stopped. Hint: read the file instead.')
+  t.match(engine.lines.find(l => l.msg === 'tool error with a cause'), { level: 20, tool: 'caused_tool', err: { message: /the parser stopped.*: the parsing thread crashed: out of memory$/, stack: /caused by: Error: the parsing thread crashed/, code: 'APP_ERR_TOOL' } })
 })
 
 t.test('every call logs tool, durationMs and outcome', async (t) => {

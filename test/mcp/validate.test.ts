@@ -207,3 +207,90 @@ t.test('a huge invalid argument reports its first error without walking every er
   const check = compileArguments(Type.Object({ ids: Type.Array(Type.Integer({ description: 'An id' }), { description: 'Ids' }) }), new Set())
   t.strictSame(check({ ids: Array.from({ length: 5000 }, (_, i) => `x${i}`) }), { ok: false, unknown: false, message: 'ids[0]: must be an integer, received "x0"' })
 })
+
+/** An array nested `depth` deep around a string. */
+const deepArray = (depth: number): unknown => {
+  let v: unknown = 'x'
+  for (let i = 0; i < depth; i++) v = [v]
+  return v
+}
+/** An object nested `depth` deep, each level under the key `a`. */
+const deepObject = (depth: number): unknown => {
+  let v: unknown = 1
+  for (let i = 0; i < depth; i++) v = { a: v }
+  return v
+}
+/** Longest message an argument error may have: field (≤ 160), rule, and what was received (≤ 80). */
+const MAX_MESSAGE = 600
+
+t.test('an argument nested 50,000 arrays deep is INVALID_ARGUMENT naming the field, not a crash in the message', async (t) => {
+  const readFiles = tools.find(tool => tool.name === 'read_files')!
+  const check = compileArguments(readFiles.input, new Set(Object.keys(normaliseSchema(readFiles.input).injected)))
+
+  const deep = check({ files: deepArray(50_000) })
+  const deepInside = check({ files: [{ path: 'a', start_line: deepObject(50_000) }] })
+  const atLimit = check({ files: [{ path: 'a', start_line: deepArray(62) }] })
+
+  t.match(deep, { ok: false, unknown: false, message: /^files: must not nest arrays or objects more than 64 levels deep, received \[{77}\.\.\.$/ })
+  t.match(deepInside, { ok: false, unknown: false, message: /^files: must not nest .*, received \[\{"path":"a","start_line":\{"a":\{"a":/ })
+  t.match(atLimit, { ok: false, unknown: false, message: /^files\[0\]\.start_line: must be an integer, received \[{62}"x"\]{12}\.\.\.$/ }, 'at the limit, the schema\'s own rule, the value cut')
+  // Value.Default clones the whole value: a tool with defaults below the top (this file's Input) is guarded too.
+  t.match(validate({ files: [{ path: 'a' }], options: deepObject(50_000) }), { ok: false, message: /^options: must not nest/ })
+})
+
+t.test('field names and values in messages are bounded and one line: long keys, odd keys, long strings', async (t) => {
+  const long = 'k'.repeat(100_000)
+
+  const unknownTop = validate({ files: [{ path: 'a' }], [long]: 1 })
+  const unknownNested = validate({ files: [{ path: 'a', [`bad\nkey${long}`]: 1 }] })
+  const longValue = validate({ files: [{ path: 'a', start_line: 'é'.repeat(1_000_000) }] })
+  const wide = validate({ files: [{ path: 'a', start_line: Array.from({ length: 200_000 }, (_, i) => ({ [`key${i}`]: i })) }] })
+
+  t.match(unknownTop, { ok: false, unknown: true, message: /^k{39}…: unknown argument; valid arguments: files, options, page_size, tags$/ })
+  t.match(unknownNested, { ok: false, unknown: true, message: /^files\[0\]\["bad\\nkeyk{32}…"\]: unknown argument; valid: path, start_line, end_line$/ })
+  t.match(longValue, { ok: false, message: /^files\[0\]\.start_line: must be an integer, received "é{76}\.\.\.$/ })
+  t.match(wide, { ok: false, message: /^files\[0\]\.start_line: must be an integer, received \[\{"key0":0\},\{"key1":1\},/ })
+  for (const r of [unknownTop, unknownNested, longValue, wide]) t.ok(!r.ok && r.message.length < 200 && !r.message.includes('\n'), 'short, one line')
+})
+
+t.test('property: any hostile argument shape, in any place of any real tool\'s arguments, gets a bounded INVALID_ARGUMENT or UNKNOWN_ARGUMENT, never a throw', async (t) => {
+  const checks = tools.map(tool => ({ tool, check: compileArguments(tool.input, new Set(Object.keys(normaliseSchema(tool.input).injected))) }))
+  const depth = fc.constantFrom(65, 1_000, 50_000)
+  const length = fc.constantFrom(81, 10_000, 1_000_000)
+  const hostile = fc.oneof(
+    depth.map(deepArray),
+    depth.map(deepObject),
+    fc.tuple(depth, depth).map(([a, b]) => [deepObject(a), deepArray(b)]),
+    length.map(n => '\u2028"\\\n😀'.repeat(Math.ceil(n / 6))),
+    length.map(n => ({ [`${'q'.repeat(n)}\n`]: 'v' })),
+    length.map(n => Array.from({ length: Math.min(n, 100_000) }, (_, i) => i % 3 === 0 ? { i, s: 'y'.repeat(50) } : [i])),
+    fc.jsonValue({ maxDepth: 6 })
+  )
+  // Where it goes: a top-level argument (declared or not), or any place inside one of the tool's examples.
+  const place = fc.record({ tool: fc.nat(checks.length - 1), key: fc.oneof(fc.nat(20), fc.string({ maxLength: 12 })), example: fc.nat(4), step: fc.array(fc.nat(), { maxLength: 6 }) })
+  fc.assert(fc.property(place, hostile, ({ tool: i, key, example, step }, value) => {
+    const { tool, check } = checks[i]
+    const names = Object.keys(tool.input.properties)
+    const args: Record<string, unknown> = structuredClone(tool.examples?.[example % Math.max(1, tool.examples.length)]?.arguments ?? {})
+    if (typeof key === 'number') {
+      // Down into the example by the steps, replacing what is there (or adding under the last key).
+      let node: Record<string, unknown> = args
+      let at = names[key % names.length] ?? 'x'
+      for (const s of step) {
+        const next = node[at]
+        if (typeof next !== 'object' || next === null) break
+        const keys = Object.keys(next)
+        if (keys.length === 0) break
+        node = next as Record<string, unknown>
+        at = keys[s % keys.length]
+      }
+      node[at] = value
+    } else {
+      args[key] = value
+    }
+    const result = check(args)
+    if (result.ok) return true
+    return result.message.length <= MAX_MESSAGE && !result.message.includes('\n') && /^\S.*: /.test(result.message)
+  }), runs(300))
+  t.pass('every shape checked')
+})

@@ -120,7 +120,7 @@ t.test('a code index that cannot be written: its state and store failures in /me
   t.ok(metric(first, /^mcp_code_index_store_failures_total 1$/))
   t.ok(metric(second, /^mcp_code_index_store_failures_total 3$/), 'a counter that follows the index\'s own count')
   t.equal(ready.statusCode, 200)
-  t.same(ready.json(), { status: 'ok', degraded: ['code index unavailable: the code index cannot be written: the state disk is full (/var/lib/workspace-mcp: 1.0 KB free)'] })
+  t.same(ready.json(), { status: 'ok', degraded: ['code index unavailable: the code index cannot be written: the disk of the state folder (--state-dir) is full (1.0 KB free)'] })
 })
 
 t.test('parts that report a degradation: listed by /readyz (still 200), gauged and counted in /metrics until they recover', async (t) => {

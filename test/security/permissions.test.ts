@@ -82,7 +82,7 @@ t.test('unreadable files and folders are per-item PERMISSION_DENIED, the rest st
 
   const info = await call('get_file_info', { paths: ['unreadable.txt', 'locked', 'locked/inside.txt'] })
   t.match(info.text, /^unreadable\.txt — file, \d+ B, .*not readable: permission denied/)
-  t.match(info.text, /\nlocked — directory, .*not listable: PERMISSION_DENIED/)
+  t.match(info.text, /\nlocked — directory, .*not listable: permission denied/)
   t.match(info.text, /\nlocked\/inside\.txt — ERROR PERMISSION_DENIED/)
 
   const searched = await call('search_regex', { pattern: 'unreadable' })

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import pino from 'pino'
@@ -71,4 +72,35 @@ t.test('what is not there says why: ripgrep, git, the parser and the index each 
     symbols: { code: 'PARSER_NOT_INSTALLED' },
     codeIndex: { code: 'INDEX_UNAVAILABLE', reason: /SQLite or tree-sitter/ }
   })
+})
+
+t.test('why git is not there reaches tool answers without a server path: the root as ".", git\'s own path hidden; the log keeps them', async (t) => {
+  const root = fs.realpathSync(t.testdir({ 'a.txt': 'x' }))
+  const { log, lines } = captureLogger()
+  const reasons = ['/opt/tools/git does not run: fatal: bad config line 1 in file /root/.gitconfig', `git does not accept the repository: fatal: detected dubious ownership in repository at '${root}'`]
+  const absent = []
+  for (const reason of reasons) {
+    const { createServices: withGit } = await t.mockImport<typeof import('../../src/services/index.js')>('../../src/services/index.js', {
+      '../../src/services/git/index.js': { ...await import('../../src/services/git/index.js'), createGit: async () => reason }
+    })
+    const services = await withGit(loadConfig({ root, codeIndex: 'off' }, {}), log)
+    t.teardown(() => closeServices(services))
+    absent.push(services.absent?.git)
+  }
+
+  t.match(absent, [
+    { code: 'GIT_NOT_FOUND', reason: '(a server path) does not run: fatal: bad config line 1 in file (a server path)' },
+    { code: 'NOT_A_REPOSITORY', reason: "git does not accept the repository: fatal: detected dubious ownership in repository at '.'" }
+  ])
+  t.match(lines.filter(l => l.msg === 'git history tools disabled').map(l => l.reason), reasons, 'the log line has them whole, for the operator')
+
+  const other = `${root}-other`
+  fs.mkdirSync(other)
+  t.teardown(() => fs.rmSync(other, { recursive: true, force: true }))
+  const { createServices: twoRoots } = await t.mockImport<typeof import('../../src/services/index.js')>('../../src/services/index.js', {
+    '../../src/services/git/index.js': { ...await import('../../src/services/git/index.js'), createGit: async () => `git does not accept the repository at ${other}` }
+  })
+  const several = await twoRoots(loadConfig({ root: `docs=${other}`, roots: [root] }, {}), log)
+  t.teardown(() => closeServices(several))
+  t.match(several.absent?.git, { reason: 'git does not accept the repository at docs:' }, 'with several roots, a root by its name')
 })

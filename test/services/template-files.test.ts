@@ -26,6 +26,18 @@ t.test('workspace templates: a templates path that is a file, or missing, gives 
   t.strictSame(await readWorkspaceTemplates(workspace, 'missing', log), [])
 })
 
+t.test('workspace templates: a folder that cannot be listed gives none, and a warn line says why', async (t) => {
+  const root = fs.realpathSync(t.testdir({ templates: { 'a.md': '# A' } }))
+  const workspace = await createWorkspace({ root, log })
+  const refused = Object.assign(new Error('EACCES: permission denied, scandir'), { code: 'EACCES' })
+  const unlistable = { ...workspace, readDirectory: async () => { throw refused } }
+  const warned: unknown[] = []
+  const warnLog = { warn: (fields: unknown, msg: string) => warned.push([fields, msg]) } as unknown as typeof log
+
+  t.strictSame(await readWorkspaceTemplates(unlistable, 'templates', warnLog), [])
+  t.same(warned, [[{ err: refused, dir: 'templates' }, 'templates folder not listed: no workspace template bundles']])
+})
+
 t.test('workspace templates: an absent folder is looked up, not searched for (no did-you-mean scan of the root)', async (t) => {
   const root = fs.realpathSync(t.testdir({ templates: { 'a.md': '# A' } }))
   const workspace = await createWorkspace({ root, log })

@@ -146,16 +146,21 @@ t.test('search_code: "retry upload" ranks retryFailedUpload first, with the line
   t.match(textOf(await search(f, { query: 'retry upload' })), /\n## src\/upload\.ts:1-\d+ class Uploader\n\(the file changed since it was indexed; read_files reads it now\)\n/)
 })
 
-t.test('what an unavailable index says, for each way its store can fail: the state folder, the space, the flag to change', async (t) => {
+t.test('what an unavailable index says, for each way its store can fail: the state folder by its flag (never its path), the space, the flag to change', async (t) => {
   const { problemHint, problemText } = await import('../../src/tools/code-index-common.js')
-  const base = { stateDir: '/s', file: '/s/i', detail: 'why' }
+  const base = { stateDir: '/srv/state', file: '/srv/state/index-1.sqlite', detail: 'why' }
 
-  t.equal(problemText({ ...base, kind: 'disk-full' }), 'the code index cannot be written: the state disk is full (/s)')
-  t.equal(problemText({ ...base, kind: 'size-limit', freeBytes: 1024 }), 'the code index reached its size limit, indexMaxMb (/s: 1.0 KB free)')
-  t.equal(problemText({ ...base, kind: 'read-only' }), 'the code index cannot be written: the state folder /s is read-only or not writable by this server (why)')
-  t.equal(problemText({ ...base, kind: 'io-error' }), 'the code index cannot be written: the state disk failed with an I/O error at /s (why)')
-  t.equal(problemText({ ...base, kind: 'cannot-open' }), 'the code index file cannot be opened in /s (why)')
-  t.equal(problemText({ ...base, kind: 'missing' }), 'no shared code index has been published in /s for these roots')
+  t.equal(problemText({ ...base, kind: 'disk-full' }), 'the code index cannot be written: the disk of the state folder (--state-dir) is full')
+  t.equal(problemText({ ...base, kind: 'size-limit', freeBytes: 1024 }), 'the code index reached its size limit, indexMaxMb (1.0 KB free)')
+  t.equal(problemText({ ...base, kind: 'read-only' }), 'the code index cannot be written: the state folder (--state-dir) is read-only or not writable by this server (why)')
+  t.equal(problemText({ ...base, kind: 'io-error' }), 'the code index cannot be written: the disk of the state folder (--state-dir) failed with an I/O error (why)')
+  t.equal(problemText({ ...base, kind: 'cannot-open' }), 'the code index file in the state folder (--state-dir) cannot be opened (why)')
+  t.equal(problemText({ ...base, kind: 'missing' }), 'no shared code index has been published in the state folder (--state-dir) for these roots')
+  // The store's own words name paths: the index file and the folder by name, any other server path hidden.
+  t.equal(problemText({ ...base, kind: 'read-only', detail: "EACCES: permission denied, open '/srv/state/index-1.sqlite-wal'" }),
+    "the code index cannot be written: the state folder (--state-dir) is read-only or not writable by this server (EACCES: permission denied, open 'the index file-wal')")
+  t.equal(problemText({ ...base, kind: 'cannot-open', detail: 'unable to open /tmp/etilqs_1 or /srv/state in http://x/y, disk I/O error' }),
+    'the code index file in the state folder (--state-dir) cannot be opened (unable to open (a server path) or the state folder (--state-dir) in http://x/y, disk I/O error)')
   t.equal(problemHint({ ...base, kind: 'missing' }), 'search_regex searches the files themselves; the operator publishes one with `workspace-mcp index` (same roots and --state-dir); this server picks it up within seconds')
   t.equal(problemHint({ ...base, kind: 'size-limit' }), 'search_regex searches the files themselves; the operator can raise --index-max-mb (WORKSPACE_MCP_INDEX_MAX_MB) or point --state-dir (WORKSPACE_MCP_STATE_DIR) elsewhere')
   t.equal(problemHint({ ...base, kind: 'read-only', retryAt: Date.UTC(2026, 0, 1, 12, 30, 5) }), 'search_regex searches the files themselves; the operator can point --state-dir (WORKSPACE_MCP_STATE_DIR) at a writable volume with room; the server tries again at 12:30:05 UTC')
@@ -231,12 +236,13 @@ t.test('get_workspace_info reports the index: counts, state, last scan; nothing 
   t.match(textOf(await info2({ state: 'building', pending: 0, done: 0 })), /\n- being built: walking the tree; /)
   t.match(textOf(await info2({ state: 'ready', scanning: true })), /\n- ready \(a rescan runs behind it\); /)
   t.match(textOf(await info2({ state: 'ready', scanning: false, error: 'EIO' })), /\n- ready, but the last rescan failed \(EIO\); /)
+  t.match(textOf(await info2({ state: 'failed', error: "Cannot find module '/opt/app/dist/bin/index-worker.js'" })), /\n- failed \(Cannot find module '\(a server path\)'\); /, 'an error\'s own paths are not shown')
   t.match(textOf(await info2({ state: 'ready', scanning: false, built: 0 })), /\n- ready; 40 source files, 80 chunks, 120 symbols; complete as of 1970-01-01T00:00:00\.000Z\n/)
   t.match(textOf(await info2({ state: 'ready', scanning: false, writer: 'process 1 on h since 00:00:00 UTC' })), /\n- written by another server \(process 1 on h since 00:00:00 UTC\); this one answers from what it writes\n/)
   t.match(textOf(await info2({ state: 'unavailable' })), /\n- unavailable; /, 'unavailable without a problem to tell')
   const full = await info2({ state: 'unavailable', problem: { kind: 'disk-full', stateDir: '/s', file: '/s/i', detail: 'd', freeBytes: 2048, neededBytes: 10 * 1048576, retryAt: 0 } })
-  t.match(textOf(full), /\n- unavailable: the code index cannot be written: the state disk is full \(\/s: 2\.0 KB free; the index needs about 10\.0 MB for this workspace\)\. search_regex searches the files themselves; the operator can point --state-dir \(WORKSPACE_MCP_STATE_DIR\) at a writable volume with room; the server tries again at 00:00:00 UTC; /)
-  t.match(data(full).code_index, { state: 'unavailable', problem: /^the code index cannot be written: the state disk is full/ })
+  t.match(textOf(full), /\n- unavailable: the code index cannot be written: the disk of the state folder \(--state-dir\) is full \(2\.0 KB free; the index needs about 10\.0 MB for this workspace\)\. search_regex searches the files themselves; the operator can point --state-dir \(WORKSPACE_MCP_STATE_DIR\) at a writable volume with room; the server tries again at 00:00:00 UTC; /)
+  t.match(data(full).code_index, { state: 'unavailable', problem: /^the code index cannot be written: the disk of the state folder \(--state-dir\) is full/ })
   const without = await getWorkspaceInfo.run({ workspace: f.workspace, search, tokenizer, catalog } as never, toolContext())
   t.notOk('code_index' in data(without))
   t.notMatch(textOf(without), /Code index/)

@@ -250,7 +250,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
       ...(sourceBytes === undefined ? {} : { neededBytes: Math.ceil(sourceBytes * INDEX_BYTES_PER_SOURCE_BYTE) }),
       retryAt: Date.now() + delay
     }
-    log.error({ problem: progress.problem, retryInMs: delay }, `code index unavailable: ${err.message} (state folder ${stateDir})`)
+    log.error({ err, problem: progress.problem, retryInMs: delay }, `code index unavailable: ${err.message} (state folder ${stateDir})`)
     scheduleRetry(delay)
   }
 

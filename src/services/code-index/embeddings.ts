@@ -115,9 +115,9 @@ export function requestRefused (settings: EmbeddingsSettings, err: EmbeddingsErr
   return providerError(settings, `refused the request itself, not one text (${answered})`, `the provider refused the request: ${answered}`, err.status)
 }
 
-/** An EMBEDDINGS_FAILED error about the provider (named with its model), with its one-line reason. */
-function providerError (settings: EmbeddingsSettings, why: string, reason: string, status?: number, detail?: string): EmbeddingsError {
-  const error = toolError('EMBEDDINGS_FAILED', `the embeddings provider ${settings.url.origin}${settings.url.pathname} (model ${settings.model}) ${why}`, { step: 'rank-by-words' }) as EmbeddingsError
+/** An EMBEDDINGS_FAILED error about the provider (named with its model), with its one-line reason and the error behind it. */
+function providerError (settings: EmbeddingsSettings, why: string, reason: string, status?: number, detail?: string, cause?: unknown): EmbeddingsError {
+  const error = toolError('EMBEDDINGS_FAILED', `the embeddings provider ${settings.url.origin}${settings.url.pathname} (model ${settings.model}) ${why}`, { step: 'rank-by-words' }, cause) as EmbeddingsError
   error.reason = reason
   if (status !== undefined) error.status = status
   if (detail !== undefined) error.detail = detail
@@ -131,8 +131,10 @@ interface Failure { error: EmbeddingsError, retry: boolean, afterMs?: number }
 export function createEmbeddingProvider (settings: EmbeddingsSettings): EmbeddingProvider {
   // A provider may echo what it was sent; the key never leaves in an error.
   const redact = (text: string): string => settings.apiKey === undefined ? text : text.split(settings.apiKey).join('***')
-  const fail = (why: string, retry: boolean, answered?: { status: number, message: string, afterMs?: number }): Failure => {
-    const error = providerError(settings, redact(why), `the provider ${redact(why)}`, answered?.status, answered === undefined ? undefined : redact(answered.message))
+  // `cause`: the network or stream error behind a failure (its code and stack, for the log line), never the provider's
+  // own words, which may echo what it was sent.
+  const fail = (why: string, retry: boolean, answered?: { status: number, message: string, afterMs?: number }, cause?: unknown): Failure => {
+    const error = providerError(settings, redact(why), `the provider ${redact(why)}`, answered?.status, answered === undefined ? undefined : redact(answered.message), cause)
     return { error, retry, ...(answered?.afterMs !== undefined ? { afterMs: answered.afterMs } : {}) }
   }
 
@@ -155,14 +157,14 @@ export function createEmbeddingProvider (settings: EmbeddingsSettings): Embeddin
       signal.throwIfAborted()
       if (timeout.aborted) return fail(`did not answer within ${timeoutMs} ms`, true)
       const cause = (err as { cause?: { code?: string, message?: string } }).cause
-      return fail(`could not be reached (${cause?.code ?? cause?.message ?? (err as Error).message})`, true)
+      return fail(`could not be reached (${cause?.code ?? cause?.message ?? (err as Error).message})`, true, undefined, err)
     }
     let text: string
     try {
       text = await boundedText(response)
     } catch (err) {
       signal.throwIfAborted()
-      return fail(timeout.aborted ? `did not finish its answer within ${timeoutMs} ms` : (err as Error).message, timeout.aborted)
+      return fail(timeout.aborted ? `did not finish its answer within ${timeoutMs} ms` : (err as Error).message, timeout.aborted, undefined, err)
     }
     if (!response.ok) {
       const retryAfter = Number(response.headers.get('retry-after'))

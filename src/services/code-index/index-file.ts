@@ -22,7 +22,8 @@ export function defaultStateDir (env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The index file of a set of roots: `index-<hash>.sqlite` in the state folder (created private to this user),
  * the hash taken over the roots' names and paths so another set never shares it. When the folder cannot be
- * made or written, a file in the system's temporary folder instead (the index then lasts one run). With
+ * made or written, a file in a folder of its own in the system's temporary folder instead (the index then lasts
+ * one run). With
  * `create: false` (a shared index, only read) the folder is taken as it is.
  */
 export function indexLocation (stateDir: string, roots: readonly RootSpec[], log: Logger, options: { create?: boolean } = {}): IndexLocation {
@@ -36,13 +37,38 @@ export function indexLocation (stateDir: string, roots: readonly RootSpec[], log
     return { file: path.join(dir, `index-${key}.sqlite`), temporary: false, dir }
   } catch (err) {
     log.warn({ err, stateDir: dir }, 'state folder not writable: the code index lasts this run only')
-    return { file: path.join(os.tmpdir(), `workspace-mcp-index-${key}-${process.pid}.sqlite`), temporary: true, dir }
+    return { file: path.join(privateTemporaryFolder(log), `workspace-mcp-index-${key}-${process.pid}.sqlite`), temporary: true, dir }
+  }
+}
+
+/** Prefix of the folder a temporary index gets in the system's temporary folder. */
+const TEMPORARY_PREFIX = 'workspace-mcp-'
+
+/**
+ * A folder of its own for a temporary index: owner-only, its name not guessable. The index holds the source's
+ * signatures and words (SECURITY.md), and SQLite makes its files readable by everyone the umask lets; in the
+ * system's temporary folder itself any local user could read them, or plant a link where the file would go.
+ */
+function privateTemporaryFolder (log: Logger): string {
+  try {
+    return fs.mkdtempSync(path.join(os.tmpdir(), TEMPORARY_PREFIX))
+  } catch (err) {
+    log.warn({ err }, 'no private temporary folder: the code index lasts this run only, in the temporary folder itself')
+    return os.tmpdir()
   }
 }
 
 /** Removes an index file and its WAL companions (a temporary index at exit). */
 export function removeIndexFile (file: string): void {
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true })
+}
+
+/** Removes a temporary index at exit: its files, its lock, and the private folder it was made in. */
+export function removeTemporaryIndex (file: string): void {
+  removeIndexFile(file)
+  fs.rmSync(`${file}.lock`, { force: true })
+  const folder = path.dirname(file)
+  if (path.dirname(folder) === os.tmpdir() && path.basename(folder).startsWith(TEMPORARY_PREFIX)) fs.rmSync(folder, { recursive: true, force: true })
 }
 
 /** Free bytes on the file system holding `dir`, or undefined when that cannot be read. */

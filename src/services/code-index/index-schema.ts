@@ -78,11 +78,15 @@ export type NameMatch = 'exact' | 'prefix' | 'substring'
 /** The SQLite binding's module. */
 export type Sqlite = typeof import('@photostructure/sqlite')
 
-/** The SQLite binding (prebuilt N-API binaries in the package), or null when it is not installed or does not load here. */
-export function loadSqlite (require: (id: string) => unknown = createRequire(import.meta.url)): Sqlite | null {
+/**
+ * The SQLite binding (prebuilt N-API binaries in the package), or null when it is not installed or does not load
+ * here; `failed` hears why (a binary built for another libc says so only in this error).
+ */
+export function loadSqlite (require: (id: string) => unknown = createRequire(import.meta.url), failed?: (err: unknown) => void): Sqlite | null {
   try {
     return require('@photostructure/sqlite') as Sqlite
-  } catch {
+  } catch (err) {
+    failed?.(err)
     return null
   }
 }

@@ -145,7 +145,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
         return await scan(signal)
       } catch (err) {
         const problem = storeProblemOf(err)
-        throw problem === undefined ? err : new DetailedError((err as Error).message, { problem })
+        throw problem === undefined ? err : new DetailedError((err as Error).message, { problem }, { cause: err })
       }
     })
     queue = answer.catch(() => undefined)

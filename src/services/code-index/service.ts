@@ -6,7 +6,7 @@ import { locateTreeSitter, type TreeSitterLocation } from '../symbols/index.js'
 import type { Activity } from '../activity.js'
 import type { WorkspaceService } from '../workspace/index.js'
 import { createCodeIndex, type CodeIndex } from './code-index.js'
-import { indexLocation, pruneStateDir, removeIndexFile } from './index-file.js'
+import { indexLocation, pruneStateDir, removeTemporaryIndex } from './index-file.js'
 import { createEmbeddingProvider, embeddingsSettings, isLocalProvider } from './embeddings.js'
 import { loadSqlite } from './index-schema.js'
 import { createSemanticSearch, type SemanticSearch } from './semantic.js'
@@ -14,6 +14,8 @@ import { createSemanticSearch, type SemanticSearch } from './semantic.js'
 /** What the index is made with; each defaults to the installed package. */
 export interface CodeIndexDependencies {
   sqlite?: ReturnType<typeof loadSqlite>
+  /** How the SQLite binding is loaded when `sqlite` is not given (default: a require from its module). */
+  requireSqlite?: (id: string) => unknown
   treeSitter?: TreeSitterLocation | null
   /** The server's running calls: the build yields to them. */
   activity?: Activity
@@ -32,16 +34,17 @@ export function buildSettingsOf (config: Pick<Config, 'indexThreads' | 'indexMax
  */
 export function codeIndexService (config: Pick<Config, 'codeIndex' | 'stateDir' | 'root' | 'roots' | 'indexMaxMb' | 'indexThreads' | 'stateMaxAgeDays' | 'stateMaxMb'>, workspace: WorkspaceService, log: Logger, deps: CodeIndexDependencies = {}): CodeIndex | undefined {
   if (config.codeIndex === 'off') return undefined
-  const sqlite = deps.sqlite === undefined ? loadSqlite() : deps.sqlite
+  let why: unknown
+  const sqlite = deps.sqlite === undefined ? loadSqlite(deps.requireSqlite, (err) => { why = err }) : deps.sqlite
   const treeSitter = deps.treeSitter === undefined ? locateTreeSitter() : deps.treeSitter
   if (sqlite === null || treeSitter === null) {
-    log.warn(`${sqlite === null ? '@photostructure/sqlite' : 'web-tree-sitter'} is not installed or does not load here: find_symbol and search_code disabled`)
+    log.warn(why === undefined ? {} : { err: why }, `${sqlite === null ? '@photostructure/sqlite' : 'web-tree-sitter'} is not installed or does not load here: find_symbol and search_code disabled`)
     return undefined
   }
   const shared = config.codeIndex === 'shared'
   const location = indexLocation(config.stateDir, configuredRoots(config), log, { create: !shared })
   // A temporary index goes with the process, however it ends.
-  if (location.temporary) process.once('exit', () => removeIndexFile(location.file))
+  if (location.temporary) process.once('exit', () => removeTemporaryIndex(location.file))
   else if (!shared) pruneStateDir(path.dirname(location.file), location.file, { maxAgeMs: config.stateMaxAgeDays * 86_400_000, maxBytes: config.stateMaxMb * 1024 * 1024 }, log)
   return createCodeIndex({
     workspace,

@@ -2,6 +2,7 @@ import { lstat } from 'node:fs/promises'
 import path from 'node:path'
 import { findExecutable } from '../executables.js'
 import { toolError, type ToolError } from '../../errors.js'
+import { withoutServerPaths } from '../server-paths.js'
 import type { Logger } from '../../logger.js'
 import type { Limiter } from '../limiter.js'
 import { DETAIL_FORMAT, LOG_FORMAT, parseBlame, parseChanges, parseDetail, parseLog, splitPatch, type BlameLine, type CommitDetail, type CommitSummary, type FileChange } from './parse.js'
@@ -136,7 +137,7 @@ function gitService (target: GitTarget, version: string, limiter: Limiter): GitS
       return run
     })
   const failed = (what: string, run: GitRun): ToolError =>
-    toolError('GIT_FAILED', `git ${what} failed: ${run.stderr.split(target.workTree).join('.') || `exit code ${String(run.code)}`}`, { step: 'list-commits' })
+    toolError('GIT_FAILED', `git ${what} failed: ${withoutServerPaths(run.stderr, [[target.workTree, '.']]) || `exit code ${String(run.code)}`}`, { step: 'list-commits' })
   const pathspec = (p: string | string[]): string[] => ['--', ...(Array.isArray(p) ? p : p === '' ? [] : [p])]
 
   /** The repository's own driver settings, each blanked: its clean filter would run on a working-tree read. */

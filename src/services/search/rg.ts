@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { toolError, type ToolError } from '../../errors.js'
+import { withoutServerPaths } from '../server-paths.js'
 
 /** How a ripgrep run ended. */
 export type RgEnd = 'exit' | 'stopped' | 'deadline' | 'shutdown' | 'aborted'
@@ -257,8 +258,7 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
 
 /** Removes absolute paths from a ripgrep message: the root becomes '.', anything else a placeholder. */
 export function cleanMessage (message: string, root: string): string {
-  const withRoot = root.length > 1 ? message.split(root + '/').join('').split(root).join('.') : message
-  return withRoot.replace(/(^|[\s'"(=:])\/[^\s'")]+/g, '$1[path outside the workspace]').trim()
+  return withoutServerPaths(message, root.length > 1 ? [[root + '/', ''], [root, '.']] : [], '[path outside the workspace]').trim()
 }
 
 /** Strips ripgrep's `rg: ` prefixes and the caret diagram noise to one readable sentence block. */

@@ -1,6 +1,6 @@
 import { startThread, type Thread, type ThreadError } from './thread.js'
 
-/** How a job thread's failures reach its callers. */
+/** How a job thread's failures reach its callers (a failed or stopped job's error gets the ThreadError as its `cause`). */
 export interface JobThreadErrors {
   /** The thread answered a job with an error (`crashed` false) or died of one (`crashed` true). */
   failed: (why: string, crashed: boolean) => Error
@@ -31,6 +31,12 @@ export interface JobThread<Request extends object, Result> {
   close(): Promise<void>
 }
 
+/** `err` with `cause` as its cause (as `new Error(m, { cause })` would set it), unless it already has one. */
+function causedBy (err: Error, cause: ThreadError): Error {
+  if (err.cause === undefined) Object.defineProperty(err, 'cause', { value: cause, writable: true, configurable: true })
+  return err
+}
+
 /**
  * A worker thread that does one job at a time: started on the first job, never keeping the process alive when
  * idle, ended — and started afresh for the next job — when a caller abandons its job or the thread dies.
@@ -44,7 +50,7 @@ export function createJobThread<Request extends object, Result> (options: JobThr
   let closes = 0
 
   const translate = (err: ThreadError): Error =>
-    err.failure === 'stopped' ? options.errors.stopped() : options.errors.failed(err.message, err.failure === 'crashed')
+    causedBy(err.failure === 'stopped' ? options.errors.stopped() : options.errors.failed(err.message, err.failure === 'crashed'), err)
 
   async function runNow (request: Request, epoch: number, signal?: AbortSignal): Promise<Result> {
     signal?.throwIfAborted()

@@ -1,19 +1,23 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
 import { lowerThisThread } from './priority.js'
 import { SERVING, type ThreadStart } from './thread.js'
+import { errorFields } from './thread-errors.js'
 
 /** Sends a message of the thread's own (not an answer): progress, a watched folder changed. */
 export type Notify = (notice: Record<string, unknown>) => void
 
-/** Answers one request; what it throws is answered as the error (with the error's `details`, when it has some). */
+/**
+ * Answers one request; what it throws is answered as the error: its message, its name, stack, code and causes
+ * (see thread-errors.ts), and its `details` when it has some.
+ */
 export type ThreadHandler<Request, Answer extends object> = (request: Request) => Answer | Promise<Answer>
 
-/** An error a handler throws to say more than its message (read back as `ThreadError.details`). */
+/** An error a handler throws to say more than its message (read back as `ThreadError.details`; its cause crosses too). */
 export class DetailedError extends Error {
   readonly details: Record<string, unknown>
 
-  constructor (message: string, details: Record<string, unknown>) {
-    super(message)
+  constructor (message: string, details: Record<string, unknown>, options?: ErrorOptions) {
+    super(message, options)
     this.details = details
   }
 }
@@ -55,6 +59,7 @@ export function serveThread<Data, Request, Answer extends object> (
         (err: unknown) => port.postMessage({
           id,
           error: err instanceof Error ? err.message : String(err),
+          thrown: errorFields(err),
           ...(err instanceof DetailedError ? { details: err.details } : {})
         }))
   })

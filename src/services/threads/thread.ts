@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import { errorFromFields, type ErrorFields } from './thread-errors.js'
 
 /** What a thread module is started with: its name (it serves only under that name) and its data. */
 export interface ThreadStart<Data = unknown> {
@@ -17,14 +18,17 @@ export type ThreadFailure = 'answered' | 'crashed' | 'stopped'
 /** The notice a thread module sends once it serves, before any answer (serve.ts). */
 export const SERVING = 'serving'
 
-/** The end of a request that did not get its answer. */
+/**
+ * The end of a request that did not get its answer. Its `cause` is the error behind it, with the thread's own
+ * stack and code: the one the handler threw (`answered`), or the one that ended the thread (`crashed`).
+ */
 export class ThreadError extends Error {
   readonly failure: ThreadFailure
   /** What the thread said of its error beside the message (a store problem), when it answered. */
   readonly details: Readonly<Record<string, unknown>>
 
-  constructor (message: string, failure: ThreadFailure, details: Record<string, unknown> = {}) {
-    super(message)
+  constructor (message: string, failure: ThreadFailure, details: Record<string, unknown> = {}, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause })
     this.name = 'ThreadError'
     this.failure = failure
     this.details = details
@@ -85,7 +89,7 @@ export function startThread<Data> (url: URL, options: ThreadOptions<Data>): Thre
     if (waiting.size === 0) worker.unref()
   }
   let serving = false
-  worker.on('message', ({ id, error, details, ...answer }: { id?: number, error?: string, details?: Record<string, unknown> } & Record<string, unknown>) => {
+  worker.on('message', ({ id, error, thrown, details, ...answer }: { id?: number, error?: string, thrown?: ErrorFields, details?: Record<string, unknown> } & Record<string, unknown>) => {
     if (id === undefined) {
       if (answer.notice === SERVING) serving = true
       else options.onNotice?.(answer)
@@ -97,15 +101,17 @@ export function startThread<Data> (url: URL, options: ThreadOptions<Data>): Thre
     waiting.delete(id)
     settled()
     if (error === undefined) job.resolve(answer)
-    else job.reject(new ThreadError(error, 'answered', details))
+    else job.reject(new ThreadError(error, 'answered', details, thrown === undefined ? undefined : errorFromFields(thrown)))
   })
   const fail = (err: ThreadError): void => {
     dead ??= err
     for (const job of waiting.values()) job.reject(dead)
     waiting.clear()
   }
-  worker.on('error', (err) => fail(new ThreadError(err.message, 'crashed')))
-  worker.on('exit', () => fail(new ThreadError(`the ${options.name} thread stopped`, 'stopped')))
+  // The thread's own error (its stack and code came across with it): the cause of every request it fails.
+  worker.on('error', (err) => fail(new ThreadError(err.message, 'crashed', {}, err)))
+  // A thread that ended itself (process.exit in it) leaves only its exit code: said when it is not 0.
+  worker.on('exit', (code) => fail(new ThreadError(`the ${options.name} thread stopped${code === 0 ? '' : ` (exit code ${code})`}`, 'stopped')))
   return {
     get serving () { return serving },
     async request<Answer extends object> (message: object): Promise<Answer> {

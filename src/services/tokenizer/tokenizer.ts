@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module'
 import { splitAtTokenBoundaries } from './token-parts.js'
 import { startThread, threadModule, type Thread, type ThreadError } from '../threads/index.js'
+import { systemClock, type Clock } from '../clock.js'
+import type { Degradations } from '../degradations.js'
 import type { CountThreadData } from './count-worker.js'
 
 /** The BPE encoding used for budgets (cl100k_base: a real GPT-4-family vocabulary; half the load of o200k). */
@@ -13,6 +15,14 @@ export const DEFAULT_MAX_CALL_CHARS = 256 * 1024
 const JOB_CHARS = 8192
 /** A stretch this long with no token boundary in it (one giant piece) is bounded by bytes, never sent. */
 const MAX_PIECE_CHARS = 32768
+/** Counting threads lost in a row (no answer between) that stop exact counting until a retry. */
+const MAX_CRASHES = 3
+/** How long exact counting stays off before one thread is tried again; doubled by each retry that fails. */
+export const TOKENIZER_RETRY_MS = 30_000
+/** The longest wait between two retries. */
+export const TOKENIZER_MAX_RETRY_MS = 10 * 60_000
+/** The component name under which the tokenizer reports to the degradation register. */
+export const TOKENIZER_COMPONENT = 'tokenizer'
 
 /** How one count is scheduled and bounded. */
 export interface CountOptions {
@@ -80,6 +90,10 @@ export interface TokenizerOptions {
   maxCallChars?: number
   /** The counting thread's module (default: count-worker beside this module). */
   threadUrl?: URL
+  /** Where the tokenizer says that exact counting stopped (threads crashing, or not starting) and that it came back. */
+  degradations?: Degradations
+  /** Time for the retry back-off (default: the system clock). */
+  clock?: Clock
 }
 
 /** What one call has used: the fair queue serves the call that has used least first. */
@@ -105,12 +119,47 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
   const slots: Slot[] = []
   const queue: Job[] = []
   const stats = { workers: 0, jobs: 0, chars: 0 }
-  let broken = false
+  const { degradations, clock = systemClock } = options
+  let closed = false
   let crashes = 0
   let seq = 0
+  // Exact counting stopped (threads kept crashing, or none starts): byte bounds until `retryAt`, then one more
+  // try. Stopping for good would leave every budget of a long-lived server a byte count (for code, about three
+  // times the tokens, so answers cut to a third) for a fault that may have passed; a retry costs one thread start.
+  let retryAt: number | undefined
+  let retryMs = TOKENIZER_RETRY_MS
+  let stopped = false
+
+  /** True while exact counts may be asked for; the first call after the back-off starts the retry. */
+  function counting (): boolean {
+    if (closed) return false
+    if (retryAt === undefined) return true
+    if (clock.now() < retryAt) return false
+    // The retry: one more loss stops counting again, for twice as long.
+    retryAt = undefined
+    crashes = MAX_CRASHES - 1
+    return true
+  }
+
+  /** Exact counting stops for a while: reported (with the error behind it), retried after the back-off. */
+  function pause (why: string, err: unknown): void {
+    if (stopped) retryMs = Math.min(retryMs * 2, TOKENIZER_MAX_RETRY_MS)
+    stopped = true
+    retryAt = clock.now() + retryMs
+    degradations?.report(TOKENIZER_COMPONENT, `exact token counts are replaced by byte counts (never low): ${why}; one thread is tried again after a back-off (${TOKENIZER_RETRY_MS / 1000} s, doubling to ${TOKENIZER_MAX_RETRY_MS / 60_000} min)`, err)
+  }
+
+  /** A thread answered: the losses in a row end, and counting that had stopped is back. */
+  function answered (): void {
+    crashes = 0
+    if (!stopped) return
+    stopped = false
+    retryMs = TOKENIZER_RETRY_MS
+    degradations?.recover(TOKENIZER_COMPONENT)
+  }
 
   function spawn (): Slot | undefined {
-    if (broken) return undefined
+    if (!counting()) return undefined
     try {
       const require = createRequire(import.meta.url)
       const data: CountThreadData = { lite: require.resolve('js-tiktoken/lite'), ranks: require.resolve(`js-tiktoken/ranks/${TOKENIZER_ENCODING}`) }
@@ -118,19 +167,22 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
       slots.push(slot)
       stats.workers++
       return slot
-    } catch {
-      broken = true
+    } catch (err) {
+      pause('no counting thread can be started', err)
       return undefined
     }
   }
 
-  /** Sends a job to an idle slot; a thread that crashed or stopped is dropped (three such, and counting stops). */
+  /** Sends a job to an idle slot; a thread that crashed or stopped is dropped (three in a row, and counting stops a while). */
   function send (slot: Slot, job: Job): void {
     slot.job = job
     slot.thread.request<{ counts: number[] }>({ parts: job.texts }).then(
-      ({ counts }) => counts,
+      ({ counts }) => {
+        answered()
+        return counts
+      },
       (err: ThreadError) => {
-        if (err.failure !== 'answered') lose(slot)
+        if (err.failure !== 'answered') lose(slot, err)
         return null
       }
     ).then((counts) => {
@@ -140,11 +192,11 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
     })
   }
 
-  function lose (slot: Slot): void {
+  function lose (slot: Slot, err: ThreadError): void {
     const at = slots.indexOf(slot)
     if (at === -1) return
     slots.splice(at, 1)
-    if (++crashes >= 3) broken = true
+    if (++crashes >= MAX_CRASHES) pause(`the counting thread failed ${MAX_CRASHES} times in a row`, err)
   }
 
   /** Least attained service: the call that has sent least goes first, then the shorter job, then the older. Takes it off the (non-empty) queue. */
@@ -223,7 +275,7 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
     let at = 0
     const stop = limit ?? Infinity
     for (;;) {
-      if (at >= units.length || total > stop || broken) break
+      if (at >= units.length || total > stop || !counting()) break
       const batch: typeof units = []
       let chars = 0
       while (at < units.length && (batch.length === 0 || chars + units[at].text.length <= JOB_CHARS)) {
@@ -269,7 +321,7 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
     countParts,
     stats: () => ({ ...stats, queued: queue.length }),
     async close () {
-      broken = true
+      closed = true
       const all = slots.splice(0)
       for (const job of queue.splice(0)) job.done(null)
       // A job in flight is answered null by its thread's end.

@@ -19,7 +19,7 @@ export interface FsOps<H extends Handle = Handle> {
   /** lstat of each path, in order; undefined for one that failed. */
   lstatEach(paths: ReadonlyArray<string | Buffer>): Promise<Array<Stats | undefined>>
   open(path: string | Buffer, flags: number): Promise<H>
-  readlinkBytes(path: string): Promise<Buffer>
+  readlinkBytes(path: string | Buffer): Promise<Buffer>
   readdirNames(path: string | Buffer): Promise<Dirent[]>
   readdirBytes(path: string | Buffer): Promise<Array<Dirent<Buffer>>>
 }

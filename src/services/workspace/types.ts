@@ -53,7 +53,10 @@ export type LinkTarget =
   | { state: 'inside', relative: string, kind: EntryKind }
   | { state: 'outside' | 'broken' | 'loop' | 'unreadable' }
 
-/** A path looked at without following its last component (get_file_info). */
+/**
+ * A path looked at without following its last component (get_file_info), described from descriptors only: a file
+ * or folder by the fstat of the descriptor opened on it, anything else by its lstat in a folder already open.
+ */
 export interface InspectedPath {
   /** Display path relative to the root, as named (not resolved). */
   relative: string
@@ -62,6 +65,12 @@ export interface InspectedPath {
   kind: EntryKind
   /** Set when the path itself is a symbolic link. */
   link?: LinkTarget
+  /** A regular file's open descriptor (the one `stats` came from) when its content may be served: the caller closes it. */
+  handle?: FileHandle
+  /** A folder's entry count, from the same descriptor. */
+  entries?: number
+  /** Why a file's content or a folder's listing is not served. */
+  refused?: 'PERMISSION_DENIED' | 'HARD_LINK_REFUSED'
 }
 
 /** An open, verified handle on a file or folder inside the root, for a child process (ripgrep). */
@@ -117,7 +126,10 @@ export interface WorkspaceService {
   readDirectory(dir: { relative: string, fsPath: string | Buffer }): Promise<DirEntry[]>
   /** Tells where a symbolic link (a listed entry: its display path and fs path) points, reading only inside its root. */
   linkTarget(link: { relative: string, fsPath: string | Buffer }): Promise<LinkTarget>
-  /** lstat of a path resolved inside the root: the last component is not followed. */
+  /**
+   * Resolves a path without following its last component and describes what is there from descriptors the jail
+   * holds (see InspectedPath): a folder swapped for a link meanwhile can only make it describe something inside.
+   */
   inspect(path: string, field?: string, signal?: AbortSignal): Promise<InspectedPath>
   /** lstat of a resolved path; fs errors become tool errors. */
   stat(path: ResolvedPath, field?: string): Promise<Stats>

@@ -3,14 +3,18 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { toolError, type ToolError } from '../../errors.js'
 import { isOutside, walkBeneath, type Walked } from './beneath.js'
+import { DESCRIBE_FLAGS, entryFacts, kindOf } from './entry-facts.js'
+import { pinnedCursor, type PinnedCursor } from './pinned-cursor.js'
 import { createIgnoreRules, IGNORE_FILES } from './ignore-rules.js'
 import { createLimiter } from '../limiter.js'
 import { byteString, displayName, displayText, fsPathOf, parseName } from './path-names.js'
 import { openVerified, readVerified, type Containment, type Opened } from './open-verified.js'
 import { promiseFs, statEntries } from './fs-ops.js'
+import type { FileHandle } from 'node:fs/promises'
+import { constants as fsc } from 'node:fs'
 import { suggestPaths } from './suggest.js'
 import { walkTree } from './walk.js'
-import type { EntryKind, WorkspaceOptions, WorkspaceService } from './types.js'
+import type { LinkTarget, WorkspaceOptions, WorkspaceService } from './types.js'
 import { countLines, readLineWindow, sniffFile } from './file-lines.js'
 import { createPdfReader } from './pdf-text.js'
 
@@ -25,17 +29,10 @@ const RULE_FILE_BYTES = 1024 * 1024
 const LARGE_READ_BYTES = 1024 * 1024
 
 const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException)?.code
+/** What opening an entry just looked at answers when it has changed since into a link, a socket or a device. */
+const CHANGED_SINCE = new Set(['ELOOP', 'ENXIO', 'ENODEV', 'EOPNOTSUPP'])
 
-/** Entry kind of a Stats or Dirent. */
-export function kindOf (s: { isFile(): boolean, isDirectory(): boolean, isSymbolicLink(): boolean, isFIFO(): boolean, isSocket(): boolean, isBlockDevice(): boolean, isCharacterDevice(): boolean }): EntryKind {
-  if (s.isSymbolicLink()) return 'symlink'
-  if (s.isFile()) return 'file'
-  if (s.isDirectory()) return 'dir'
-  if (s.isFIFO()) return 'fifo'
-  if (s.isSocket()) return 'socket'
-  if (s.isBlockDevice() || s.isCharacterDevice()) return 'device'
-  return 'other'
-}
+export { kindOf }
 
 /** Joins a child's raw name onto a parent fs path, staying a string while everything is UTF-8. */
 function joinFs (parent: string | Buffer, name: Buffer): string | Buffer {
@@ -173,6 +170,55 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
     throw fsErrorFor(result.code, shown, field)
   }
 
+  /**
+   * Where the link at `real` (a byte string) points, read only inside the root. `pinned`: walked through held
+   * descriptors where /proc has them, so a folder swapped on the way cannot make it judge an outside link.
+   */
+  async function targetOf (real: string, pinned: boolean): Promise<LinkTarget> {
+    const rel = path.relative(rootBytes, real)
+    if (isOutside(rel)) return { state: 'outside' }
+    const cursor = pinned ? await pinnedCursor(rootBytes, promiseFs) : undefined
+    let walked: Walked
+    try {
+      walked = await walkBeneath(rootBytes, rel.split('/'), true, cursor)
+    } finally {
+      await cursor?.close()
+    }
+    switch (walked.state) {
+      // A walk beneath the root that found its target found it inside.
+      case 'found': return { state: 'inside', relative: relativeOf(walked.real) as string, kind: kindOf(walked.stats) }
+      case 'escapes': return { state: 'outside' }
+      case 'missing': return relativeOf(path.resolve(walked.real, ...walked.rest)) === undefined ? { state: 'outside' } : { state: 'broken' }
+      case 'error':
+        if (walked.code === 'ELOOP') return { state: 'loop' }
+        if (walked.code === 'ENOTDIR') return { state: 'broken' }
+        log.debug({ code: walked.code }, 'link target unreadable')
+        return { state: 'unreadable' }
+    }
+  }
+
+  /** Opens what a pinned walk found, through the folder it holds (`last` undefined: that folder itself). */
+  async function openPinned (cursor: PinnedCursor, last: string | undefined, shown: string, field: string): Promise<FileHandle | undefined> {
+    try {
+      // /proc/self/fd/N names the held folder itself (a link only the kernel follows), so it is opened as it is.
+      return last === undefined ? await promiseFs.open(cursor.at(), fsc.O_RDONLY | fsc.O_NONBLOCK) : await promiseFs.open(cursor.at(last), DESCRIBE_FLAGS)
+    } catch (err) {
+      const code = errCode(err) as string
+      if (code === 'EACCES' || code === 'EPERM') return undefined
+      throw fsErrorFor(CHANGED_SINCE.has(code) ? 'EINVAL' : code, shown, field)
+    }
+  }
+
+  /** Where /proc is missing: what a path walk found, opened by path and checked after opening (open-verified.ts). */
+  async function openChecked (real: string, shown: string, field: string): Promise<FileHandle | undefined> {
+    try {
+      return (await opened(real, shown, field)).handle
+    } catch (err) {
+      if ((err as ToolError).toolCode === 'PERMISSION_DENIED') return undefined
+      throw err
+    }
+  }
+
   /** Text of a rule file in a folder known to be real and inside: one verified open, no walk (runs once per folder of a walk). */
   async function readRuleFile (dirRelative: string, name: string, maxBytes: number): Promise<string | undefined> {
     const dir = dirRelative === '.' ? rootBytes : path.join(rootBytes, byteString(parseName(dirRelative)))
@@ -287,34 +333,30 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
       }
     },
 
-    async linkTarget ({ fsPath }) {
-      const rel = path.relative(rootBytes, byteString(fsPath))
-      if (isOutside(rel)) return { state: 'outside' }
-      const walked = await walkBeneath(rootBytes, rel.split('/'), true)
-      switch (walked.state) {
-        // A walk beneath the root that found its target found it inside.
-        case 'found': return { state: 'inside', relative: relativeOf(walked.real) as string, kind: kindOf(walked.stats) }
-        case 'escapes': return { state: 'outside' }
-        case 'missing': return relativeOf(path.resolve(walked.real, ...walked.rest)) === undefined ? { state: 'outside' } : { state: 'broken' }
-        case 'error':
-          if (walked.code === 'ELOOP') return { state: 'loop' }
-          if (walked.code === 'ENOTDIR') return { state: 'broken' }
-          log.debug({ code: walked.code }, 'link target unreadable')
-          return { state: 'unreadable' }
-      }
-    },
+    linkTarget: async ({ fsPath }) => await targetOf(byteString(fsPath), false),
 
     async inspect (input, field = 'path', signal) {
       const { components, shown } = lexicalOf(input, field)
-      const walked = await walkBeneath(rootBytes, components, false)
-      await settle(walked, shown, field, true, signal)
-      // settle returned, so every component was found (mustExist): the walk holds the last one's lstat.
-      const { real, stats } = walked as Extract<Walked, { state: 'found' }>
-      const kind = kindOf(stats)
-      const fsPath = fsPathOf(real)
-      return kind === 'symlink'
-        ? { relative: shown, fsPath, stats, kind, link: await service.linkTarget({ relative: shown, fsPath }) }
-        : { relative: shown, fsPath, stats, kind }
+      // Every fact comes from a descriptor the walk holds, never from a second lookup by path: a folder on the way
+      // swapped for a link to the outside between two lookups made one describe the outside file (issue 40).
+      const cursor = await pinnedCursor(rootBytes, promiseFs)
+      try {
+        const walked = await walkBeneath(rootBytes, components, false, cursor)
+        await settle(walked, shown, field, true, signal)
+        // settle returned, so every component was found (mustExist).
+        const { real, stats, last } = walked as Extract<Walked, { state: 'found' }>
+        const fsPath = fsPathOf(real)
+        const facts = await entryFacts(stats, {
+          open: async () => cursor === undefined ? await openChecked(real, shown, field) : await openPinned(cursor, last, shown, field),
+          // Listed through the descriptor itself where /proc has it; elsewhere by path (see SECURITY.md).
+          listPath: handle => cursor === undefined ? fsPath : `/proc/self/fd/${handle.fd}`,
+          listing: promiseFs,
+          allowHardLinks
+        })
+        return facts.kind === 'symlink' ? { relative: shown, fsPath, ...facts, link: await targetOf(real, true) } : { relative: shown, fsPath, ...facts }
+      } finally {
+        await cursor?.close()
+      }
     },
 
     async stat (resolved, field = 'path') {

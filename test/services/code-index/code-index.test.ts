@@ -8,7 +8,7 @@ import { codeTokens, matchExpression, queryTerms, searchTokens } from '../../../
 import { createCodeIndex, type CodeIndex, type CodeIndexOptions } from '../../../src/services/code-index/code-index.js'
 import { configuredRoots } from '../../../src/config.js'
 import { codeIndexService } from '../../../src/services/code-index/index.js'
-import { defaultStateDir, indexLocation, removeIndexFile } from '../../../src/services/code-index/index-file.js'
+import { defaultStateDir, indexLocation, removeTemporaryIndex } from '../../../src/services/code-index/index-file.js'
 import { loadSqlite, NOT_INDEXED, SCHEMA_VERSION, type ChunkFields, type FileEntry } from '../../../src/services/code-index/index-schema.js'
 import { openIndexReader, type IndexReader } from '../../../src/services/code-index/index-reader.js'
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
@@ -144,6 +144,20 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   fresh.close()
   t.equal(loadSqlite(() => { throw new Error('not installed') }), null)
 })
+
+/** The temporary index files this process made, each in its own folder (other processes' folders are skipped). */
+function temporaryIndexesOfThisProcess (): string[] {
+  const found: string[] = []
+  for (const name of fs.readdirSync(os.tmpdir()).filter(n => n.startsWith('workspace-mcp-'))) {
+    try {
+      const folder = path.join(os.tmpdir(), name)
+      for (const file of fs.readdirSync(folder)) if (file.endsWith(`-${process.pid}.sqlite`)) found.push(path.join(folder, file))
+    } catch {
+      // Not a folder, or another process's, removed meanwhile.
+    }
+  }
+  return found
+}
 
 t.test('what the index thread stores of a file: outline, chunks, and words of the path and the symbol', async (t) => {
   const text = 'export function retryFailedUpload () {\n  return 1\n}\n'
@@ -305,14 +319,17 @@ t.test('the index service: off, not installed, a state folder it cannot write', 
   t.notOk(fs.existsSync(path.join(config.stateDir, 'not-made')))
   await replica.close()
   t.equal(codeIndexService({ ...config, codeIndex: 'off' }, workspace, log), undefined)
-  const warnings: string[] = []
-  const warnLog = { warn: (msg: string) => warnings.push(msg) } as unknown as typeof log
+  const warnings: Array<[object, string]> = []
+  const warnLog = { warn: (fields: object, msg: string) => warnings.push([fields, msg]) } as unknown as typeof log
+  const glibc = new Error('/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38\' not found')
   t.equal(codeIndexService(config, workspace, warnLog, { sqlite: null }), undefined)
   t.equal(codeIndexService(config, workspace, warnLog, { treeSitter: null }), undefined)
+  t.equal(codeIndexService(config, workspace, warnLog, { requireSqlite: () => { throw glibc } }), undefined)
   t.same(warnings, [
-    '@photostructure/sqlite is not installed or does not load here: find_symbol and search_code disabled',
-    'web-tree-sitter is not installed or does not load here: find_symbol and search_code disabled'
-  ])
+    [{}, '@photostructure/sqlite is not installed or does not load here: find_symbol and search_code disabled'],
+    [{}, 'web-tree-sitter is not installed or does not load here: find_symbol and search_code disabled'],
+    [{ err: glibc }, '@photostructure/sqlite is not installed or does not load here: find_symbol and search_code disabled']
+  ], 'a binding that does not load says why in the same line')
   const service = codeIndexService(config, workspace, log) as CodeIndex
   t.teardown(() => service.close())
   fs.writeFileSync(path.join(root, 'a.rs'), 'fn main() {}\n')
@@ -323,13 +340,24 @@ t.test('the index service: off, not installed, a state folder it cannot write', 
   const blocked = path.join(tempDir(t, 'wmcp-blocked-'), 'a-file')
   fs.writeFileSync(blocked, '')
   const temporary = indexLocation(blocked, configuredRoots({ root, roots: [] }), log)
-  t.match(temporary, { temporary: true, file: new RegExp(`^${os.tmpdir()}/workspace-mcp-index-[0-9a-f]{16}-${process.pid}\\.sqlite$`) })
+  t.match(temporary, { temporary: true, file: new RegExp(`^${os.tmpdir()}/workspace-mcp-[^/]+/workspace-mcp-index-[0-9a-f]{16}-${process.pid}\\.sqlite$`) })
+  t.equal(fs.statSync(path.dirname(temporary.file)).mode & 0o777, 0o700, 'in a folder of its own that only this user can enter')
+  removeTemporaryIndex(temporary.file)
   const onTemp = codeIndexService({ ...config, stateDir: blocked }, workspace, log) as CodeIndex
   t.equal(await onTemp.ready(60_000, new AbortController().signal), true)
-  t.ok(fs.existsSync(temporary.file), 'the temporary index exists while the process runs')
+  const [onTempFile] = temporaryIndexesOfThisProcess()
+  t.ok(onTempFile !== undefined && fs.existsSync(onTempFile), 'the temporary index exists while the process runs')
   await onTemp.close()
-  removeIndexFile(temporary.file)
-  t.notOk(fs.existsSync(temporary.file))
+  removeTemporaryIndex(onTempFile)
+  t.notOk(fs.existsSync(path.dirname(onTempFile)), 'its folder goes with it')
+  removeTemporaryIndex(path.join(os.tmpdir(), 'not-ours', 'x.sqlite'))
+  t.ok(fs.existsSync(os.tmpdir()), 'a file not in a folder of its own leaves the folder alone')
+  const savedTmp = process.env.TMPDIR
+  process.env.TMPDIR = blocked
+  const noPrivate = indexLocation(blocked, configuredRoots({ root, roots: [] }), log)
+  if (savedTmp === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = savedTmp
+  t.equal(path.dirname(noPrivate.file), blocked, 'no private folder can be made: the temporary folder itself, as before')
   t.equal(defaultStateDir({ XDG_STATE_HOME: '/x/state' }), '/x/state/workspace-mcp')
   t.equal(defaultStateDir({ XDG_STATE_HOME: 'relative' }), path.join(os.homedir(), '.local', 'state', 'workspace-mcp'), 'a relative XDG_STATE_HOME is ignored, as the spec says')
   t.equal(indexLocation('', [{ name: 'r', path: root }], log).temporary, false, 'the default state folder')

@@ -154,6 +154,7 @@ t.test('a provider that misbehaves: unreachable, silent, stalling, redirecting, 
   await new Promise(resolve => free.close(resolve))
   const unreachable = await failure(t, provider({ url: `http://127.0.0.1:${port}` }, '/v1/embeddings', { retries: 1 }).embed(['a'], signal()))
   t.match(unreachable.message, /could not be reached \(ECONNREFUSED\)/)
+  t.match(unreachable.cause, { message: 'fetch failed', cause: { code: 'ECONNREFUSED' } }, 'the network error behind it is the cause, for the log line')
   const silent = await startServer(t, () => {})
   t.match((await failure(t, provider(silent, '/v1/embeddings', { timeoutMs: 100, retries: 0 }).embed(['a'], signal()))).message, /did not answer within 100 ms/)
   const stalling = await startServer(t, (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"data":') })

@@ -146,6 +146,17 @@ t.test('a git that fails without a word is a GIT_FAILED error, never a crash', a
   t.equal(await service.fileAt('a'.repeat(40), 'x', 10), undefined, 'a blob git cannot read is no file')
 })
 
+t.test('git\'s own words in a GIT_FAILED error show no server path: the work tree as ".", any other as a placeholder', async (t) => {
+  const root = tempRoot(t)
+  fs.mkdirSync(path.join(root, '.git'))
+  const fake = path.join(tempRoot(t), 'git')
+  fs.writeFileSync(fake, '#!/bin/sh\ncase "$2 $3" in\n  "version "*) echo "git version 2.40.0";;\n  "rev-parse --git-dir") echo .git;;\n  *) echo "fatal: cannot read \'/home/alice/.config/git/attributes\' for $GIT_WORK_TREE/sub" >&2; exit 128;;\nesac\n', { mode: 0o755 })
+  const service = await createGit({ root, log, limiter: createLimiter(), gitPath: fake })
+  if (typeof service === 'string') throw new Error(service)
+
+  await t.rejects(service.log({ from: 'a'.repeat(40), path: '', skip: 0, count: 1 }), { message: "ERROR GIT_FAILED: git log failed: fatal: cannot read '(a server path)' for ./sub." })
+})
+
 t.test('any ref text either names a commit, is refused, or is not found: never an option, never a file read', async (t) => {
   const root = tempRoot(t)
   fs.writeFileSync(path.join(root, 'f.txt'), 'f\n')

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { classifyRgError, runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
+import { classifyRgError, cleanMessage, runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
 
 const NL = 0x0a
 
@@ -81,6 +81,12 @@ t.test('a ripgrep that cannot be started is an error run (code 2) naming why, no
   t.same(records, [])
   t.equal(run.code, 2)
   t.match(run.stderr, /^rg: spawn \[path outside the workspace\] ENOENT$/, 'the reason, without echoing the absolute path')
+})
+
+t.test('ripgrep\'s messages show no server path: the root as ".", any other as a placeholder, a root of / named by none', async (t) => {
+  t.equal(cleanMessage('rg: /srv/ws/src/a.c: Permission denied (os error 13)\n', '/srv/ws'), 'rg: src/a.c: Permission denied (os error 13)')
+  t.equal(cleanMessage("rg: /srv/ws: loop, see '/etc/passwd'", '/srv/ws'), "rg: .: loop, see '[path outside the workspace]'")
+  t.equal(cleanMessage('rg: /etc/x: denied', '/'), 'rg: [path outside the workspace]: denied', 'a workspace over / keeps nothing as a name')
 })
 
 t.test('a request cancelled before the run starts spawns nothing and ends aborted', async (t) => {

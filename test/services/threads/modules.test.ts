@@ -155,7 +155,7 @@ t.test('index-worker: a lease held elsewhere, an abort mid-scan, a store problem
   // 40 files of 400 definitions each: more than the smallest limit of the index file (64 pages).
   const full = indexer(t, many, { maxBytes: 8192 })
   const error = await full.handle({ scan: true }).catch((err: unknown) => err)
-  t.match(error, { details: { problem: 'disk-full' } }, 'a full index file is a store problem, said as such')
+  t.match(error, { details: { problem: 'disk-full' }, cause: { message: /full/ } }, 'a full index file is a store problem, said as such, with the store\'s own error as its cause')
   await t.rejects(indexer(t, {}, {}, null).handle({ scan: true }), { message: '@photostructure/sqlite is not installed' })
 
   const replaced = indexer(t, { 'a.ts': 'export const a = 1\n' })

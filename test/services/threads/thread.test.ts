@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { createJobThread } from '../../../src/services/threads/job-thread.js'
 import { DetailedError, serveAs } from '../../../src/services/threads/serve.js'
 import { startThread, threadModule, ThreadError } from '../../../src/services/threads/thread.js'
+import { errorFields, errorFromFields, type ErrorFields } from '../../../src/services/threads/thread-errors.js'
 
 // The one way this server runs a thread: a module that serves requests by id (serve.ts), started and asked by
 // startThread, with the job thread (one job at a time, ended on abort) built on it.
@@ -23,7 +24,7 @@ parentPort.postMessage({ notice: 'serving' })
 parentPort.on('message', ({ id, ...request }) => {
   if (request.fail) parentPort.postMessage({ id, error: 'refused', details: { problem: 'full' } })
   else if (request.exit) process.exit(3)
-  else if (request.throw) setImmediate(() => { throw new Error('crashed here') })
+  else if (request.throw) setImmediate(() => { throw Object.assign(new Error('crashed here'), { code: 'E_HERE' }) })
   else if (request.never) {}
   else if (request.twice) { parentPort.postMessage({ id, n: 1 }); parentPort.postMessage({ id, n: 2 }) }
   else parentPort.postMessage({ id, echoed: request })
@@ -56,12 +57,14 @@ t.test('startThread: answers by id, notices apart, error answers with their deta
 
   const waiting = thread.request({ never: true })
   const exited = await thread.request({ exit: true }).catch((err: unknown) => err)
-  t.match(exited, { message: 'the echo thread stopped', failure: 'stopped' })
+  t.match(exited, { message: 'the echo thread stopped (exit code 3)', failure: 'stopped' })
   await t.rejects(waiting, { name: 'ThreadError', failure: 'stopped' }, 'a request waiting when the thread ends fails too')
-  await t.rejects(thread.request({ x: 5 }), { message: 'the echo thread stopped' }, 'and so does every later one, at once')
+  await t.rejects(thread.request({ x: 5 }), { message: 'the echo thread stopped (exit code 3)' }, 'and so does every later one, at once')
 
   const crashing = startThread(url, { name: 'echo', data: null })
-  await t.rejects(crashing.request({ throw: true }), { message: 'crashed here', failure: 'crashed' })
+  const crashed = await crashing.request({ throw: true }).catch((err: unknown) => err) as ThreadError
+  t.match(crashed, { message: 'crashed here', failure: 'crashed' })
+  t.match(crashed.cause, { message: 'crashed here', code: 'E_HERE', stack: /echo\.mjs/ }, 'a crash keeps the thread\'s own error as its cause: its code, and its stack in the thread')
 
   const ended = startThread(url, { name: 'echo', data: null })
   const pending = t.rejects(ended.request({ never: true }), { message: 'the echo thread was ended', failure: 'stopped' })
@@ -70,6 +73,50 @@ t.test('startThread: answers by id, notices apart, error answers with their deta
 
   const missing = startThread(new URL('./no-such-module.mjs', url), { name: 'missing', data: null })
   await t.rejects(missing.request({}), { name: 'ThreadError', failure: 'crashed' }, 'a module that cannot load fails its requests')
+})
+
+t.test('an error a handler throws reaches the caller as the cause of its ThreadError: name, stack and code from the thread, and its own causes', async (t) => {
+  const serve = pathToFileURL(path.resolve('src/services/threads/serve.ts')).href
+  const url = modules(t, {
+    'thrower.mjs': `import { serveAs } from ${JSON.stringify(serve)}
+class StoreError extends Error { name = 'StoreError' }
+function writeIndex () { throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) }
+serveAs('thrower', () => (request) => {
+  if (request.odd) throw 42
+  try { writeIndex() } catch (err) { throw Object.assign(new StoreError('the index cannot be written', { cause: err }), { code: 'E_STORE' }) }
+})
+`
+  })('thrower.mjs')
+  const thread = startThread(url, { name: 'thrower', data: null })
+  t.teardown(() => thread.terminate())
+
+  const err = await thread.request({}).catch((e: unknown) => e) as ThreadError
+  const odd = await thread.request({ odd: true }).catch((e: unknown) => e) as ThreadError
+
+  t.match(err, { name: 'ThreadError', failure: 'answered', message: 'the index cannot be written' })
+  const cause = err.cause as Error & { code?: string }
+  t.ok(cause instanceof Error)
+  t.match(cause, { name: 'StoreError', message: 'the index cannot be written', code: 'E_STORE' })
+  t.match(cause.stack, /thrower\.mjs/, 'the stack is the thread\'s, where it was thrown')
+  t.match(cause.cause, { message: 'ENOSPC: no space left on device, write', code: 'ENOSPC', stack: /writeIndex/ }, 'and so is the cause below it')
+  t.match(odd.cause, { name: 'Error', message: '42' }, 'a thrown value that is no Error is its text')
+})
+
+t.test('errorFields: causes are carried a few deep, a cycle ends', async (t) => {
+  const a = new Error('a')
+  const b = new Error('b', { cause: a })
+  a.cause = b
+
+  const fields = errorFields(b)
+
+  let depth = 0
+  for (let f: ErrorFields | undefined = fields; f !== undefined; f = f.cause) depth++
+  t.equal(depth, 5, 'the error and four causes')
+  t.notOk('code' in errorFields(Object.assign(new Error('x'), { code: { not: 'a code' } })), 'a code that is not a string or a number is left out')
+  t.equal((errorFromFields(errorFields(Object.assign(new Error('x'), { code: 3 }))) as Error & { code?: number }).code, 3, 'a numeric code crosses too')
+  const stackless = new Error('no stack')
+  stackless.stack = undefined
+  t.strictSame(errorFromFields(errorFields(stackless)).message, 'no stack')
 })
 
 t.test('startThread: a heap limit ends a thread that outgrows it, not the process', async (t) => {
@@ -101,13 +148,13 @@ t.test('serveAs: serves only when started under its name, lowers its priority fi
   t.same(lowered, [19], 'the thread lowered itself before serving')
   const replies = collect(channel.port1, 6)
   for (const [id, request] of [[1, { n: 2 }], [2, { detailed: true }], [3, { plain: true }], [4, { odd: true }]] as const) channel.port1.postMessage({ id, ...request })
-  t.same(await replies, [
+  t.match(await replies, [
     { notice: 'ready', base: 40 },
     { notice: 'serving' },
     { sum: 42, id: 1 },
-    { id: 2, error: 'disk full', details: { problem: 'full' } },
-    { id: 3, error: 'plain' },
-    { id: 4, error: 'odd' }
+    { id: 2, error: 'disk full', thrown: { name: 'Error', message: 'disk full', stack: String }, details: { problem: 'full' } },
+    { id: 3, error: 'plain', thrown: { name: 'Error', message: 'plain', stack: String } },
+    { id: 4, error: 'odd', thrown: { name: 'Error', message: 'odd' } }
   ])
   channel.port2.close()
 })
@@ -126,17 +173,19 @@ async function collect (port: MessagePort, count: number): Promise<unknown[]> {
 t.test('the job thread: one job at a time, failures told apart, an abandoned job ends its thread, close', async (t) => {
   const url = modules(t, { 'echo.mjs': ECHO })('echo.mjs')
   const errors = {
-    failed: (why: string, crashed: boolean) => new Error(`failed (${crashed ? 'crashed' : 'answered'}): ${why}`),
+    failed: (why: string, crashed: boolean) => new Error(`failed (${crashed ? 'crashed' : 'answered'}): ${why}`, crashed ? undefined : { cause: 'its own' }),
     stopped: () => new Error('stopped'),
     cancelled: () => new Error('cancelled')
   }
   const jobs = createJobThread<Record<string, unknown>, { echoed: object }>({ url, name: 'echo', data: null, heapMb: 64, errors })
 
   t.same(await jobs.run({ x: 1 }), { echoed: { x: 1 } })
-  await t.rejects(jobs.run({ fail: true }), { message: 'failed (answered): refused' })
-  await t.rejects(jobs.run({ throw: true }), { message: 'failed (crashed): crashed here' })
+  await t.rejects(jobs.run({ fail: true }), { message: 'failed (answered): refused', cause: 'its own' }, 'an error that names its own cause keeps it')
+  const crash = await jobs.run({ throw: true }).catch((err: unknown) => err) as Error
+  t.match(crash, { message: 'failed (crashed): crashed here' })
+  t.match(crash.cause, { name: 'ThreadError', failure: 'crashed', cause: { code: 'E_HERE' } }, 'the caller\'s error has the thread\'s failure as its cause, and that the thread\'s own error')
   t.same(await jobs.run({ x: 2 }), { echoed: { x: 2 } }, 'a fresh thread after the crash')
-  await t.rejects(jobs.run({ exit: true }), { message: 'stopped' })
+  await t.rejects(jobs.run({ exit: true }), { message: 'stopped', cause: { failure: 'stopped' } })
 
   const controller = new AbortController()
   const stuck = jobs.run({ never: true }, controller.signal)
