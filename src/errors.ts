@@ -124,6 +124,7 @@ export const TOOL_ERROR_CODES = [
   'GIT_NOT_FOUND',
   'RIPGREP_NOT_FOUND',
   'PARSER_NOT_INSTALLED',
+  'TOOL_EXCLUDED',
   'SHUTTING_DOWN'
 ] as const
 
@@ -154,6 +155,8 @@ export interface ToolError extends Error {
   toolCode: ToolErrorCode
   /** A next step the tool layer has yet to add to the text as its hint. */
   next?: NextStepFacts
+  /** The hint the text ends with, as given (` Hint: <hint>.`). */
+  hint?: string
 }
 
 /** The text ending in a full stop (or another sentence end). */
@@ -165,7 +168,7 @@ export const sentence = (s: string): string => /[.!?]$/.test(s) ? s : `${s}.`
  */
 export function toolError (toolCode: ToolErrorCode, message: string, hint?: string | NextStepFacts): ToolError {
   const text = `ERROR ${toolCode}: ${sentence(message)}${typeof hint === 'string' && hint !== '' ? ` Hint: ${sentence(hint)}` : ''}`
-  return Object.assign(new APP_ERR_TOOL(text), { toolCode }, typeof hint === 'object' ? { next: hint } : {}) as ToolError
+  return Object.assign(new APP_ERR_TOOL(text), { toolCode }, typeof hint === 'object' ? { next: hint } : hint === undefined || hint === '' ? {} : { hint }) as ToolError
 }
 
 /** True for errors raised with toolError() (or APP_ERR_TOOL). */

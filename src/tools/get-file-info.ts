@@ -132,7 +132,7 @@ export const getFileInfo = defineTool({
     { comment: 'Check sizes before reading', arguments: { paths: ['package.json', 'src/index.ts'] } },
     { comment: 'Is this big file text, and is it ignored?', arguments: { paths: ['data/dump.sql'] } }
   ],
-  async run ({ paths, workspace }, { signal }) {
+  async run ({ paths, workspace }, { signal, unserved }) {
     if (paths.length > MAX_PATHS) {
       throw toolError('TOO_MANY_ITEMS', `${paths.length} paths given, at most ${MAX_PATHS} per call`, `split them into ${Math.ceil(paths.length / MAX_PATHS)} calls`)
     }
@@ -146,7 +146,7 @@ export const getFileInfo = defineTool({
         // Unexpected errors go to dispatch, which masks and logs them with a ref; describe raises none today.
         /* c8 ignore next */
         if (!isToolError(err)) throw err
-        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: withNextStep(err).message })
+        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: withNextStep(err, unserved).message })
       }
     }
     const result: ToolResult = { content: [{ type: 'text', text: items.map(line).join('\n') }], structuredContent: { items: items.map(structured) } }
