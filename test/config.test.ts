@@ -49,6 +49,14 @@ t.test('the docs/configuration.md table states every flag\'s range and every cho
   }
 })
 
+t.test('every setting\'s description names other settings by their flags, never by their config keys (as --help and the docs show them)', async (t) => {
+  const keys = Object.keys(ConfigSchema.properties).filter(key => /[A-Z]/.test(key))
+  for (const [key, schema] of Object.entries(ConfigSchema.properties) as Array<[string, { description: string }]>) {
+    const named = keys.filter(other => new RegExp(`(?<![\\w-])${other}(?![\\w-])`).test(schema.description))
+    t.same(named, [], `${configFlagName(key)}: ${named.map(other => `${other} → ${configFlagName(other)}`).join(', ')}`)
+  }
+})
+
 t.test('an invalid choice lists the valid ones instead of "Expected union value"', async (t) => {
   t.throws(() => loadConfig({ logLevel: 'loud' }, {}), { message: /--log-level \/ WORKSPACE_MCP_LOG_LEVEL: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent", received "loud"/ })
 })

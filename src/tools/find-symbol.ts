@@ -6,7 +6,7 @@ import type { WorkspaceService } from '../services/workspace/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { indexedLines } from '../services/code-index/index.js'
 import { changedSinceIndexed, indexNotes, scopeOf, shownPath, INDEX_TASK } from './code-index-common.js'
-import { pruneLines } from '../services/prune-mentions.js'
+import { pruneLines, pruneMentions } from '../services/prune-mentions.js'
 import { defineTool, Inject, type ToolContext, type ToolResult } from './define-tool.js'
 import { SymbolEntryOutput } from './get-symbols.js'
 import { counted, cutLine } from './format.js'
@@ -69,7 +69,7 @@ async function bodyOf (workspace: WorkspaceService, f: Found, ctx: Pick<ToolCont
   const lines = await indexedLines(workspace, f.shown, f.line, f.endLine, MAX_BODY_LINES, ctx.signal)
   if (lines === undefined) return [changedSinceIndexed(ctx.unserved)]
   const body = lines.map(l => `${l.n}\t${cutLine(l.text, 500)}`)
-  if (f.endLine - f.line + 1 > MAX_BODY_LINES) body.push(`… ${f.endLine - f.line + 1 - MAX_BODY_LINES} more lines (${formatCall('read_files', { files: [{ path: f.shown, start_line: f.line + MAX_BODY_LINES, end_line: f.endLine }] })})`)
+  if (f.endLine - f.line + 1 > MAX_BODY_LINES) body.push(pruneMentions(`… ${f.endLine - f.line + 1 - MAX_BODY_LINES} more lines (${formatCall('read_files', { files: [{ path: f.shown, start_line: f.line + MAX_BODY_LINES, end_line: f.endLine }] })})`, ctx.unserved))
   return body
 }
 
