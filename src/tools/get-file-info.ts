@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
 import { withNextStep } from './next-step.js'
+import { pruneMentions } from '../services/prune-mentions.js'
 import type { InspectedPath, WorkspaceService } from '../services/workspace/index.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted, formatBytes, languageOf, shownInput } from './format.js'
@@ -52,7 +53,7 @@ async function fileFacts (workspace: WorkspaceService, seen: InspectedPath, info
     if (kind !== undefined) info.media_type = kind.mime
     if (sniff.charset !== undefined) info.encoding = sniff.charset
     if (kind?.mime === 'application/pdf') {
-      info.note = 'read_files returns its text by pages'
+      info.note = 'its text comes by pages; read_files returns it'
       return
     }
     if (!sniff.binary && seen.stats.size <= MAX_COUNT_BYTES) info.lines = await workspace.countLines(handle, seen.stats.size, signal, sniff.encoding)
@@ -141,7 +142,9 @@ export const getFileInfo = defineTool({
       // A timed-out or cancelled call stops here: its answer is no longer awaited, so no more work is done for it.
       signal.throwIfAborted()
       try {
-        items.push(await describe(workspace, paths[i], `paths[${i}]`, signal))
+        const info = await describe(workspace, paths[i], `paths[${i}]`, signal)
+        // A note suggests read_files: not where it is not served.
+        items.push(typeof info.note === 'string' ? { ...info, note: pruneMentions(info.note, unserved) } : info)
       } catch (err) {
         // Unexpected errors go to dispatch, which masks and logs them with a ref; describe raises none today.
         /* c8 ignore next */
