@@ -58,14 +58,15 @@ function header (c: CommitDetail): string[] {
   ]
 }
 
-/** The patch section: n whole patches, the next one cut to `cut` lines if given, the rest named with their call. */
+/** The patch section: n whole patches, the next one cut to `cut` lines if given, the rest named with their call ('' where it is not served). */
 function patchLines (changes: FileChange[], patches: string[], n: number, cut: number | undefined, call: (path: string) => string, prefix: string): string[] {
+  const showing = (shown: string): string => { const next = call(shown); return next === '' ? '' : `: ${next}` }
   return changes.map((change, i) => {
     if (i < n) return patches[i].replace(/\n$/, '')
     if (i === n && cut !== undefined) return cutPatch(patches[i], cut).replace(/\n$/, '')
     const shown = prefix + change.path
-    if (i < patches.length) return `(patch of ${shown} left out for the budget: ${call(shown)})`
-    return `(patch of ${shown} too large to show with the rest: ${call(shown)})`
+    if (i < patches.length) return `(patch of ${shown} left out for the budget${showing(shown)})`
+    return `(patch of ${shown} too large to show with the rest${showing(shown)})`
   })
 }
 
@@ -84,7 +85,7 @@ async function showCommit (hash: string, pathFilter: RepositoryTarget, context: 
     const lines = [...header(commit), '', `## ${counted(all.length, 'file')} changed${pathFilter.path === '' ? '' : ` under ${pathFilter.shown}`}`, '']
     lines.push(...changes.map(c => changeLine(c, pathFilter.prefix)))
     if (patches === undefined) lines.push(pruneMentions(`… and ${all.length - MAX_FILES} more (git_diff pages through them, e.g. ${diffCall('.')})`, s.unserved))
-    else if (changes.length > 0) lines.push('', '## Patch', '', ...patchLines(changes, patches, n, cut, diffCall, pathFilter.prefix))
+    else if (changes.length > 0) lines.push('', '## Patch', '', ...patchLines(changes, patches, n, cut, p => pruneMentions(diffCall(p), s.unserved), pathFilter.prefix))
     return lines.join('\n')
   }
   const usable = patches ?? []
