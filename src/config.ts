@@ -9,9 +9,11 @@ export const ConfigSchema = Type.Object({
   root: Type.String({ minLength: 1, description: 'Workspace root to serve (read-only), as `path` or `name=path`; give --root again for more roots. Default: the current directory.' }),
   roots: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'More roots after root, each `path` or `name=path` (comma-separated). With several roots every path starts with `name:` (default name: the folder\'s base name, made unique); a path without one is in the first root.' }),
   clientRoots: Type.Union([Type.Literal('narrow'), Type.Literal('ignore')], { default: 'narrow', description: 'Protocol 2025-11-25 roots: `narrow` asks a client that declares roots for them (roots/list) and serves its session only the served folders inside them (never more); client roots that meet no served root are ignored. `ignore` never asks.' }),
+  tools: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Serve only these tools (comma-separated names, e.g. `list_directory,search_regex,read_files`): tools/list, the usage guide, the instructions and every hint then name only them. Empty: every tool this configuration can serve. `workspace-mcp tools` lists the names.' }),
+  excludeTools: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Leave out these tools (comma-separated names), applied after --tools. A call to a left-out tool answers TOOL_EXCLUDED naming the served tools to use instead.' }),
   allowHardLinks: Type.Boolean({ default: false, description: 'Serve the content of regular files with more than one hard link (refused otherwise: another name may be outside the root).' }),
   allowBroadRoot: Type.Boolean({ default: false, description: 'Allow serving /, the home directory or a system folder such as /etc (refused otherwise).' }),
-  host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'HTTP bind address. A non-loopback address requires allowedHosts, and authentication unless insecureNoAuth.' }),
+  host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'HTTP bind address. A non-loopback address requires --allowed-hosts, and authentication unless --insecure-no-auth.' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port (0 picks a free one).' }),
   mode: Type.Union([Type.Literal('stateful'), Type.Literal('stateless')], { default: 'stateful', description: 'Streamable HTTP mode: sessions + SSE, or one request per POST.' }),
   logFormat: Type.Union(['auto', 'json', 'pretty'].map(f => Type.Literal(f)), { default: 'auto', description: 'Log lines as JSON, or pretty (pino-pretty, coloured); auto: pretty when the log stream is a terminal, JSON otherwise.' }),
@@ -33,11 +35,11 @@ export const ConfigSchema = Type.Object({
   maxLargeReads: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Reads of files over 1 MB running at once, process-wide.' }),
   maxQueuedWork: Type.Integer({ minimum: 0, maximum: 100000, default: 64, description: 'Calls waiting for each of those limits; one more gets a BUSY tool error.' }),
   tokenizerWorkers: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'Worker threads that count tokens exactly (started on demand; each holds the BPE ranks).' }),
-  publicUrl: Type.String({ default: '', description: 'Canonical URL of the MCP endpoint as clients reach it (e.g. https://mcp.example.com/mcp): the audience JWTs must carry and the protected-resource metadata\'s resource. Required with jwtIssuer.' }),
+  publicUrl: Type.String({ default: '', description: 'Canonical URL of the MCP endpoint as clients reach it (e.g. https://mcp.example.com/mcp): the audience JWTs must carry and the protected-resource metadata\'s resource. Required with --jwt-issuer.' }),
   authTokens: Type.Array(Type.String(), { default: [], description: 'Static bearer tokens, each as name:sha256 (comma-separated); `printf %s "$TOKEN" | sha256sum` gives the digest. The name is the client\'s identity in logs and limits.' }),
-  jwtIssuer: Type.String({ default: '', description: 'Issuer (iss) of accepted JWT access tokens; set with jwtJwksUrl or jwtPublicKeyFile.' }),
+  jwtIssuer: Type.String({ default: '', description: 'Issuer (iss) of accepted JWT access tokens; set with --jwt-jwks-url or --jwt-public-key-file.' }),
   jwtJwksUrl: Type.String({ default: '', description: 'JWKS URL the issuer publishes its signing keys at.' }),
-  jwtPublicKeyFile: Type.String({ default: '', description: 'PEM (SPKI) public key file, for an issuer without a JWKS URL; needs jwtAlgorithms.' }),
+  jwtPublicKeyFile: Type.String({ default: '', description: 'PEM (SPKI) public key file, for an issuer without a JWKS URL; needs --jwt-algorithms.' }),
   jwtAlgorithms: Type.Array(Type.String(), { default: [], description: 'Accepted JWT signature algorithms (comma-separated). Default RS256, PS256, ES256, EdDSA.' }),
   authScope: Type.String({ minLength: 1, default: 'workspace:read', description: 'Scope every request\'s token must carry.' }),
   insecureNoAuth: Type.Boolean({ default: false, description: 'Serve a non-loopback address without authentication (refused otherwise).' }),
@@ -49,19 +51,19 @@ export const ConfigSchema = Type.Object({
   maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 600000, default: 1000, description: 'Event-loop delay beyond which /mcp answers 503 + Retry-After until the process catches up (0 turns the check off).' }),
   metricsPath: Type.String({ default: '/metrics', description: 'Where Prometheus metrics are served (exempt from the Host check, like the probes; keep it off the public network). Empty turns them off.' }),
   redisUrl: Type.String({ default: '', description: 'Replicas behind a load balancer: keep MCP task records in this Redis (redis://host:port), and in stateful mode session records and resumable SSE events too, so any replica serves any task and session.' }),
-  sessionCheckMs: Type.Integer({ minimum: 0, maximum: 3600000, default: 5000, description: 'With redisUrl: how often a replica re-reads a session it serves from Redis (a DELETE or log level set through another replica shows up within this time).' }),
+  sessionCheckMs: Type.Integer({ minimum: 0, maximum: 3600000, default: 5000, description: 'With --redis-url: how often a replica re-reads a session it serves from Redis (a DELETE or log level set through another replica shows up within this time).' }),
   requestTimeoutMs: Type.Integer({ minimum: 1000, maximum: 600000, default: 30000, description: 'Longest time a client may take to send a whole request (headers and body); slower connections are closed.' }),
-  headersTimeoutMs: Type.Integer({ minimum: 1000, maximum: 600000, default: 10000, description: 'Longest time a client may take to send a request\'s headers (at most requestTimeoutMs); slower connections are closed (408).' }),
-  bodyTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'Longest time a POST\'s body may take to arrive after its headers; a later one is answered 408 and its connection closed. Raise it with bodyLimit for big bodies on slow links.' }),
-  drainMs: Type.Integer({ minimum: 0, maximum: 600000, default: 10000, description: 'On SIGTERM/SIGINT, how long in-flight calls may finish; then running searches stop and answer with what they found, other calls answer SHUTTING_DOWN, and the answers are written (about 2 s more) before the process exits. Keep the orchestrator\'s grace period (terminationGracePeriodSeconds, stop_grace_period) at least drainMs + 5 s.' }),
-  codeIndex: Type.Union([Type.Literal('on'), Type.Literal('watch'), Type.Literal('shared'), Type.Literal('off')], { default: 'on', description: 'The symbol and code-search index behind find_symbol and search_code: built in the background at start (a worker thread), kept in one SQLite file under stateDir, refreshed by a size+mtime scan when a call finds it older than 30 s (one writer at a time: a server that finds another writing reads what it writes). `watch`: also watches the folders it indexes and scans again half a second after a change. `shared`: reads the index `workspace-mcp index` publishes in stateDir, never builds one (replicas). `off`: those tools are not offered.' }),
+  headersTimeoutMs: Type.Integer({ minimum: 1000, maximum: 600000, default: 10000, description: 'Longest time a client may take to send a request\'s headers (at most --request-timeout-ms); slower connections are closed (408).' }),
+  bodyTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'Longest time a POST\'s body may take to arrive after its headers; a later one is answered 408 and its connection closed. Raise it with --body-limit for big bodies on slow links.' }),
+  drainMs: Type.Integer({ minimum: 0, maximum: 600000, default: 10000, description: 'On SIGTERM/SIGINT, how long in-flight calls may finish; then running searches stop and answer with what they found, other calls answer SHUTTING_DOWN, and the answers are written (about 2 s more) before the process exits. Keep the orchestrator\'s grace period (terminationGracePeriodSeconds, stop_grace_period) at least --drain-ms + 5 s.' }),
+  codeIndex: Type.Union([Type.Literal('on'), Type.Literal('watch'), Type.Literal('shared'), Type.Literal('off')], { default: 'on', description: 'The symbol and code-search index behind find_symbol and search_code: built in the background at start (a worker thread), kept in one SQLite file under --state-dir, refreshed by a size+mtime scan when a call finds it older than 30 s (one writer at a time: a server that finds another writing reads what it writes). `watch`: also watches the folders it indexes and scans again half a second after a change. `shared`: reads the index `workspace-mcp index` publishes in --state-dir, never builds one (replicas). `off`: those tools are not offered.' }),
   stateDir: Type.String({ default: '', description: 'Folder for the code index (one SQLite file per set of roots, never inside a root unless this names one). Default: $XDG_STATE_HOME/workspace-mcp, else ~/.local/state/workspace-mcp; when it cannot be written, a temporary file that is removed at exit.' }),
   indexMaxMb: Type.Integer({ minimum: 0, maximum: 10000000, default: 0, description: 'Largest size of the index file, in MB; past it the index stops as on a full disk (the other tools keep serving). 0: no limit beyond the disk.' }),
   indexThreads: Type.Integer({ minimum: 0, maximum: 16, default: 0, description: 'Parser threads building the code index (each holds a tree-sitter heap); 0: one per core, at most 2.' }),
-  stateMaxAgeDays: Type.Integer({ minimum: 1, maximum: 36500, default: 30, description: 'At start, other roots\' index files in stateDir not scanned for this many days are removed (logged).' }),
-  stateMaxMb: Type.Integer({ minimum: 0, maximum: 10000000, default: 4096, description: 'At start, while stateDir holds more than this many MB of indexes, other roots\' are removed, least recently used first (never the served roots\' own; 0: no limit).' }),
+  stateMaxAgeDays: Type.Integer({ minimum: 1, maximum: 36500, default: 30, description: 'At start, other roots\' index files in --state-dir not scanned for this many days are removed (logged).' }),
+  stateMaxMb: Type.Integer({ minimum: 0, maximum: 10000000, default: 4096, description: 'At start, while --state-dir holds more than this many MB of indexes, other roots\' are removed, least recently used first (never the served roots\' own; 0: no limit).' }),
   embeddingsUrl: Type.String({ default: '', description: 'An embeddings endpoint: turns on search_semantic (natural-language search over the code index, fused with BM25). OpenAI-compatible (https://api.openai.com/v1/embeddings; Ollama, LM Studio, llama.cpp and vLLM serve one at …/v1/embeddings; a base URL ending in /v1 is completed) or Ollama\'s own http://127.0.0.1:11434/api/embed. The API key, if any, is read from WORKSPACE_MCP_EMBEDDINGS_API_KEY only. Code is sent to this URL.' }),
-  embeddingsModel: Type.String({ default: '', description: 'The embedding model (required with embeddingsUrl), e.g. text-embedding-3-small or nomic-embed-text.' }),
+  embeddingsModel: Type.String({ default: '', description: 'The embedding model (required with --embeddings-url), e.g. text-embedding-3-small or nomic-embed-text.' }),
   embeddingsDimensions: Type.Integer({ minimum: 0, maximum: 8192, default: 0, description: 'Vector length asked of the model (`dimensions`, for models that can shorten theirs); 0: the model\'s own. Vectors are kept per (model, dimensions).' }),
   embeddingsBatchSize: Type.Integer({ minimum: 1, maximum: 512, default: 64, description: 'Chunks sent per embeddings request.' }),
   embeddingsTimeoutMs: Type.Integer({ minimum: 1000, maximum: 600000, default: 60000, description: 'Longest wait for one embeddings answer (a failed request is retried 3 times with backoff).' }),
@@ -81,6 +83,8 @@ const envName = (key: string): string => ENV_PREFIX + key.replace(/[A-Z]/g, c =>
 export const configEnvName = envName
 /** CLI flag for a config key (`toolTimeoutMs` → `--tool-timeout-ms`). */
 export const configFlagName = (key: string): string => `--${kebab(key)}`
+/** How a user-facing text names a setting: its flag and its variable (`--tool-timeout-ms / WORKSPACE_MCP_TOOL_TIMEOUT_MS`), never the config key. */
+export const configLabel = (key: string): string => `${configFlagName(key)} / ${envName(key)}`
 
 function isArraySchema (schema: TSchema): boolean {
   return (schema as { type?: string }).type === 'array'
@@ -103,7 +107,10 @@ function describeError (schema: TSchema, message: string): string {
   return values === undefined ? message : `expected one of ${values.map(v => JSON.stringify(v)).join(', ')}`
 }
 
-/** Parses argv flags (after the command) into raw config values; unknown flags are an error. Boolean keys are bare flags. */
+/**
+ * Parses argv flags (after the command) into raw config values; an unknown flag is an error whose
+ * `unknownOption` names it (its name without dashes). Boolean keys are bare flags.
+ */
 export function parseConfigFlags (argv: string[]): Record<string, string | string[]> {
   const options: Record<string, { type: 'string' | 'boolean', multiple?: boolean }> = {}
   for (const [key, schema] of Object.entries(ConfigSchema.properties)) options[kebab(key)] = { type: isBooleanSchema(schema) ? 'boolean' : 'string' }
@@ -122,7 +129,9 @@ export function parseConfigFlags (argv: string[]): Record<string, string | strin
     if (more.length > 0) raw.roots = [...more, ...splitList(raw.roots as string | undefined ?? '')]
     return raw
   } catch (err) {
-    throw new APP_ERR_CONFIG_INVALID((err as Error).message)
+    const { code, message } = err as Error & { code?: string }
+    const unknownOption = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'-*([^'=]*)/.exec(message)?.[1] : undefined
+    throw Object.assign(new APP_ERR_CONFIG_INVALID(message), unknownOption === undefined ? {} : { unknownOption })
   }
 }
 
@@ -144,7 +153,7 @@ export function loadConfig (flags: Record<string, unknown> = {}, env: NodeJS.Pro
       // Every config error is about a key (the root is always an object we built): `?? e.path` is a guard.
       /* c8 ignore next */
       const key = e.path.split('/')[1] ?? e.path
-      return `${key} (${configFlagName(key)} / ${envName(key)}): ${describeError(e.schema, e.message)}, received ${JSON.stringify(e.value)}`
+      return `${configLabel(key)}: ${describeError(e.schema, e.message)}, received ${JSON.stringify(e.value)}`
     })
     throw new APP_ERR_CONFIG_INVALID([...new Set(detail)].join('; '))
   }
@@ -173,7 +182,7 @@ function parseRootSpec (spec: string, cwd: string): { name?: string, path: strin
 
 /** Names every root: given names must be unique; the rest take their folder's base name, made unique with -2, -3 … */
 function nameRoots (specs: Array<{ name?: string, path: string }>): RootSpec[] {
-  const label = `roots (${configFlagName('root')} / ${envName('roots')})`
+  const label = `${configFlagName('root')} / ${envName('roots')}`
   const given = new Set<string>()
   for (const spec of specs) {
     if (spec.name === undefined) continue

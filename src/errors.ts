@@ -132,6 +132,7 @@ export const TOOL_ERROR_CODES = [
   'GIT_NOT_FOUND',
   'RIPGREP_NOT_FOUND',
   'PARSER_NOT_INSTALLED',
+  'TOOL_EXCLUDED',
   'SHUTTING_DOWN'
 ] as const
 
@@ -162,6 +163,8 @@ export interface ToolError extends Error {
   toolCode: ToolErrorCode
   /** A next step the tool layer has yet to add to the text as its hint. */
   next?: NextStepFacts
+  /** The hint the text ends with, as given (` Hint: <hint>.`). */
+  hint?: string
 }
 
 /** The text ending in a full stop (or another sentence end). */
@@ -175,7 +178,7 @@ export const sentence = (s: string): string => /[.!?]$/.test(s) ? s : `${s}.`
 export function toolError (toolCode: ToolErrorCode, message: string, hint?: string | NextStepFacts, cause?: unknown): ToolError {
   const text = `ERROR ${toolCode}: ${sentence(message)}${typeof hint === 'string' && hint !== '' ? ` Hint: ${sentence(hint)}` : ''}`
   const err = cause === undefined ? new APP_ERR_TOOL(text) : new APP_ERR_TOOL(text, { cause })
-  return Object.assign(err, { toolCode }, typeof hint === 'object' ? { next: hint } : {}) as ToolError
+  return Object.assign(err, { toolCode }, typeof hint === 'object' ? { next: hint } : hint === undefined || hint === '' ? {} : { hint }) as ToolError
 }
 
 /** True for errors raised with toolError() (or APP_ERR_TOOL). */

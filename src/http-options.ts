@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
-import { configEnvName, configFlagName, type Config } from './config.js'
+import { configEnvName, configFlagName, configLabel, type Config } from './config.js'
 import { APP_ERR_CONFIG_INVALID } from './errors.js'
 import type { AuthOptions, StaticToken } from '../plugins/auth.js'
 
-const named = (key: string): string => `${key} (${configFlagName(key)} / ${configEnvName(key)})`
+const named = configLabel
 
 /** `name:sha256` → a static token; the digest's format is checked by the auth plugin. */
 function parseToken (entry: string): StaticToken {
@@ -21,7 +21,7 @@ export function authOptionsOf (config: Config): AuthOptions | undefined {
   const tokens = config.authTokens.map(parseToken)
   let jwt: AuthOptions['jwt']
   if (config.jwtIssuer !== '') {
-    if (config.publicUrl === '') throw new APP_ERR_CONFIG_INVALID(`${named('publicUrl')}: required with jwtIssuer — the URL clients reach /mcp at, which every JWT must name as its audience`)
+    if (config.publicUrl === '') throw new APP_ERR_CONFIG_INVALID(`${named('publicUrl')}: required with --jwt-issuer — the URL clients reach /mcp at, which every JWT must name as its audience`)
     let publicKeyPem: string | undefined
     if (config.jwtPublicKeyFile !== '') {
       try {

@@ -3,7 +3,7 @@
 import { opendirSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
-import { configEnvName, configFlagName, configuredRoots, type Config } from './config.js'
+import { configEnvName, configFlagName, configLabel, configuredRoots, type Config } from './config.js'
 import { APP_ERR_CONFIG_INVALID } from './errors.js'
 
 /** How strict the boot check of the root is. */
@@ -20,7 +20,7 @@ export interface RootCheckOptions {
 // a project under /opt or /srv is an ordinary root. Absent ones cost one failed realpath each.
 const SYSTEM_FOLDERS = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/var', '/proc', '/sys', '/dev', '/boot', '/root', '/opt', '/srv', '/run', '/tmp']
 
-const ROOT_LABEL = `root (${configFlagName('root')} / ${configEnvName('root')})`
+const ROOT_LABEL = configLabel('root')
 const OVERRIDE = `${configFlagName('allowBroadRoot')} (${configEnvName('allowBroadRoot')}=true)`
 
 /** Words for the errno of a failed stat/open of the root; the code stays in brackets for searching. */

@@ -1,7 +1,8 @@
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
 import { closeServices, createServices, type Services } from './services/index.js'
-import { absentError } from './tools/next-step.js'
+import { absentError, excludedError } from './tools/next-step.js'
+import { excludedTools } from './tool-selection.js'
 import { tools as productTools } from './tools/index.js'
 import type { AnyTool } from './tools/define-tool.js'
 import type { ResourceDefinition, ResourceTemplateDefinition } from './tools/define-resource.js'
@@ -65,6 +66,8 @@ export interface RuntimeOverrides {
   lint?: boolean
   /** false: no call becomes an MCP task (httpOffersTasks says when an HTTP server must not). */
   offerTasks?: boolean
+  /** false: serve every tool whatever `--tools`/`--exclude-tools` say (`check` holds every tool's texts as written). */
+  chooseTools?: boolean
 }
 
 /**
@@ -95,14 +98,17 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
   const prompts = loadTemplatePrompts({ builtin: readPackageTemplates(join(PACKAGE_ROOT, 'docs', 'templates')), user, log })
   const extras = overrides.extras ?? {}
   const extraNames = new Set((extras.tools ?? []).map(tool => tool.name))
+  const tools = [...(overrides.tools ?? productTools), ...(extras.tools ?? [])]
   const registry = createRegistry({
-    tools: [...(overrides.tools ?? productTools), ...(extras.tools ?? [])],
+    tools,
+    excluded: overrides.chooseTools === false ? undefined : excludedTools(tools.map(tool => tool.name), config),
     services,
     resources: [helpResource(), ...(extras.resources ?? [])],
     resourceTemplates: [helpTemplate(), ...(extras.resourceTemplates ?? [])],
     prompts: [...prompts, ...(extras.prompts ?? [])],
     pageSize: config.toolsPageSize,
     explainAbsent: (tool, missing) => absentError(tool, missing, services.absent),
+    explainExcluded: excludedError,
     // The conventions hold the product's tools: not a test's stand-ins, nor extras named by someone else (the suite's).
     lint: overrides.lint === false || overrides.tools !== undefined ? undefined : (entries) => bootLint(entries.filter(e => !extraNames.has(e.name)))
   })

@@ -20,7 +20,7 @@ t.test('flags win over environment variables, which are coerced', async (t) => {
 })
 
 t.test('a bad value stops startup with a message naming the flag and the variable', async (t) => {
-  t.throws(() => loadConfig({}, { WORKSPACE_MCP_PORT: '99999' }), { code: 'APP_ERR_CONFIG_INVALID', message: /port \(--port \/ WORKSPACE_MCP_PORT\).*99999/ })
+  t.throws(() => loadConfig({}, { WORKSPACE_MCP_PORT: '99999' }), { code: 'APP_ERR_CONFIG_INVALID', message: /--port \/ WORKSPACE_MCP_PORT.*99999/ })
   t.throws(() => loadConfig({ mode: 'sometimes' }, {}), { code: 'APP_ERR_CONFIG_INVALID', message: /mode/ })
   t.throws(() => parseConfigFlags(['--colour', 'red']), { code: 'APP_ERR_CONFIG_INVALID', message: /colour/ })
 })
@@ -32,7 +32,7 @@ t.test('allowBroadRoot: off by default, a bare --allow-broad-root flag, or a boo
   for (const [value, expected] of [['true', true], ['1', true], ['false', false], ['0', false], ['', false]] as const) {
     t.equal(loadConfig({}, { WORKSPACE_MCP_ALLOW_BROAD_ROOT: value }, '/tmp').allowBroadRoot, expected, `WORKSPACE_MCP_ALLOW_BROAD_ROOT=${value}`)
   }
-  t.throws(() => loadConfig({}, { WORKSPACE_MCP_ALLOW_BROAD_ROOT: 'yes' }), { code: 'APP_ERR_CONFIG_INVALID', message: /allowBroadRoot \(--allow-broad-root \/ WORKSPACE_MCP_ALLOW_BROAD_ROOT\)/ })
+  t.throws(() => loadConfig({}, { WORKSPACE_MCP_ALLOW_BROAD_ROOT: 'yes' }), { code: 'APP_ERR_CONFIG_INVALID', message: /--allow-broad-root \/ WORKSPACE_MCP_ALLOW_BROAD_ROOT/ })
   t.throws(() => parseConfigFlags(['--allow-broad-root=yes']), { code: 'APP_ERR_CONFIG_INVALID', message: /allow-broad-root/ })
 })
 
@@ -49,8 +49,16 @@ t.test('the docs/configuration.md table states every flag\'s range and every cho
   }
 })
 
+t.test('every setting\'s description names other settings by their flags, never by their config keys (as --help and the docs show them)', async (t) => {
+  const keys = Object.keys(ConfigSchema.properties).filter(key => /[A-Z]/.test(key))
+  for (const [key, schema] of Object.entries(ConfigSchema.properties) as Array<[string, { description: string }]>) {
+    const named = keys.filter(other => new RegExp(`(?<![\\w-])${other}(?![\\w-])`).test(schema.description))
+    t.same(named, [], `${configFlagName(key)}: ${named.map(other => `${other} → ${configFlagName(other)}`).join(', ')}`)
+  }
+})
+
 t.test('an invalid choice lists the valid ones instead of "Expected union value"', async (t) => {
-  t.throws(() => loadConfig({ logLevel: 'loud' }, {}), { message: /logLevel .*expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent", received "loud"/ })
+  t.throws(() => loadConfig({ logLevel: 'loud' }, {}), { message: /--log-level \/ WORKSPACE_MCP_LOG_LEVEL: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent", received "loud"/ })
 })
 
 t.test('every config key is described, and a bounded one is bounded on both sides (the --help text relies on it)', async (t) => {
@@ -72,6 +80,6 @@ t.test('several roots: --root again, WORKSPACE_MCP_ROOTS, names given or taken f
   t.same(configuredRoots(loadConfig({}, {}, '/w/./a=b')), [{ name: 'a-b', path: '/w/a=b' }], 'a path with "=" and a "/" before it is a path')
   t.same(configuredRoots({ root: '/w/only' }), [{ name: 'only', path: '/w/only' }], 'a config built by hand')
   t.same(loadConfig({ root: '/w/a' }, {}).roots, ['a=/w/a'])
-  t.throws(() => loadConfig(parseConfigFlags(['--root', 'x=/a', '--root', 'x=/b']), {}), { code: 'APP_ERR_CONFIG_INVALID', message: /roots \(--root \/ WORKSPACE_MCP_ROOTS\): the name "x" is given to two roots/ })
+  t.throws(() => loadConfig(parseConfigFlags(['--root', 'x=/a', '--root', 'x=/b']), {}), { code: 'APP_ERR_CONFIG_INVALID', message: /--root \/ WORKSPACE_MCP_ROOTS: the name "x" is given to two roots/ })
   t.throws(() => loadConfig(parseConfigFlags(['--root', '/a', '--root', 'y=/a']), {}), { code: 'APP_ERR_CONFIG_INVALID', message: /\/a is given twice/ })
 })

@@ -33,3 +33,17 @@ t.test('no source outside the transports writes to stdout', async (t) => {
     t.notMatch(text, /process\.stdout\.write|console\.log\(/, `${rel} does not write to stdout`)
   }
 })
+
+t.test('no sentence the server writes names a setting by its config key: users know the flag (--embeddings-url, not embeddingsUrl)', async (t) => {
+  const { ConfigSchema } = await import('../src/config.js')
+  const keys = Object.keys(ConfigSchema.properties).filter(key => /[A-Z]/.test(key))
+  const key = new RegExp(`(?<![\\w.-])(${keys.join('|')})(?![\\w-])`)
+  for (const file of files) {
+    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+      if (/^\s*(\/\/|\*|\/\*)/.test(line)) return
+      // The text of each string on the line (a template's ${…} left out); prose has a space, a key name alone is code.
+      const texts = [...line.matchAll(/'((?:[^'\\]|\\.)*)'|`((?:[^`\\]|\\.)*)`/g)].map(m => (m[1] ?? m[2]).replace(/\$\{[^}]*\}/g, ''))
+      for (const text of texts.filter(s => s.includes(' '))) t.notMatch(text, key, `${relative(ROOT, file)}:${i + 1}`)
+    })
+  }
+})

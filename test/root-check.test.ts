@@ -29,7 +29,7 @@ t.test('every system folder that exists here, /, and home are broad; a link to o
     const reason = broadRootReason(realpathSync(folder), env)
 
     t.ok(reason, `${folder}: ${reason}`)
-    t.throws(() => checkRoot(config(folder), serving), { code: 'APP_ERR_CONFIG_INVALID', message: /root \(--root \/ WORKSPACE_MCP_ROOT\).* is refused: .*--allow-broad-root/ }, folder)
+    t.throws(() => checkRoot(config(folder), serving), { code: 'APP_ERR_CONFIG_INVALID', message: /--root \/ WORKSPACE_MCP_ROOT.* is refused: .*--allow-broad-root/ }, folder)
     t.throws(() => checkRoot(config(link), serving), { message: new RegExp(`link-\\d+ \\(real path ${realpathSync(folder).replace(/[/.]/g, '\\$&')}\\) is refused`) }, `link to ${folder}`)
     t.equal(checkRoot(config(link, true), serving), reason, 'allowBroadRoot lets it through and returns the reason')
     t.equal(checkRoot(config(folder), { ...serving, refuseBroad: false }), undefined, 'the offline commands do not refuse it')
@@ -68,7 +68,7 @@ t.test('not a usable folder: missing, a file, under a file, a dangling link, a l
   for (const [root, why] of cases) {
     for (const refuseBroad of [true, false]) {
       t.throws(() => checkRoot(config(root, true), { ...serving, refuseBroad }), { code: 'APP_ERR_CONFIG_INVALID', message: why }, root)
-      t.throws(() => checkRoot(config(root), { ...serving, refuseBroad }), { message: /^Invalid configuration: root \(--root \/ WORKSPACE_MCP_ROOT\): / })
+      t.throws(() => checkRoot(config(root), { ...serving, refuseBroad }), { message: /^Invalid configuration: --root \/ WORKSPACE_MCP_ROOT: / })
     }
   }
 })

@@ -148,7 +148,7 @@ t.test('unknown tools are the same JSON-RPC error (-32602) on both transports', 
   // A tool this configuration does not offer, that a client may remember from another: a tool error it can act on.
   const [c, d] = await Promise.all([overHttp, overStdio].map(async client => await client.callTool({ name: 'search_semantic', arguments: { query: 'hello' } })))
   t.equal(canonical(c), canonical(d))
-  t.match(c, { isError: true, content: [{ type: 'text', text: /^ERROR EMBEDDINGS_NOT_CONFIGURED: search_semantic is not offered by this server: it needs an embeddings provider \(embeddingsUrl and embeddingsModel\) and the code index\. Hint: search_code query=/ }] })
+  t.match(c, { isError: true, content: [{ type: 'text', text: /^ERROR EMBEDDINGS_NOT_CONFIGURED: search_semantic is not offered by this server: it needs an embeddings provider \(--embeddings-url and --embeddings-model\) and the code index\. Hint: search_code query=/ }] })
 })
 
 t.test('with an embeddings provider, search_semantic is listed and answers alike over both transports', async (t) => {

@@ -1,5 +1,6 @@
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { ConfigSchema, configFlagName, parseConfigFlags } from '../config.js'
+import { closestName } from '../services/edit-distance.js'
 
 /** A command of the `workspace-mcp` bin. */
 export type CommandName = 'serve' | 'stdio' | 'index' | 'tools' | 'guide' | 'check'
@@ -13,9 +14,9 @@ export const HTTP_ONLY_KEYS: ReadonlySet<string> = new Set([
 ])
 
 const ALL_KEYS = Object.keys(ConfigSchema.properties)
-// What decides which tools a runtime serves (roots with or without git, ripgrep, the index, an embeddings
-// provider) and what their docs say: tools, guide and check print about that set, so each reads these.
-const TOOL_SET_KEYS = ['root', 'roots', 'ripgrepPath', 'codeIndex', 'embeddingsUrl', 'embeddingsModel', 'docsFile', 'logFormat']
+// What decides which tools a runtime serves (the operator's choice, roots with or without git, ripgrep, the index,
+// an embeddings provider) and what their docs say: tools, guide and check print about that set, so each reads these.
+const TOOL_SET_KEYS = ['root', 'roots', 'tools', 'excludeTools', 'ripgrepPath', 'codeIndex', 'embeddingsUrl', 'embeddingsModel', 'docsFile', 'logFormat']
 
 /** The config keys each command reads: its --help lists them, and a flag for any other key is bad usage. */
 export const COMMAND_KEYS: Readonly<Record<CommandName, readonly string[]>> = {
@@ -24,7 +25,7 @@ export const COMMAND_KEYS: Readonly<Record<CommandName, readonly string[]>> = {
   index: ['root', 'roots', 'allowHardLinks', 'stateDir', 'indexMaxMb', 'indexThreads', 'logFormat', 'logLevel'],
   tools: TOOL_SET_KEYS,
   guide: TOOL_SET_KEYS,
-  check: TOOL_SET_KEYS
+  check: TOOL_SET_KEYS.filter(key => key !== 'tools' && key !== 'excludeTools')
 }
 
 /** A command's own flags, beside the config keys: `booleans` take no value, `values` take one. */
@@ -41,12 +42,25 @@ export const OWN_FLAGS: Readonly<Record<CommandName, OwnFlags>> = {
   check: NONE
 }
 
+/** Runs `parse`; an unknown flag's error then names the command's flag closest to it (`--prot`: did you mean --port?). */
+function withFix<T> (command: CommandName, parse: () => T): T {
+  try {
+    return parse()
+  } catch (err) {
+    const { unknownOption, message } = err as Error & { unknownOption?: string }
+    const { booleans, values } = OWN_FLAGS[command]
+    const close = unknownOption === undefined ? undefined : closestName(unknownOption, [...COMMAND_KEYS[command].map(key => configFlagName(key).slice(2)), ...booleans, ...values])
+    if (close === undefined) throw err
+    throw new APP_ERR_CONFIG_INVALID(`${message.replace(/^Invalid configuration: /, '')} (did you mean --${close}?)`)
+  }
+}
+
 /**
  * A command's config flags: parseConfigFlags, then a flag the command would ignore (`tools --port 4000`) is
  * refused naming the commands that read it — environment variables stay shared, so only flags are held to it.
  */
 export function commandFlags (command: CommandName, argv: string[]): Record<string, string | string[]> {
-  const flags = parseConfigFlags(argv)
+  const flags = withFix(command, () => parseConfigFlags(argv))
   const ignored = Object.keys(flags).filter(key => !COMMAND_KEYS[command].includes(key))
   if (ignored.length > 0) {
     const readers = (key: string) => (Object.keys(COMMAND_KEYS) as CommandName[]).filter(c => COMMAND_KEYS[c].includes(key)).join(', ')

@@ -9,8 +9,8 @@ type ConfigKeySchema = TSchema & { description: string, default?: unknown } & ({
 
 const EXTRA: Partial<Record<CommandName, string>> = {
   index: '  --wait SECONDS              How long to wait for another build holding the index (default 600)\n' +
-    '\nBuilds the code index of the roots into stateDir (a staging copy, refreshed by a size+mtime scan) and\n' +
-    'publishes it in one rename: servers started with --code-index shared and the same roots and stateDir\n' +
+    '\nBuilds the code index of the roots into --state-dir (a staging copy, refreshed by a size+mtime scan) and\n' +
+    'publishes it in one rename: servers started with --code-index shared and the same roots and --state-dir\n' +
     'pick it up within a second. One build at a time runs (a lease beside the file, across hosts).\n',
   tools: '  --json                      Print the tools array, the very bytes of tools/list\'s `tools` (default: one line per tool)\n',
   guide: '  --tool NAME                 Only this tool (repeatable)\n' +

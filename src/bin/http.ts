@@ -24,7 +24,7 @@ export async function serveHttpCommand (argv: string[], host: ProcessHost, extra
   const config = loadConfig(flags, host.env)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, await host.logs(1, config.logFormat))
-  if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
+  if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (--allow-broad-root is set)')
   const runtime = await createRuntime(config, log, { extras, offerTasks: httpOffersTasks(config) })
   // A refusal here (an exposed bind without auth) or at listen (a port in use) leaves nothing running.
   const app = await buildApp({ runtime, config }).catch(async (err: unknown) => { await runtime.close(); throw err })

@@ -1,4 +1,4 @@
-import { configuredRoots, loadConfig } from '../config.js'
+import { configLabel, configuredRoots, loadConfig } from '../config.js'
 import { OWN_FLAGS, commandFlags } from './command-flags.js'
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { createLogger, type Logger } from '../logger.js'
@@ -72,7 +72,7 @@ export async function main (argv: string[], io: CommandIo): Promise<void> {
   // The services only for the workspace: the index this command builds is its own, not the server's.
   const services = await createServices({ ...config, codeIndex: 'off', embeddingsUrl: '' }, log)
   const location = indexLocation(config.stateDir, configuredRoots(config), log)
-  if (location.temporary) throw new APP_ERR_CONFIG_INVALID(`stateDir (--state-dir / WORKSPACE_MCP_STATE_DIR): ${location.dir} cannot be written, and an index in a temporary file would be gone at exit`)
+  if (location.temporary) throw new APP_ERR_CONFIG_INVALID(`${configLabel('stateDir')}: ${location.dir} cannot be written, and an index in a temporary file would be gone at exit`)
   log.info({ file: location.file, roots: services.workspace.roots.map(r => r.name) }, 'index: building')
   const outcome = await buildAndPublish({
     workspace: services.workspace,

@@ -65,7 +65,10 @@ export async function run (argv: string[], io: CommandIo): Promise<void> {
     return
   }
   if (!isCommand(command)) {
-    io.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`)
+    // Loaded only for a typo: nothing but node:* loads before a command runs.
+    const { closestName } = await import('../services/edit-distance.js')
+    const close = closestName(command, Object.keys(COMMANDS))
+    io.stderr.write(`Unknown command '${command}'${close === undefined ? '' : ` (did you mean '${close}'?)`}.\n\n${USAGE}\n`)
     io.exitCode = 2
     return
   }

@@ -32,7 +32,7 @@ export async function serveStdioCommand (argv: string[], startup: StdioStartup, 
   const config = loadConfig(flags, host.env)
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, await host.logs(2, config.logFormat))
-  if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (allowBroadRoot is set)')
+  if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (--allow-broad-root is set)')
   const runtime = await createRuntime(config, log)
   // A pipe (how clients start us) is read into one reused buffer; a terminal or file through process.stdin.
   const { output } = host

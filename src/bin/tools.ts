@@ -31,5 +31,6 @@ export async function main (argv: string[], io: CommandIo = process): Promise<vo
   const width = Math.max(0, ...entries.map(e => e.name.length))
   const lines = entries.map(e => `${e.name.padEnd(width)}  ${e.category.padEnd(10)}  ${e.title}`)
   const hidden = Object.entries(runtime.registry.unavailable).map(([name, missing]) => `${name} (not listed: needs ${missing.map(needs).join(' and ')})`)
-  io.stdout.write([...lines, ...hidden].join('\n') + '\n')
+  const left = runtime.registry.excluded.map(name => `${name} (not listed: left out by --tools / --exclude-tools)`)
+  io.stdout.write([...lines, ...hidden, ...left].join('\n') + '\n')
 }

@@ -2,6 +2,7 @@ import { TOOL_ERROR_CODES } from '../errors.js'
 import type { CatalogEntry } from '../services/catalog.js'
 import type { ToolExample } from '../tools/define-tool.js'
 import type { Overlay } from './overlay.js'
+import { mentionsAny, pruneMentions } from '../services/prune-mentions.js'
 
 /** How far a tool's documentation has come: no overlay entry, prose only, or prose + examples + return note. */
 export type DocState = 'SchemaOnly' | 'Documented' | 'Complete'
@@ -72,8 +73,9 @@ function mentionedTools (text: string, names: Set<string>, self: string): string
 /**
  * Validates the overlay against the registry: every example against its tool's input schema,
  * error codes against TOOL_ERROR_CODES, see-also names and entry names against the tool list (and the
- * tools defined but `unlisted` for want of a service).
- * Invalid examples are dropped from the result (never rendered) and reported as problems.
+ * tools defined but `unlisted` for want of a service or by the operator's choice).
+ * Invalid examples are dropped from the result (never rendered) and reported as problems. What the guide shows names
+ * no `unlisted` tool: the overlay's prose loses what it says of them, and an example that names one is left out.
  */
 export function resolveDocs (entries: CatalogEntry[], overlay: Overlay, unlisted: readonly string[] = []): ResolvedDocs {
   const problems: DocProblem[] = overlay.problems.map(message => ({
@@ -81,6 +83,7 @@ export function resolveDocs (entries: CatalogEntry[], overlay: Overlay, unlisted
     message
   }))
   const names = new Set(entries.map(e => e.name))
+  const unserved = new Set(unlisted)
   const tools = new Map<string, ToolDocs>()
 
   for (const name of Object.keys(overlay.tools)) {
@@ -111,7 +114,10 @@ export function resolveDocs (entries: CatalogEntry[], overlay: Overlay, unlisted
     const state: DocState = o.description === undefined
       ? 'SchemaOnly'
       : examples.length > 0 && o.returns !== undefined ? 'Complete' : 'Documented'
-    tools.set(entry.name, { state, description: o.description, returns: o.returns, errors, seeAlso, examples })
+    const description = o.description === undefined ? undefined : pruneMentions(o.description, unserved)
+    const returns = o.returns === undefined ? undefined : pruneMentions(o.returns, unserved)
+    const shown = examples.filter(example => !mentionsAny(`${example.comment} ${JSON.stringify(example.arguments)}`, unserved))
+    tools.set(entry.name, { state, description, returns, errors, seeAlso, examples: shown })
   }
   return { tools, problems }
 }

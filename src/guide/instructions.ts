@@ -44,7 +44,8 @@ export function generateInstructions (entries: CatalogEntry[]): string {
   }
   if (budgets.length > 0) lines.push(`Budgets: ${budgets.join('; ')}. Long results are paged: follow the footer's next call.`)
 
-  if (names.has('get_tool_usage_guide')) lines.push(`Details and examples for every tool: get_tool_usage_guide, or the resource ${HELP_URI}.`)
+  // The help resource is served whatever tools are: the guide is there even where its tool is left out.
+  lines.push(`Details and examples for every tool: ${names.has('get_tool_usage_guide') ? 'get_tool_usage_guide, or ' : ''}the resource ${HELP_URI}.`)
   lines.push('Tool errors read `ERROR CODE: message. Hint: next step`.')
   return lines.join('\n')
 }

@@ -1,6 +1,7 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE, toolError, type ToolError } from '../errors.js'
 import type { ServiceName, Services } from '../services/index.js'
-import { editDistance } from '../services/edit-distance.js'
+import { closestName } from '../services/edit-distance.js'
+import { pruneMentions } from '../services/prune-mentions.js'
 import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
 import { HEADER_KEY, type AnyTool } from '../tools/define-tool.js'
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../tools/define-resource.js'
@@ -50,6 +51,10 @@ export interface RegistryOptions {
   lint?: (tools: CatalogEntry[]) => string[]
   /** The tool error for a call to a tool left out because `missing` services are not there (else it is unknown). */
   explainAbsent?: (tool: string, missing: ServiceName[]) => ToolError | undefined
+  /** Tools the operator left out (`--tools`, `--exclude-tools`): not listed; a call gets `explainExcluded`'s error (else it is unknown). */
+  excluded?: ReadonlySet<string>
+  /** The tool error for a call to an excluded tool of `category`, given the tools served. */
+  explainExcluded?: (tool: string, category: string, served: CatalogEntry[]) => ToolError
 }
 
 /** The one registry both transports serve. */
@@ -68,15 +73,15 @@ export interface Registry {
   prompts: PromptDefinition[]
   /** Tools not listed because a service they need is not configured: name → missing services. */
   unavailable: Record<string, ServiceName[]>
+  /** Tools not listed because the operator left them out, in registration order. */
+  excluded: string[]
+  /** Every defined tool that is not listed, whatever the reason: texts the server writes never name one. */
+  unserved: ReadonlySet<string>
   /** The tool error a call to an unlisted tool gets, when its definition or the missing service says why (else it is an unknown tool). */
   unavailableError(name: string): ToolError | undefined
   /** The listed tool whose name is closest to `name` (a typo's fix), if one is within a few edits. */
   closestTool(name: string): string | undefined
 }
-
-/** How many edits a typo of a tool name may be, and the longest name worth comparing. */
-const TYPO_EDITS = 3
-const TYPO_MAX_CHARS = 64
 
 const encodeCursor = (page: number): string => Buffer.from(`page:${page}`).toString('base64url')
 function decodeCursor (cursor: string): number {
@@ -153,6 +158,17 @@ function catalogEntry (tool: RegisteredTool): CatalogEntry {
   }
 }
 
+/** `value` with every `description` in it less what it says of `unserved` tools (one that would be left empty stays whole). */
+function pruneTexts<T> (value: T, unserved: ReadonlySet<string>): T {
+  if (unserved.size === 0 || typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map(item => pruneTexts(item, unserved)) as T
+  const out: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = key === 'description' && typeof item === 'string' ? (pruneMentions(item, unserved) || item) : pruneTexts(item, unserved)
+  }
+  return out as T
+}
+
 /** Builds the registry: normalises and checks every schema, gates tools on services, serializes tools/list once. */
 export function createRegistry (options: RegistryOptions): Registry {
   const pageSize = options.pageSize ?? 100
@@ -160,12 +176,15 @@ export function createRegistry (options: RegistryOptions): Registry {
   const byName = new Map<string, RegisteredTool>()
   const unavailable: Record<string, ServiceName[]> = {}
   const unavailableErrors = new Map<string, ToolError>()
-  const all: RegisteredTool[] = []
+  const excluded: RegisteredTool[] = []
 
   for (const definition of options.tools) {
     const tool = registerTool(definition)
-    if (byName.has(tool.wire.name) || tool.wire.name in unavailable) throw new APP_ERR_TOOL_DUPLICATE(tool.wire.name)
-    all.push(tool)
+    if (byName.has(tool.wire.name) || tool.wire.name in unavailable || excluded.some(t => t.wire.name === tool.wire.name)) throw new APP_ERR_TOOL_DUPLICATE(tool.wire.name)
+    if (options.excluded?.has(tool.wire.name) === true) {
+      excluded.push(tool)
+      continue
+    }
     // catalog is provided below by the registry itself, so it never gates a tool; nor does an optional service.
     const missing = Object.entries(tool.injected).filter(([param, s]) => s !== 'catalog' && tool.optional?.has(param) !== true && services[s] === undefined).map(([, s]) => s)
     if (missing.length > 0) {
@@ -178,9 +197,17 @@ export function createRegistry (options: RegistryOptions): Registry {
     }
   }
   const tools = [...byName.values()]
-  const entries = tools.map(catalogEntry)
-  const lintProblems = options.lint?.(entries) ?? []
+  // The conventions hold the texts as written, whatever the operator chose to serve; what is published names only
+  // the tools served here.
+  const lintProblems = options.lint?.([...tools, ...excluded].map(catalogEntry)) ?? []
   if (lintProblems.length > 0) throw new APP_ERR_TOOL_DEFINITION(lintProblems.join('\n'))
+  const unserved = new Set([...Object.keys(unavailable), ...excluded.map(t => t.wire.name)])
+  for (const tool of tools) tool.wire = pruneTexts(tool.wire, unserved)
+  const entries = tools.map(catalogEntry)
+  for (const tool of excluded) {
+    const explained = options.explainExcluded?.(tool.wire.name, tool.definition.category, entries)
+    if (explained !== undefined) unavailableErrors.set(tool.wire.name, explained)
+  }
 
   const pages: string[] = []
   for (let i = 0; i === 0 || i < tools.length; i += pageSize) {
@@ -189,7 +216,7 @@ export function createRegistry (options: RegistryOptions): Registry {
     pages.push(JSON.stringify(page))
   }
   const manifestJson = JSON.stringify(tools.map(t => t.wire))
-  const unlisted = Object.keys(unavailable)
+  const unlisted = [...unserved]
   const catalog: ToolCatalog = { entries: () => entries, manifestJson: () => manifestJson, unlisted: () => unlisted }
   services.catalog = catalog
 
@@ -217,15 +244,9 @@ export function createRegistry (options: RegistryOptions): Registry {
     resourceTemplates: options.resourceTemplates ?? [],
     prompts: options.prompts ?? [],
     unavailable,
+    excluded: excluded.map(t => t.wire.name),
+    unserved,
     unavailableError: (name) => unavailableErrors.get(name),
-    closestTool (name) {
-      if (name.length > TYPO_MAX_CHARS) return undefined
-      let best: { name: string, edits: number } | undefined
-      for (const listed of byName.keys()) {
-        const edits = editDistance(name.toLowerCase(), listed, TYPO_EDITS)
-        if (edits <= TYPO_EDITS && (best === undefined || edits < best.edits)) best = { name: listed, edits }
-      }
-      return best?.name
-    }
+    closestTool: (name) => closestName(name, byName.keys())
   }
 }

@@ -12,6 +12,7 @@ import type { TaskRecord } from './task-store.js'
 import type { TaskUpdate } from './tasks.js'
 import type { Services } from '../services/index.js'
 import type { ServerShared } from './server.js'
+import { pruneMentions } from '../services/prune-mentions.js'
 
 /** One tools/call: its abort handle and what its context reaches (channel, progress, client). */
 class ToolCall extends CallHandle {
@@ -43,6 +44,10 @@ class ToolCall extends CallHandle {
 
   closeStream (): void {
     this.channel?.closeStream?.()
+  }
+
+  get unserved (): ReadonlySet<string> {
+    return this.scope.shared.registry.unserved
   }
 
   get client (): ClientChannel {
@@ -89,6 +94,7 @@ class CallContext implements ToolContext {
   closeStream (): void { this.#call.closeStream() }
   get input (): ToolInput | undefined { return this.#call.input }
   get taskBudgetMs (): number | undefined { return this.#call.taskBudgetMs }
+  get unserved (): ReadonlySet<string> { return this.#call.unserved }
 }
 Object.freeze(CallContext.prototype)
 
@@ -308,7 +314,8 @@ function failure (tool: RegisteredTool, err: unknown, call: ToolCall, timeoutMs:
   const name = tool.wire.name
   // Whatever the tool threw once aborted, the abort is the answer.
   if (call.timedOut) {
-    return { result: errorResult(toolError('TIMEOUT', `${name} did not finish within ${timeoutMs} ms`, tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again').message), outcome: 'timeout' }
+    const hint = pruneMentions(tool.definition.timeoutHint ?? 'narrow the request (a smaller path or fewer items) and call again', call.unserved)
+    return { result: errorResult(toolError('TIMEOUT', `${name} did not finish within ${timeoutMs} ms`, hint).message), outcome: 'timeout' }
   }
   if (call.cancelled) return { result: errorResult(toolError('CANCELLED', `${name} was cancelled`).message), outcome: 'cancelled' }
   if (call.shutDown) {

@@ -22,3 +22,30 @@ export function editDistance (a: string, b: string, limit = Math.max(a.length, b
   }
   return Math.min(prev[b.length], over)
 }
+
+/** Longest word worth comparing for a typo, and how many edits a typo may be. */
+const TYPO_MAX_CHARS = 64
+const TYPO_EDITS = 3
+
+/** How many leading characters two words share. */
+function sharedStart (a: string, b: string): number {
+  let n = 0
+  while (n < a.length && a[n] === b[n]) n++
+  return n
+}
+
+/**
+ * The candidate closest to `word` (a typo's fix: case ignored, at most 3 edits), or undefined; of two as close,
+ * the one that starts like it (`prot`: port, not root — a swap of two letters is two edits to either).
+ */
+export function closestName (word: string, candidates: Iterable<string>): string | undefined {
+  if (word.length > TYPO_MAX_CHARS) return undefined
+  const lower = word.toLowerCase()
+  let best: { name: string, edits: number, start: number } | undefined
+  for (const name of candidates) {
+    const edits = editDistance(lower, name.toLowerCase(), TYPO_EDITS)
+    const start = sharedStart(lower, name.toLowerCase())
+    if (edits <= TYPO_EDITS && (best === undefined || edits < best.edits || (edits === best.edits && start > best.start))) best = { name, edits, start }
+  }
+  return best?.name
+}

@@ -1,3 +1,4 @@
+import { pruneLines, pruneMentions } from '../services/prune-mentions.js'
 import type { CodeIndex, IndexProblem } from '../services/code-index/index.js'
 import { toolError } from '../errors.js'
 import { Type } from '@sinclair/typebox'
@@ -55,7 +56,7 @@ export function problemText (problem: IndexProblem): string {
   const detail = storeWords(problem.detail, problem)
   switch (problem.kind) {
     case 'disk-full': return `the code index cannot be written: the disk of ${STATE_FOLDER} is full${figures}`
-    case 'size-limit': return `the code index reached its size limit, indexMaxMb${figures}`
+    case 'size-limit': return `the code index reached its size limit, --index-max-mb${figures}`
     case 'read-only': return `the code index cannot be written: ${STATE_FOLDER} is read-only or not writable by this server (${detail})`
     case 'io-error': return `the code index cannot be written: the disk of ${STATE_FOLDER} failed with an I/O error (${detail})`
     case 'cannot-open': return `the code index file in ${STATE_FOLDER} cannot be opened (${detail})`
@@ -79,7 +80,7 @@ export function problemHint (problem: IndexProblem): string {
  * index is not complete: the lines to put first in the text, empty when it is ready. An index whose store
  * cannot be written or read is a tool error that says why and what to do.
  */
-export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'signal' | 'progress' | 'taskBudgetMs'>): Promise<string[]> {
+export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'signal' | 'progress' | 'taskBudgetMs' | 'unserved'>): Promise<string[]> {
   // A call that may be a task waits for the whole index (a second short of its allowance, to answer in time).
   const waitMs = ctx.taskBudgetMs === undefined ? INDEX_WAIT_MS : Math.max(INDEX_WAIT_MS, ctx.taskBudgetMs - 1000)
   const ready = await index.ready(waitMs, ctx.signal, (done, total) => { ctx.progress(done, total, 'indexing the workspace').catch(() => undefined) })
@@ -87,13 +88,13 @@ export async function indexNotes (index: CodeIndex, ctx: Pick<ToolContext, 'sign
   if (status.state === 'unavailable' && status.problem !== undefined) throw toolError('INDEX_UNAVAILABLE', problemText(status.problem), problemHint(status.problem))
   if (ready) return []
   if (status.state === 'failed') {
-    return [`Note: the code index could not be built (${storeWords(status.error ?? 'unknown error')}); these results cover ${counted(status.files, 'file')} indexed before. search_regex searches the files themselves.`]
+    return pruneLines([`Note: the code index could not be built (${storeWords(status.error ?? 'unknown error')}); these results cover ${counted(status.files, 'file')} indexed before. search_regex searches the files themselves.`], ctx.unserved)
   }
-  return [`Note: the code index is still being built (${status.done} of ${counted(status.pending, 'changed file')} done, ${counted(status.files, 'file')} indexed); these results cover the files indexed so far — call again shortly for the rest, or use search_regex now.`]
+  return pruneLines([`Note: the code index is still being built (${status.done} of ${counted(status.pending, 'changed file')} done, ${counted(status.files, 'file')} indexed); these results cover the files indexed so far — call again shortly for the rest, or use search_regex now.`], ctx.unserved)
 }
 
-/** What an answer shows in place of lines it could not read from an indexed file. */
-export const CHANGED_SINCE_INDEXED = '(the file changed since it was indexed; read_files reads it now)'
+/** What an answer shows in place of lines it could not read from an indexed file (naming read_files where it is served). */
+export const changedSinceIndexed = (unserved: ReadonlySet<string>): string => `(${pruneMentions('the file changed since it was indexed; read_files reads it now', unserved)})`
 
 /** Lines of a chunk shown in a ranked answer: the ones with the query's words first. */
 const SNIPPET_LINES = 6
@@ -102,9 +103,9 @@ const SNIPPET_LINES = 6
  * The lines of a found chunk worth showing — those holding a query term, else its first non-blank ones — read
  * now through the root jail, numbered (`n<TAB>text`).
  */
-export async function snippetOf (workspace: WorkspaceService, hit: { shown: string, start: number, end: number }, terms: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
-  const numbered = await indexedLines(workspace, hit.shown, hit.start, hit.end, hit.end - hit.start + 1, signal)
-  if (numbered === undefined) return [CHANGED_SINCE_INDEXED]
+export async function snippetOf (workspace: WorkspaceService, hit: { shown: string, start: number, end: number }, terms: ReadonlySet<string>, ctx: Pick<ToolContext, 'signal' | 'unserved'>): Promise<string[]> {
+  const numbered = await indexedLines(workspace, hit.shown, hit.start, hit.end, hit.end - hit.start + 1, ctx.signal)
+  if (numbered === undefined) return [changedSinceIndexed(ctx.unserved)]
   const forms = termForms([...terms])
   const telling = numbered.filter(l => searchTokens(l.text).some(t => forms.has(t)))
   const shown = (telling.length > 0 ? telling : numbered.filter(l => l.text.trim() !== '')).slice(0, SNIPPET_LINES)
@@ -133,7 +134,7 @@ export function chunkHeading (hit: ChunkRow & { shown: string }): string {
   return `## ${hit.shown}:${hit.start}-${hit.end} ${hit.kind === 'code' ? 'code' : `${hit.kind} ${hit.symbol}`}`
 }
 
-/** The line giving the read_files call that reads a found chunk whole. */
-export function readWholeLine (hit: ChunkRow & { shown: string }): string {
-  return `Read one whole: ${formatCall('read_files', { files: [{ path: hit.shown, start_line: hit.start, end_line: hit.end }] })}`
+/** The line giving the read_files call that reads a found chunk whole; none where read_files is not served. */
+export function readWholeLine (hit: ChunkRow & { shown: string }, unserved: ReadonlySet<string>): string[] {
+  return pruneLines([`Read one whole: ${formatCall('read_files', { files: [{ path: hit.shown, start_line: hit.start, end_line: hit.end }] })}`], unserved)
 }

@@ -115,6 +115,11 @@ export interface ToolContext {
    * last, ms. A tool can then wait for what it needs (the code index) instead of answering in part.
    */
   readonly taskBudgetMs: number | undefined
+  /**
+   * Tools this server defines but does not serve (left out by its operator, or missing a service): a text the tool
+   * writes for the model names none of them (`pruneMentions(text, ctx.unserved)`; a tool error's hint is pruned for it).
+   */
+  readonly unserved: ReadonlySet<string>
 }
 
 /** What a run may return: a result, or (for a tool declared so) a request for input. */
@@ -164,14 +169,15 @@ export type AnyTool = ToolDefinition<TObject, RunResult>
 
 /**
  * Defines a tool; the registry derives the wire schema, validator and requirements from it. A tool error a
- * service raised with a next step leaves the tool with that step's hint (tools/next-step.ts).
+ * service raised with a next step leaves the tool with that step's hint (tools/next-step.ts), and no hint names a tool
+ * this server does not serve.
  */
 export function defineTool<I extends TObject, R extends RunResult = ToolResult> (definition: ToolDefinition<I, R>): ToolDefinition<I, R> {
   const run = definition.run.bind(definition)
-  const hinted = (err: unknown): never => { throw isToolError(err) ? withNextStep(err) : err }
   return {
     ...definition,
     run (args, ctx) {
+      const hinted = (err: unknown): never => { throw isToolError(err) ? withNextStep(err, ctx.unserved) : err }
       let out: ReturnType<typeof run>
       try {
         out = run(args, ctx)

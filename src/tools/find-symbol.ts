@@ -5,8 +5,9 @@ import { SYMBOL_KINDS } from '../services/symbols/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { indexedLines } from '../services/code-index/index.js'
-import { CHANGED_SINCE_INDEXED, indexNotes, scopeOf, shownPath, INDEX_TASK } from './code-index-common.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
+import { changedSinceIndexed, indexNotes, scopeOf, shownPath, INDEX_TASK } from './code-index-common.js'
+import { pruneLines, pruneMentions } from '../services/prune-mentions.js'
+import { defineTool, Inject, type ToolContext, type ToolResult } from './define-tool.js'
 import { SymbolEntryOutput } from './get-symbols.js'
 import { counted, cutLine } from './format.js'
 import { compareText, formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
@@ -64,11 +65,11 @@ function definitionLine (f: Found): string {
 }
 
 /** A definition's lines (up to MAX_BODY_LINES, then the call that reads the rest), numbered as read_files numbers them. */
-async function bodyOf (workspace: WorkspaceService, f: Found, signal: AbortSignal): Promise<string[]> {
-  const lines = await indexedLines(workspace, f.shown, f.line, f.endLine, MAX_BODY_LINES, signal)
-  if (lines === undefined) return [CHANGED_SINCE_INDEXED]
+async function bodyOf (workspace: WorkspaceService, f: Found, ctx: Pick<ToolContext, 'signal' | 'unserved'>): Promise<string[]> {
+  const lines = await indexedLines(workspace, f.shown, f.line, f.endLine, MAX_BODY_LINES, ctx.signal)
+  if (lines === undefined) return [changedSinceIndexed(ctx.unserved)]
   const body = lines.map(l => `${l.n}\t${cutLine(l.text, 500)}`)
-  if (f.endLine - f.line + 1 > MAX_BODY_LINES) body.push(`… ${f.endLine - f.line + 1 - MAX_BODY_LINES} more lines: ${formatCall('read_files', { files: [{ path: f.shown, start_line: f.line + MAX_BODY_LINES, end_line: f.endLine }] })}`)
+  if (f.endLine - f.line + 1 > MAX_BODY_LINES) body.push(pruneMentions(`… ${f.endLine - f.line + 1 - MAX_BODY_LINES} more lines (${formatCall('read_files', { files: [{ path: f.shown, start_line: f.line + MAX_BODY_LINES, end_line: f.endLine }] })})`, ctx.unserved))
   return body
 }
 
@@ -104,12 +105,12 @@ export const findSymbol = defineTool({
     found.sort(rank(name))
     const page = paginate(found, offset, pageSize, rows.length >= MAX_CANDIDATES)
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, FindSymbolInput)
-    const bodies = withBody ? await Promise.all(page.items.map(async f => await bodyOf(workspace, f, ctx.signal))) : []
+    const bodies = withBody ? await Promise.all(page.items.map(async f => await bodyOf(workspace, f, ctx))) : []
     const what = `${match === 'exact' ? '' : `${match} `}"${input}"${kind !== undefined ? ` (${kind})` : ''}${path !== undefined ? ` in ${path}` : ''}`
     const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
       const lines = [`# Definitions of ${what} — ${counted(`${found.length}${page.pagination.total_is_lower_bound ? '+' : ''}`, 'match', 'matches')}`, ...notes]
       if (found.length === 0) {
-        lines.push(`No definitions of ${what} in ${counted(codeIndex.status().symbols, 'indexed symbol')}. ${match === 'substring' ? '' : `Try match="${match === 'exact' ? 'prefix' : 'substring'}", or `}search_regex pattern="${name.replace(/[\\"]/g, '\\$&')}" finds it as text.`)
+        lines.push(...pruneLines([`No definitions of ${what} in ${counted(codeIndex.status().symbols, 'indexed symbol')}. ${match === 'substring' ? '' : `Try match="${match === 'exact' ? 'prefix' : 'substring'}", or `}search_regex pattern="${name.replace(/[\\"]/g, '\\$&')}" finds it as text.`], ctx.unserved))
       }
       page.items.slice(0, kept).forEach((f, i) => {
         if (!withBody) return lines.push(definitionLine(f))

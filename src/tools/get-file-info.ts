@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
 import { withNextStep } from './next-step.js'
+import { pruneMentions } from '../services/prune-mentions.js'
 import type { InspectedPath, WorkspaceService } from '../services/workspace/index.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { counted, formatBytes, languageOf, shownInput } from './format.js'
@@ -38,7 +39,7 @@ async function fileFacts (workspace: WorkspaceService, handle: NonNullable<Inspe
   if (kind !== undefined) info.media_type = kind.mime
   if (sniff.charset !== undefined) info.encoding = sniff.charset
   if (kind?.mime === 'application/pdf') {
-    info.note = 'read_files returns its text by pages'
+    info.note = 'its text comes by pages; read_files returns it'
     return
   }
   if (!sniff.binary && size <= MAX_COUNT_BYTES) info.lines = await workspace.countLines(handle, size, signal, sniff.encoding)
@@ -115,7 +116,7 @@ export const getFileInfo = defineTool({
     { comment: 'Check sizes before reading', arguments: { paths: ['package.json', 'src/index.ts'] } },
     { comment: 'Is this big file text, and is it ignored?', arguments: { paths: ['data/dump.sql'] } }
   ],
-  async run ({ paths, workspace }, { signal }) {
+  async run ({ paths, workspace }, { signal, unserved }) {
     if (paths.length > MAX_PATHS) {
       throw toolError('TOO_MANY_ITEMS', `${paths.length} paths given, at most ${MAX_PATHS} per call`, `split them into ${Math.ceil(paths.length / MAX_PATHS)} calls`)
     }
@@ -124,12 +125,14 @@ export const getFileInfo = defineTool({
       // A timed-out or cancelled call stops here: its answer is no longer awaited, so no more work is done for it.
       signal.throwIfAborted()
       try {
-        items.push(await describe(workspace, paths[i], `paths[${i}]`, signal))
+        const info = await describe(workspace, paths[i], `paths[${i}]`, signal)
+        // A note suggests read_files: not where it is not served.
+        items.push(typeof info.note === 'string' ? { ...info, note: pruneMentions(info.note, unserved) } : info)
       } catch (err) {
         // Unexpected errors go to dispatch, which masks and logs them with a ref; describe raises none today.
         /* c8 ignore next */
         if (!isToolError(err)) throw err
-        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: withNextStep(err).message })
+        items.push({ path: shownInput(paths[i], `paths[${i}]`), error: err.toolCode, message: withNextStep(err, unserved).message })
       }
     }
     const result: ToolResult = { content: [{ type: 'text', text: items.map(line).join('\n') }], structuredContent: { items: items.map(structured) } }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
 import { withNextStep } from './next-step.js'
+import { pruneMentions } from '../services/prune-mentions.js'
 import { buildOutline, type OutlineSymbol } from '../services/symbols/index.js'
 import { MAX_SOURCE_BYTES, SYMBOL_KINDS, supportedLanguages, symbolLanguageOf, type SymbolKind } from '../services/symbols/index.js'
 import type { SymbolParser } from '../services/symbols/index.js'
@@ -50,7 +51,7 @@ interface FileOutline {
 
 interface Filters { depth: number, kinds: readonly SymbolKind[] | undefined }
 
-async function outlineOf (workspace: WorkspaceService, parser: SymbolParser, input: string, index: number, filters: Filters, signal: AbortSignal): Promise<FileOutline> {
+async function outlineOf (workspace: WorkspaceService, parser: SymbolParser, input: string, index: number, filters: Filters, signal: AbortSignal, unserved: ReadonlySet<string>): Promise<FileOutline> {
   const field = `paths[${index}]`
   const outline: FileOutline = { shown: shownInput(input, field), kept: [], notes: [] }
   try {
@@ -87,7 +88,7 @@ async function outlineOf (workspace: WorkspaceService, parser: SymbolParser, inp
     // The workspace and the parser raise tool errors only; anything else is a bug for dispatch to mask and log.
     /* c8 ignore next */
     if (!isToolError(err)) throw err
-    outline.error = { code: err.toolCode, message: withNextStep(err).message }
+    outline.error = { code: err.toolCode, message: withNextStep(err, unserved).message }
   }
   return outline
 }
@@ -154,7 +155,7 @@ export const getSymbols = defineTool({
     { comment: 'What is in a file', arguments: { paths: ['src/app.ts'] } },
     { comment: 'Only the top-level classes and functions of two files', arguments: { paths: ['src/app.ts', 'src/server.py'], depth: 1, kinds: ['class', 'function'] } }
   ],
-  async run (args, { signal }) {
+  async run (args, { signal, unserved }) {
     const { paths, depth = 2, kinds, page_size: pageSize = 300, offset = 0, max_response_tokens: budget = 8000, workspace, symbols: parser, tokenizer } = args
     if (paths.length > MAX_FILES) {
       throw toolError('TOO_MANY_ITEMS', `paths: ${paths.length} files given, at most ${MAX_FILES} per call`, `split them into ${Math.ceil(paths.length / MAX_FILES)} calls`)
@@ -162,14 +163,14 @@ export const getSymbols = defineTool({
     const outlines: FileOutline[] = []
     for (let i = 0; i < paths.length; i++) {
       signal.throwIfAborted()
-      outlines.push(await outlineOf(workspace, parser, paths[i], i, { depth, kinds }, signal))
+      outlines.push(await outlineOf(workspace, parser, paths[i], i, { depth, kinds }, signal, unserved))
     }
     const entries = outlines.flatMap((o, file) => o.kept.map(symbol => ({ file, symbol })))
     const page = paginate(entries, offset, pageSize)
     const nextArgs = withoutDefaults({ ...args, paths: outlines.filter(o => o.error === undefined).map(o => o.shown), offset: undefined }, GetSymbolsInput)
     const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
       const text = [
-        `# Outline of ${counted(paths.length, 'file')} — ${counted(entries.length, 'symbol')} (lines first-last; read_files files=[{"path":…,"start_line":first,"end_line":last}] reads one)`,
+        pruneMentions(`# Outline of ${counted(paths.length, 'file')} — ${counted(entries.length, 'symbol')} (lines first-last; read_files files=[{"path":…,"start_line":first,"end_line":last}] reads one)`, unserved),
         render(outlines, page.items.slice(0, kept), page.pagination.offset, kinds !== undefined)
       ]
       if (cut !== undefined) text.push(cut)

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineTool, Inject, textResult } from './define-tool.js'
+import { pruneMentions } from '../services/prune-mentions.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import { clockTime, counted } from './format.js'
 import { problemHint, problemText, storeWords } from './code-index-common.js'
@@ -35,7 +36,7 @@ function semanticLine (status: SemanticStatus | undefined, chunks: number): stri
   if (status === undefined) return '- semantic search: not configured (search_code ranks code by its words)'
   const state = status.state === 'failed'
     ? `embedding failed: ${status.error ?? 'unknown error'}${status.retryAt === undefined ? '' : ` (the server asks the provider again at ${clockTime(status.retryAt)})`}`
-    : status.state === 'embedding' ? 'embedding in the background' : status.state === 'waiting' ? 'waiting for the code index' : status.capped ? 'stopped at embeddingsMaxChunks' : 'up to date'
+    : status.state === 'embedding' ? 'embedding in the background' : status.state === 'waiting' ? 'waiting for the code index' : status.capped ? 'stopped at --embeddings-max-chunks' : 'up to date'
   return `- semantic search (search_semantic): model ${status.model}${status.dims === undefined ? '' : `, ${status.dims} dimensions`}; ${status.vectors} of ${counted(chunks, 'chunk')} have vectors; ${state}`
 }
 
@@ -108,7 +109,7 @@ export const getWorkspaceInfo = defineTool({
     { comment: 'Check roots, limits and regex support before searching', arguments: {} },
     { comment: 'The call takes no arguments; an empty object is all it needs', arguments: {} }
   ],
-  async run ({ workspace, search, tokenizer, catalog, codeIndex, semantic }) {
+  async run ({ workspace, search, tokenizer, catalog, codeIndex, semantic }, { unserved }) {
     // Absolute roots are never shown: only their names.
     const several = workspace.roots.length > 1
     const roots = workspace.roots.map(r => ({ name: r.name, path: several ? `${r.name}:` : '.' }))
@@ -181,6 +182,6 @@ export const getWorkspaceInfo = defineTool({
       semanticLine(vectors, index?.chunks ?? 0),
       `- tools: ${tools.join(', ')}`
     ].join('\n')
-    return textResult(text, info)
+    return textResult(pruneMentions(text, unserved), info)
   }
 })

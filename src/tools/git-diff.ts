@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { ToolError } from '../errors.js'
 import type { DiffSides, FileChange, GitService } from '../services/git/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
+import { pruneLines } from '../services/prune-mentions.js'
 import { defineTool, textResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'
 import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short } from './git-common.js'
@@ -72,7 +73,7 @@ export const gitDiff = defineTool({
     { comment: 'Uncommitted changes in src/', arguments: { path: 'src' } },
     { comment: 'What changed between a tag and main, files only', arguments: { from: 'v1.2.0', to: 'main', mode: 'stat' } }
   ],
-  async run (args, { signal }) {
+  async run (args, { signal, unserved }) {
     const { workspace, git: repositories, tokenizer, from = 'HEAD', mode = 'patch', context_lines: context = 3, page_size: pageSize = 50, offset = 0, max_response_tokens: budget = 8000 } = args
     const target = repositoryPath(workspace, repositories, args.path, 'path')
     const { git, prefix } = target
@@ -99,9 +100,9 @@ export const gitDiff = defineTool({
     const pathArg = target.path === '' ? {} : { path: args.path }
     const none = changes.length > 0
       ? []
-      : [toHash === undefined
-          ? `No uncommitted changes${under}. Committed ones: ${formatCall('git_log', pathArg)} lists the commits, ${formatCall('git_diff', { ...pathArg, from: 'HEAD~1', to: 'HEAD' })} shows the last.`
-          : `No changes between ${short(fromHash)} and ${toShown}${under}. ${formatCall('git_log', pathArg)} lists the commits that touched it.`]
+      : pruneLines([toHash === undefined
+        ? `No uncommitted changes${under}. Committed ones: ${formatCall('git_log', pathArg)} lists the commits, ${formatCall('git_diff', { ...pathArg, from: 'HEAD~1', to: 'HEAD' })} shows the last.`
+        : `No changes between ${short(fromHash)} and ${toShown}${under}. ${formatCall('git_log', pathArg)} lists the commits that touched it.`], unserved)
     const render = (n: number, cut?: number): string => {
       const lines = [heading, '', ...none]
       lines.push(...page.items.map(c => changeLine(c, prefix)))

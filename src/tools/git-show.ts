@@ -3,6 +3,7 @@ import { toolError } from '../errors.js'
 import type { CommitDetail, FileChange, GitService } from '../services/git/index.js'
 import type { Tokenizer } from '../services/tokenizer/index.js'
 import { fitLargest } from './budget.js'
+import { pruneMentions } from '../services/prune-mentions.js'
 import { defineTool, textResult, type ToolResult } from './define-tool.js'
 import { counted, cutLine } from './format.js'
 import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short, type RepositoryTarget } from './git-common.js'
@@ -14,7 +15,7 @@ const MAX_FILE_BYTES = 10 * 1024 * 1024
 const MAX_FILES = 200
 
 const GitShowInput = Type.Object({
-  ref: Revision('The commit: a hash from git_log, a branch, tag or HEAD~N, e.g. "HEAD~1"', 'HEAD'),
+  ref: Revision('The commit: a hash (git_log lists them), a branch, tag or HEAD~N, e.g. "HEAD~1"', 'HEAD'),
   path: Type.Optional(Type.String({ description: 'With show="commit", only this file or folder of the commit; with show="file", the file to show, e.g. "src/app.ts"' })),
   show: Type.Optional(Type.Union([Type.Literal('commit'), Type.Literal('file')], { default: 'commit', description: 'What to show: the commit (message, changed files, patch) or the file at path as it was at ref, e.g. "file"' })),
   start_line: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'With show="file": first line to show, e.g. 40' })),
@@ -40,6 +41,8 @@ interface ShowArgs {
   tokenizer: Tokenizer
   budget: number
   signal: AbortSignal
+  /** Tools this server does not serve: the answer names none. */
+  unserved: ReadonlySet<string>
 }
 
 function header (c: CommitDetail): string[] {
@@ -55,14 +58,15 @@ function header (c: CommitDetail): string[] {
   ]
 }
 
-/** The patch section: n whole patches, the next one cut to `cut` lines if given, the rest named with their call. */
+/** The patch section: n whole patches, the next one cut to `cut` lines if given, the rest named with their call ('' where it is not served). */
 function patchLines (changes: FileChange[], patches: string[], n: number, cut: number | undefined, call: (path: string) => string, prefix: string): string[] {
+  const showing = (shown: string): string => { const next = call(shown); return next === '' ? '' : `: ${next}` }
   return changes.map((change, i) => {
     if (i < n) return patches[i].replace(/\n$/, '')
     if (i === n && cut !== undefined) return cutPatch(patches[i], cut).replace(/\n$/, '')
     const shown = prefix + change.path
-    if (i < patches.length) return `(patch of ${shown} left out for the budget: ${call(shown)})`
-    return `(patch of ${shown} too large to show with the rest: ${call(shown)})`
+    if (i < patches.length) return `(patch of ${shown} left out for the budget${showing(shown)})`
+    return `(patch of ${shown} too large to show with the rest${showing(shown)})`
   })
 }
 
@@ -80,8 +84,8 @@ async function showCommit (hash: string, pathFilter: RepositoryTarget, context: 
   const render = (n: number, cut?: number): string => {
     const lines = [...header(commit), '', `## ${counted(all.length, 'file')} changed${pathFilter.path === '' ? '' : ` under ${pathFilter.shown}`}`, '']
     lines.push(...changes.map(c => changeLine(c, pathFilter.prefix)))
-    if (patches === undefined) lines.push(`… and ${all.length - MAX_FILES} more: git_diff pages through them, e.g. ${diffCall('.')}`)
-    else if (changes.length > 0) lines.push('', '## Patch', '', ...patchLines(changes, patches, n, cut, diffCall, pathFilter.prefix))
+    if (patches === undefined) lines.push(pruneMentions(`… and ${all.length - MAX_FILES} more (git_diff pages through them, e.g. ${diffCall('.')})`, s.unserved))
+    else if (changes.length > 0) lines.push('', '## Patch', '', ...patchLines(changes, patches, n, cut, p => pruneMentions(diffCall(p), s.unserved), pathFilter.prefix))
     return lines.join('\n')
   }
   const usable = patches ?? []
@@ -130,13 +134,13 @@ export const gitShow = defineTool({
     { comment: 'The latest commit, whole', arguments: {} },
     { comment: 'A file as it was two commits ago, lines 1–80', arguments: { ref: 'HEAD~2', show: 'file', path: 'src/app.ts', end_line: 80 } }
   ],
-  async run (args, { signal }) {
+  async run (args, { signal, unserved }) {
     const { workspace, git: repositories, tokenizer, ref = 'HEAD', show = 'commit', start_line: start = 1, end_line: end, context_lines: context = 3, max_response_tokens: budget = 8000 } = args
     const target = repositoryPath(workspace, repositories, args.path, 'path')
     const { git } = target
     if (end !== undefined && end < start) throw toolError('INVALID_ARGUMENT', `end_line ${end} is before start_line ${start}`, `e.g. start_line=${start} end_line=${start + 99}`)
     const hash = await git.resolveCommit(ref, 'ref', signal)
-    const s = { git, tokenizer, budget, signal }
+    const s = { git, tokenizer, budget, signal, unserved }
     return show === 'file' ? await showFile(await git.commit(hash, signal), target, start, end, s) : await showCommit(hash, target, context, s)
   }
 })

@@ -69,7 +69,7 @@ function shownLine (line: string, wholeBytes: number | undefined): string {
   return `${head}… [line cut: ${head.length} chars shown of a ${formatBytes(wholeBytes)} line]`
 }
 
-async function readOne (workspace: WorkspaceService, request: Request, index: number, maxLines: number, signal: AbortSignal): Promise<Item> {
+async function readOne (workspace: WorkspaceService, request: Request, index: number, maxLines: number, signal: AbortSignal, unserved: ReadonlySet<string>): Promise<Item> {
   const field = `files[${index}].path`
   const item: Item = { request, shown: shownInput(request.path, `files[${index}]`) }
   try {
@@ -118,7 +118,7 @@ async function readOne (workspace: WorkspaceService, request: Request, index: nu
     // The workspace raises tool errors only; anything else is a bug for dispatch to mask and log.
     /* c8 ignore next */
     if (!isToolError(err)) throw err
-    item.error = { code: err.toolCode, message: withNextStep(err).message }
+    item.error = { code: err.toolCode, message: withNextStep(err, unserved).message }
   }
   return item
 }
@@ -290,7 +290,7 @@ export const readFiles = defineTool({
     { comment: 'Lines 120–180 of one file', arguments: { files: [{ path: 'src/app.ts', start_line: 120, end_line: 180 }] } },
     { comment: 'The last 50 lines of a log', arguments: { files: [{ path: 'logs/server.log', start_line: -50 }] } }
   ],
-  async run (args, { signal }) {
+  async run (args, { signal, unserved }) {
     const { files, max_lines_per_file: maxLines = 2000, max_response_tokens: budget = 10000, workspace, tokenizer } = args
     if (files.length > MAX_FILES) {
       throw toolError('TOO_MANY_ITEMS', `${files.length} files requested, at most ${MAX_FILES} per call`, `split them into ${Math.ceil(files.length / MAX_FILES)} calls`)
@@ -299,7 +299,7 @@ export const readFiles = defineTool({
     // One at a time: up to 20 whole reads of 10 MB at once would hold 200 MB.
     for (let i = 0; i < files.length; i++) {
       signal.throwIfAborted()
-      items.push(await readOne(workspace, files[i], i, maxLines, signal))
+      items.push(await readOne(workspace, files[i], i, maxLines, signal, unserved))
     }
     const imageTokens = attachImages(items, budget)
     await fitBudget(items, budget, budget - imageTokens, tokenizer, signal)

@@ -4,6 +4,7 @@ import { queryTerms } from '../services/code-index/index.js'
 import type { ChunkRow } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from './code-index-common.js'
+import { pruneLines } from '../services/prune-mentions.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
@@ -68,16 +69,16 @@ export const searchCode = defineTool({
     // The total counts what was read: a lower bound whenever the index may hold more.
     const page = paginate(hits, offset, pageSize, rows.length >= want)
     const termSet = new Set(terms)
-    const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
+    const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx)))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchCodeInput)
     const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
       const lines = [`# Code matching ${terms.map(t => `"${t}"`).join(' ')}, best first — chunks holding more of the words, in files that match more, rank higher`, ...notes]
-      if (hits.length === 0) lines.push(`No indexed code has these words. search_regex pattern="${terms.join('|')}" ignore_case=true searches every file as text.`)
+      if (hits.length === 0) lines.push(...pruneLines([`No indexed code has these words. search_regex pattern="${terms.join('|')}" ignore_case=true searches every file as text.`], ctx.unserved))
       page.items.slice(0, kept).forEach((hit, i) => {
         lines.push(chunkHeading(hit), ...snippets[i])
       })
       if (cut !== undefined) lines.push(cut)
-      if (kept > 0) lines.push(readWholeLine(page.items[0]))
+      if (kept > 0) lines.push(...readWholeLine(page.items[0], ctx.unserved))
       lines.push(pagingFooter('search_code', pagination, nextArgs, 'Chunks'))
       return lines.join('\n')
     }, 'chunk', budget, tokenizer, ctx.signal)

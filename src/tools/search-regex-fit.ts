@@ -1,3 +1,4 @@
+import { pruneMentions } from '../services/prune-mentions.js'
 import type { Tokenizer } from '../services/tokenizer/index.js'
 import { fitLadder, fitLargest, MAX_RESPONSE_TOKENS, type Rung } from './budget.js'
 import { renderSearch, type RenderInput, type RenderLevel } from './search-regex-render.js'
@@ -14,7 +15,7 @@ export interface FittedSearch {
 }
 
 /** Says what the budget cut, and only the changes that would bring it back. */
-export function budgetNotice (level: RenderLevel, full: RenderLevel, budget: number): string | undefined {
+export function budgetNotice (level: RenderLevel, full: RenderLevel, budget: number, unserved: ReadonlySet<string> = new Set()): string | undefined {
   const cuts: string[] = []
   const remedies: string[] = []
   if (level.keep === 0) {
@@ -35,7 +36,8 @@ export function budgetNotice (level: RenderLevel, full: RenderLevel, budget: num
   if (cuts.length === 0) return undefined
   // Raising the budget is offered only while there is room to raise it.
   if (budget < MAX_RESPONSE_TOKENS) remedies.unshift(`raise max_response_tokens (up to ${MAX_RESPONSE_TOKENS})`)
-  return `response budget of ${budget} tokens: ${cuts.join(', ')}${remedies.length === 0 ? '' : ` — ${remedies.join(', or ')}`}`
+  const remedy = pruneMentions(remedies.join(', or '), unserved)
+  return `response budget of ${budget} tokens: ${cuts.join(', ')}${remedy === '' ? '' : ` — ${remedy}`}`
 }
 
 /**
@@ -46,10 +48,10 @@ export function budgetNotice (level: RenderLevel, full: RenderLevel, budget: num
 export async function fitSearch (input: RenderInput, items: number, contextLines: number, budget: number, tokenizer: Tokenizer, signal?: AbortSignal): Promise<FittedSearch> {
   const full: RenderLevel = { maxLine: 2000, context: contextLines, keep: items, countsOnly: false }
   const rung = (level: RenderLevel): Rung<RenderLevel> => {
-    const note = budgetNotice(level, full, budget)
+    const note = budgetNotice(level, full, budget, input.unserved)
     return { text: renderSearch({ ...input, notices: note === undefined ? input.notices : [...input.notices, note] }, level), info: level }
   }
-  const done = (fitted: Rung<RenderLevel>): FittedSearch => ({ text: fitted.text, level: fitted.info, full, note: budgetNotice(fitted.info, full, budget) })
+  const done = (fitted: Rung<RenderLevel>): FittedSearch => ({ text: fitted.text, level: fitted.info, full, note: budgetNotice(fitted.info, full, budget, input.unserved) })
 
   const first = await fitLadder([() => rung(full), () => rung({ ...full, maxLine: 300 })], budget, tokenizer, signal)
   if (first.measured.fits) return done(first)

@@ -25,6 +25,8 @@ export interface RenderInput {
   callArgs: Record<string, unknown>
   /** Notices added by the tool (budget, clamps). */
   notices: string[]
+  /** Tools this server does not serve: the notices name none. */
+  unserved?: ReadonlySet<string>
 }
 
 // Not toLocaleString: its first call loads ICU data (~20 ms on the event loop).

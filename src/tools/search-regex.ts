@@ -79,7 +79,7 @@ export const searchRegex = defineTool({
     { comment: 'List the files that mention deprecated or legacy code, ignoring case', arguments: { pattern: 'deprecated|legacy', ignore_case: true, output_mode: 'files' } },
     { comment: 'A literal string with two lines of context, second page', arguments: { pattern: 'config.get(', literal: true, context_lines: 2, offset: 10 } }
   ],
-  async run (args, { signal }) {
+  async run (args, { signal, unserved }) {
     const { search, tokenizer, pattern } = args
     const literal = args.literal ?? false
     const mode = args.output_mode ?? 'content'
@@ -117,7 +117,7 @@ export const searchRegex = defineTool({
       max_response_tokens: args.max_response_tokens
     }, SearchRegexInput)
     if (page.hidden !== undefined) notices.push(hiddenNotice(page.hidden, callArgs))
-    const input: RenderInput = { page, pattern, literal, offset, pageSize, callArgs, notices }
+    const input: RenderInput = { page, pattern, literal, offset, pageSize, callArgs, notices, unserved }
     const items = mode === 'content' ? page.content.length : page.files.length
     const fitted = await fitSearch(input, items, contextLines, budget, tokenizer, signal)
     const { level } = fitted

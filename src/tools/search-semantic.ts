@@ -5,6 +5,7 @@ import type { SemanticRanking, SemanticSearch } from '../services/code-index/ind
 import type { CodeIndex } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from './code-index-common.js'
+import { pruneLines } from '../services/prune-mentions.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
 import { clockTime, counted } from './format.js'
 import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
@@ -40,7 +41,7 @@ interface Hit extends HybridHit { shown: string }
 function coverageNote (semantic: SemanticSearch, index: CodeIndex, ranking: SemanticRanking): string[] {
   if (ranking.wordsOnly !== undefined) {
     const { reason, retryAt } = ranking.wordsOnly
-    return [`Note: vectors are unavailable (EMBEDDINGS_FAILED: ${reason}) — ranked by words only, as search_code ranks; the server asks the provider again at ${clockTime(retryAt)} and embedding resumes when it answers.`]
+    return [`Note: vectors are unavailable (EMBEDDINGS_FAILED: ${reason}) — ranked by words only (as search_code ranks); the server asks the provider again at ${clockTime(retryAt)} and embedding resumes when it answers.`]
   }
   const s = semantic.status()
   const chunks = index.status().chunks
@@ -48,7 +49,7 @@ function coverageNote (semantic: SemanticSearch, index: CodeIndex, ranking: Sema
   const covered = `${s.vectors} of ${counted(chunks, 'chunk')} have vectors`
   const why = s.state === 'failed'
     ? `embedding is paused (${s.error ?? 'unknown error'}${s.retryAt === undefined ? '' : `; the provider is asked again at ${clockTime(s.retryAt)}`})`
-    : s.capped ? 'embeddingsMaxChunks is reached' : 'the rest are being embedded in the background'
+    : s.capped ? '--embeddings-max-chunks is reached' : 'the rest are being embedded in the background'
   return [`Note: ${covered} — ${why}; the others are found by their words only.`]
 }
 
@@ -66,8 +67,8 @@ export const searchSemantic = defineTool({
   timeoutHint: 'narrow it with path, or use search_code',
   whenUnavailable: {
     code: 'EMBEDDINGS_NOT_CONFIGURED',
-    message: 'search_semantic is not offered by this server: it needs an embeddings provider (embeddingsUrl and embeddingsModel) and the code index',
-    hint: 'search_code query="…" ranks code by its words; the server\'s operator can set WORKSPACE_MCP_EMBEDDINGS_URL and WORKSPACE_MCP_EMBEDDINGS_MODEL'
+    message: 'search_semantic is not offered by this server: it needs an embeddings provider (--embeddings-url and --embeddings-model) and the code index',
+    hint: 'search_code query="…" ranks code by its words; the server\'s operator can set them (or WORKSPACE_MCP_EMBEDDINGS_URL and WORKSPACE_MCP_EMBEDDINGS_MODEL)'
   },
   examples: [
     { comment: 'Find code by what it does', arguments: { query: 'where do we retry failed uploads' } },
@@ -88,18 +89,18 @@ export const searchSemantic = defineTool({
     }
     const page = paginate(hits, offset, pageSize, ranking.deeper)
     const termSet = new Set(terms)
-    const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx.signal)))
+    const snippets = await Promise.all(page.items.map(async hit => await snippetOf(workspace, hit, termSet, ctx)))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, SearchSemanticInput)
     const { text, pagination } = await fitPage(page.pagination, (kept, pagination, cut) => {
       const how = ranking.wordsOnly === undefined ? `by meaning (${semantic.status().model}) and by words, fused` : 'by words only (no vectors now)'
       const lines = [`# Code about "${query.slice(0, 200)}", best first — ${how}`, ...notes]
-      if (hits.length === 0) lines.push('Nothing indexed comes close. search_regex searches every file as text; list_directory shows what is there.')
+      if (hits.length === 0) lines.push(...pruneLines(['Nothing indexed comes close. search_regex searches every file as text; list_directory shows what is there.'], ctx.unserved))
       page.items.slice(0, kept).forEach((hit, i) => {
         const about = hit.similarity === undefined ? 'by words only' : `similarity ${hit.similarity.toFixed(2)}`
         lines.push(`${chunkHeading(hit)} (${about})`, ...snippets[i])
       })
       if (cut !== undefined) lines.push(cut)
-      if (kept > 0) lines.push(readWholeLine(page.items[0]))
+      if (kept > 0) lines.push(...readWholeLine(page.items[0], ctx.unserved))
       lines.push(pagingFooter('search_semantic', pagination, nextArgs, 'Chunks'))
       return lines.join('\n')
     }, 'chunk', budget, tokenizer, ctx.signal)

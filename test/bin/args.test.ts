@@ -3,6 +3,7 @@ import { ConfigSchema, configFlagName } from '../../src/config.js'
 import { commandHelp } from '../../src/bin/help.js'
 import { COMMAND_KEYS, HTTP_ONLY_KEYS, OWN_FLAGS, commandFlags, type CommandName } from '../../src/bin/command-flags.js'
 import { splitArgs } from '../../src/bin/command-runtime.js'
+import { runCli } from '../helpers/cli.js'
 
 // The offline commands' argument handling and help text, in-process: the spawned-bin tests
 // (test/bin/tools.test.ts, guide.test.ts) check the same through the shipped bundle.
@@ -93,4 +94,40 @@ t.test('the flags that change which tools exist are taken by every command that 
   }
   t.throws(() => commandFlags('tools', ['--port', '4000', '--allow-hard-links']),
     { message: /: --allow-hard-links does nothing for `workspace-mcp tools` \(read by: serve, stdio, index\); --port does nothing for `workspace-mcp tools` \(read by: serve\); `workspace-mcp tools --help`/ }, 'each ignored flag named once')
+})
+
+t.test('a misspelt flag names the command\'s closest flag; one too far from any is named alone', async (t) => {
+  t.throws(() => commandFlags('serve', ['--prot', '3000']), { code: 'APP_ERR_CONFIG_INVALID', message: /Unknown option '--prot' \(did you mean --port\?\)$/ })
+  t.throws(() => commandFlags('stdio', ['--exclude-tool=git_log']), { message: /Unknown option '--exclude-tool' \(did you mean --exclude-tools\?\)$/ })
+  t.throws(() => commandFlags('tools', ['--jsn']), { message: /\(did you mean --json\?\)$/ }, 'a command\'s own flag too')
+  t.throws(() => commandFlags('tools', ['--prot']), { message: /Unknown option '--prot' \(did you mean --root\?\)$/ }, 'only a flag the command reads: tools takes no --port')
+  t.throws(() => commandFlags('serve', ['--zzzzzzzzzz']), { message: /Unknown option '--zzzzzzzzzz'$/ })
+  t.throws(() => commandFlags('serve', ['stray']), { message: /Unexpected argument 'stray'/ }, 'another parse error is passed on as it is')
+})
+
+t.test('--tools and --exclude-tools: read by the commands that serve or print the tool list; check holds every tool', async (t) => {
+  for (const command of ['serve', 'stdio', 'tools', 'guide'] as const) {
+    for (const flag of ['--tools', '--exclude-tools']) t.match(commandHelp(command), `\n  ${flag} `, `${command}: ${flag}`)
+  }
+  t.notMatch(commandHelp('check'), /\n {2}--tools /)
+  t.notMatch(commandHelp('index'), /\n {2}--exclude-tools /)
+})
+
+t.test('the chosen tools over the command line: listed, the rest said to be left out; a typo is exit 2 with its fix', async (t) => {
+  const listed = await runCli(['tools', '--tools', 'read_files,list_directory,git_log', '--exclude-tools', 'git_log'])
+  const json = await runCli(['tools', '--json', '--exclude-tools', 'get_tool_usage_guide'])
+  const typo = await runCli(['tools', '--tools', 'read_file'])
+  const env = await runCli(['guide', '--exclude-tools', 'list_directory,find_files,search_regex'])
+  const command = await runCli(['serv'])
+
+  t.equal(listed.status, 0, listed.stderr)
+  t.match(listed.stdout, /^list_directory +navigation +List Directory\nread_files +read +Read Files\n/)
+  t.match(listed.stdout, /\ngit_log \(not listed: left out by --tools \/ --exclude-tools\)\n/)
+  t.notMatch(json.stdout, /get_tool_usage_guide/)
+  t.equal(typo.status, 2)
+  t.match(typo.stderr, /--tools \/ WORKSPACE_MCP_TOOLS: "read_file" is not a tool \(did you mean read_files\?\)/)
+  t.equal(env.status, 0)
+  t.notMatch(env.stdout, /\b(list_directory|find_files|search_regex)\b/, 'the guide names none of them')
+  t.equal(command.status, 2)
+  t.match(command.stderr, /^Unknown command 'serv' \(did you mean 'serve'\?\)\./)
 })

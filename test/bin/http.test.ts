@@ -84,7 +84,7 @@ t.test('serve refuses a non-loopback bind without allowedHosts, naming the setti
   const { code, output } = await serveRefused(['--host', '0.0.0.0', '--insecure-no-auth'])
 
   t.equal(code, 2)
-  t.match(output, /allowedHosts/)
+  t.match(output, /--allowed-hosts/)
   t.match(output, /WORKSPACE_MCP_ALLOWED_HOSTS/)
 })
 
@@ -208,11 +208,11 @@ t.test('an index that cannot be written leaves the server serving: the reason in
   const readyBody = await ready.body.json() as { status: string, degraded: string[] }
   const metrics = await (await request(`${url}/metrics`)).body.text()
 
-  t.match(info.structuredContent?.code_index, { state: 'unavailable', problem: /^the code index reached its size limit, indexMaxMb \(.* free; the index needs about .*\)\. search_regex searches the files themselves; the operator can raise --index-max-mb/ })
+  t.match(info.structuredContent?.code_index, { state: 'unavailable', problem: /^the code index reached its size limit, --index-max-mb \(.* free; the index needs about .*\)\. search_regex searches the files themselves; the operator can raise --index-max-mb/ })
   t.notMatch(JSON.stringify([info, symbol]), stateDir, 'no answer names the state folder\'s path')
   t.match(info.content[0].text, /\n- unavailable: the code index reached its size limit/)
   t.equal(symbol.isError, true)
-  t.match(symbol.content[0].text, /^ERROR INDEX_UNAVAILABLE: the code index reached its size limit, indexMaxMb .* Hint: search_regex searches the files themselves; the operator can raise --index-max-mb \(WORKSPACE_MCP_INDEX_MAX_MB\) .*; the server tries again at \d\d:\d\d:\d\d UTC\.$/)
+  t.match(symbol.content[0].text, /^ERROR INDEX_UNAVAILABLE: the code index reached its size limit, --index-max-mb .* Hint: search_regex searches the files themselves; the operator can raise --index-max-mb \(WORKSPACE_MCP_INDEX_MAX_MB\) .*; the server tries again at \d\d:\d\d:\d\d UTC\.$/)
   t.match(read.content[0].text, /int handler_1_0/, 'the other tools serve')
   t.equal(ready.statusCode, 200, 'ready: the pod still serves every other tool')
   t.match(readyBody, { status: 'ok', degraded: [/^code index unavailable: the code index reached its size limit/] })

@@ -46,7 +46,7 @@ t.test('the command builds, publishes one whole file (no log, no lock, no stagin
   fs.writeFileSync(blocked, '')
   const refused = await runCli(['index', '--root', root, '--state-dir', blocked, '--log-level', 'silent'])
   t.equal(refused.status, 2)
-  t.match(refused.stderr, /stateDir \(--state-dir \/ WORKSPACE_MCP_STATE_DIR\): .*a-file cannot be written, and an index in a temporary file would be gone at exit/)
+  t.match(refused.stderr, /--state-dir \/ WORKSPACE_MCP_STATE_DIR: .*a-file cannot be written, and an index in a temporary file would be gone at exit/)
 })
 
 t.test('a build waits for one holding the lease, and gives up after --wait; a failed build leaves the published index as it was', async (t) => {

@@ -41,5 +41,5 @@ t.test('pretty: pino-pretty lines, without colour when the destination is not a 
 t.test('an unknown log format is bad usage naming the choices', async (t) => {
   const run = await runCli(['serve', '--log-format', 'xml'])
   t.equal(run.status, 2)
-  t.match(run.stderr, /logFormat \(--log-format \/ WORKSPACE_MCP_LOG_FORMAT\): expected one of "auto", "json", "pretty"/)
+  t.match(run.stderr, /--log-format \/ WORKSPACE_MCP_LOG_FORMAT: expected one of "auto", "json", "pretty"/)
 })

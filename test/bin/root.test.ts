@@ -28,7 +28,7 @@ chmodSync(locked, 0o000)
 
 const NOBODY = 65534
 const asRoot = process.getuid?.() === 0
-const FLAG = /root \(--root \/ WORKSPACE_MCP_ROOT\)/
+const FLAG = /--root \/ WORKSPACE_MCP_ROOT/
 
 interface Run { code: number | null, signal: NodeJS.Signals | null, stderr: string, stdout: string }
 

@@ -73,14 +73,15 @@ t.test('top level: --help and --version print to stdout with exit 0; no command 
     const out = await run([typo])
     t.equal(out.status, 2, `${typo}: bad usage`)
     t.equal(out.stdout, '', typo)
-    t.match(out.stderr, new RegExp(`^Unknown command '${typo}'\\.\n\nUsage: workspace-mcp <command>`), `${typo}: named, then the usage`)
+    const fix = typo === 'serv' ? " \\(did you mean 'serve'\\?\\)" : ''
+    t.match(out.stderr, new RegExp(`^Unknown command '${typo}'${fix}\\.\n\nUsage: workspace-mcp <command>`), `${typo}: named${fix === '' ? '' : ' with its fix'}, then the usage`)
   }
 })
 
 t.test('an invalid choice names every valid one; --help shows each flag\'s range and choices', async (t) => {
   const mode = await run(['serve', '--mode', 'weird'])
   t.equal(mode.status, 2)
-  t.match(mode.stderr, /mode \(--mode \/ WORKSPACE_MCP_MODE\): expected one of "stateful", "stateless", received "weird"/)
+  t.match(mode.stderr, /--mode \/ WORKSPACE_MCP_MODE: expected one of "stateful", "stateless", received "weird"/)
   t.notMatch(mode.stderr, /union/)
   const help = (await run(['serve', '--help'])).stdout
   t.match(help, /--body-limit[^\n]*\n[^\n]*\(1024–104857600; default 4194304\)/)

@@ -53,7 +53,7 @@ t.test('every workspace-mcp command line the documents show names a command that
       if (found === null) continue
       const command = (found[1] ?? 'serve') as CommandName
       // The line's words up to the end of its code span, comment, table cell or JSON array; an Inspector's own flags end it too.
-      let words = (found[2] ?? found[3]).split(/[`#|\])]/)[0].replace(/[",]/g, ' ').split(/\s+/).filter(w => w !== '')
+      let words = (found[2] ?? found[3]).split(/[`#|\])]/)[0].replace(/"|,(?=\s|"|$)/g, ' ').split(/\s+/).filter(w => w !== '')
       if (line.includes('inspector') && words.includes('--method')) words = words.slice(0, words.indexOf('--method'))
       if (words.includes('--help')) continue
       seen++

@@ -170,8 +170,8 @@ export async function toolCodeOf (work: unknown): Promise<string> {
   }
 }
 
-/** A ToolContext for calling `tool.run(args, ctx)` directly in tests. */
-export function toolContext (signal: AbortSignal = new AbortController().signal): ToolContext {
+/** A ToolContext for calling `tool.run(args, ctx)` directly in tests; `unserved`: tools the server would not serve. */
+export function toolContext (signal: AbortSignal = new AbortController().signal, unserved: Iterable<string> = []): ToolContext {
   return {
     signal,
     log: pino({ level: 'silent' }),
@@ -180,7 +180,8 @@ export function toolContext (signal: AbortSignal = new AbortController().signal)
     client: { capabilities: {}, request: async () => ({}) },
     taskBudgetMs: undefined,
     input: undefined,
-    closeStream: () => {}
+    closeStream: () => {},
+    unserved: new Set(unserved)
   }
 }
 

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { createRegistry } from '../../src/mcp/registry.js'
+import { toolError } from '../../src/errors.js'
 import { defineTool, textResult, type AnyTool } from '../../src/tools/define-tool.js'
 import { testTools } from '../helpers/engine.js'
 import { systemClock } from '../../src/services/clock.js'
@@ -142,4 +143,58 @@ t.test('an injected service declared optional never gates its tool, and neither 
   t.same(without.tools[0].wire.inputSchema, { type: 'object', properties: {}, additionalProperties: false }, 'neither is published')
   const withClock = createRegistry({ tools: [createTool('needs_clock', false), createTool('may_use_clock', true)], services: { clock: systemClock } })
   t.same(withClock.tools.map(tool => tool.wire.name), ['needs_clock', 'may_use_clock'])
+})
+
+const named = (name: string, description: string, param = 'Query, e.g. "x"') => defineTool({
+  name,
+  title: name,
+  category: 'search',
+  description,
+  annotations: { readOnlyHint: true },
+  input: Type.Object({ q: Type.Optional(Type.String({ description: param })) }),
+  run: () => textResult('ok')
+})
+
+t.test('excluded tools: not listed, named in `excluded` and `unserved`, their calls answered by explainExcluded', async (t) => {
+  const tools = [
+    named('list_things', 'List things.'),
+    named('find_things', 'Find things by name.\n\nlist_things lists them all; get_thing shows one.', 'A name (list_things lists them), e.g. "a"'),
+    named('get_thing', 'Get one thing.\n\nfind_things finds it.', 'list_things lists them')
+  ]
+  const seen: Array<[string, string, string[]]> = []
+  const registry = createRegistry({
+    tools,
+    services: {},
+    excluded: new Set(['list_things']),
+    explainExcluded: (tool, category, served) => { seen.push([tool, category, served.map(e => e.name)]); return toolError('TOOL_EXCLUDED', `${tool} is left out`) },
+    lint: (entries) => entries.length === 3 ? [] : ['the lint holds every tool, excluded or not']
+  })
+  const listed = JSON.parse(registry.toolsListPage(undefined)).tools as Array<Record<string, any>>
+
+  t.same(listed.map(tool => tool.name), ['find_things', 'get_thing'])
+  t.same(registry.excluded, ['list_things'])
+  t.same([...registry.unserved], ['list_things'])
+  t.same(registry.catalog.unlisted(), ['list_things'])
+  t.equal(listed[0].description, 'Find things by name.\n\nget_thing shows one.', 'a description loses what names the excluded tool')
+  t.equal(listed[0].inputSchema.properties.q.description, 'A name, e.g. "a"', 'so does a parameter\'s')
+  t.equal(listed[1].inputSchema.properties.q.description, 'list_things lists them', 'a text that would be left empty stays whole')
+  t.equal(registry.catalog.entries()[0].description, listed[0].description, 'the catalog (the guide\'s source) is the published text')
+  t.same(seen, [['list_things', 'search', ['find_things', 'get_thing']]])
+  t.match(registry.unavailableError('list_things'), { toolCode: 'TOOL_EXCLUDED' })
+  t.equal(registry.closestTool('list_thingz'), undefined, 'a typo is never fixed to an excluded tool')
+})
+
+t.test('an excluded tool without explainExcluded is an unknown tool; a name registered twice is refused though excluded', async (t) => {
+  const registry = createRegistry({ tools: [named('list_things', 'List things.'), named('find_things', 'Find things.')], services: {}, excluded: new Set(['list_things']) })
+
+  t.equal(registry.unavailableError('list_things'), undefined)
+  t.equal(registry.catalog.manifestJson().includes('list_things'), false)
+  t.throws(() => createRegistry({ tools: [named('list_things', 'List things.'), named('list_things', 'Again.')], services: {}, excluded: new Set(['list_things']) }), { code: 'APP_ERR_TOOL_DUPLICATE' })
+})
+
+t.test('nothing unserved: the published texts are the definitions\' own', async (t) => {
+  const registry = createRegistry({ tools: [named('find_things', 'Find things.\n\nlist_things lists them.')], services: {} })
+
+  t.match(registry.catalog.manifestJson(), /list_things lists them\./)
+  t.same([...registry.unserved], [])
 })

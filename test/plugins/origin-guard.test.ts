@@ -75,7 +75,7 @@ t.test('allowedHosts extends the Host list; "*" allows any', async (t) => {
 })
 
 t.test('a non-loopback bind without allowedHosts is a boot error naming the setting', async (t) => {
-  await t.rejects(buildTestApp(t, { config: { host: '0.0.0.0', insecureNoAuth: true } }), { code: 'APP_ERR_CONFIG_INVALID', message: /allowedHosts/ })
+  await t.rejects(buildTestApp(t, { config: { host: '0.0.0.0', insecureNoAuth: true } }), { code: 'APP_ERR_CONFIG_INVALID', message: /--allowed-hosts/ })
 })
 
 t.test('isLoopbackHost knows the loopback names', async (t) => {

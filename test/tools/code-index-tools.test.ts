@@ -116,7 +116,7 @@ t.test('find_symbol: bodies within the budget, nothing found, bad names, paths o
   // One body bigger than the whole budget still goes out alone: every call moves forward.
   t.equal(data(await find(long, { name: 'wide', match: 'prefix', include_body: true, max_response_tokens: 1000 })).pagination.returned, 1)
   t.match(textOf(await find(long, { name: 'k', match: 'prefix', page_size: 1 })), /^# Definitions of prefix "k" — 5000\+ matches\n/)
-  t.match(textOf(await find(long, { name: 'big', include_body: true, max_response_tokens: 20000 })), /\n… 51 more lines: read_files files=\[\{"path":"big\.py","start_line":201,"end_line":251\}\]\n/)
+  t.match(textOf(await find(long, { name: 'big', include_body: true, max_response_tokens: 20000 })), /\n… 51 more lines \(read_files files=\[\{"path":"big\.py","start_line":201,"end_line":251\}\]\)\n/)
 })
 
 t.test('search_code: "retry upload" ranks retryFailedUpload first, with the lines that matched', async (t) => {
@@ -151,7 +151,7 @@ t.test('what an unavailable index says, for each way its store can fail: the sta
   const base = { stateDir: '/srv/state', file: '/srv/state/index-1.sqlite', detail: 'why' }
 
   t.equal(problemText({ ...base, kind: 'disk-full' }), 'the code index cannot be written: the disk of the state folder (--state-dir) is full')
-  t.equal(problemText({ ...base, kind: 'size-limit', freeBytes: 1024 }), 'the code index reached its size limit, indexMaxMb (1.0 KB free)')
+  t.equal(problemText({ ...base, kind: 'size-limit', freeBytes: 1024 }), 'the code index reached its size limit, --index-max-mb (1.0 KB free)')
   t.equal(problemText({ ...base, kind: 'read-only' }), 'the code index cannot be written: the state folder (--state-dir) is read-only or not writable by this server (why)')
   t.equal(problemText({ ...base, kind: 'io-error' }), 'the code index cannot be written: the disk of the state folder (--state-dir) failed with an I/O error (why)')
   t.equal(problemText({ ...base, kind: 'cannot-open' }), 'the code index file in the state folder (--state-dir) cannot be opened (why)')

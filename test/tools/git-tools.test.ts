@@ -138,6 +138,8 @@ t.test('git_show: a commit whole, a narrowed commit, patches left out with their
   const two = await gitShow.run({ ...fx.services, max_response_tokens: 2000 }, toolContext())
   t.match(textOf(two), new RegExp(`\\(patch of b\\.txt left out for the budget: git_diff from="${fx.hashes[0].slice(0, 12)}" to="[0-9a-f]{12}" path="b\\.txt"\\)`))
   t.match(structured(two).files, [{ path: 'a.txt', patch_shown: true }, { path: 'b.txt', patch_shown: false }])
+  const twoWithout = await gitShow.run({ ...fx.services, max_response_tokens: 2000 }, toolContext(undefined, ['git_diff']))
+  t.match(textOf(twoWithout), /\n\(patch of b\.txt left out for the budget\)$/, 'no call to a tool the server does not serve')
 
   const file = await gitShow.run({ ...fx.services, ref: fx.hashes[3], show: 'file', path: 'src/app.ts', start_line: 2, end_line: 4 }, toolContext())
   t.equal(textOf(file), `# src/app.ts at ${fx.hashes[3].slice(0, 12)} — lines 2–4 of 300\n\n2│line 2 of the app\n3│line 3 of the app\n4│line 4 of the app`)
@@ -297,7 +299,7 @@ t.test('large, wide and unusual commits: merges, empty commits, too many files, 
   gitCli(fx.root, ['add', 'many'])
   gitCli(fx.root, ['commit', '-qm', 'Many files'], '2024-06-06T10:00:00Z')
   const many = await gitShow.run({ ...fx.services, max_response_tokens: 20000 }, toolContext())
-  t.match(textOf(many), /## 201 files changed\n[^]*… and 1 more: git_diff pages through them, e\.g\. git_diff from="[0-9a-f]{12}" to="[0-9a-f]{12}" path="\."$/)
+  t.match(textOf(many), /## 201 files changed\n[^]*… and 1 more \(git_diff pages through them, e\.g\. git_diff from="[0-9a-f]{12}" to="[0-9a-f]{12}" path="\."\)$/)
   t.notMatch(textOf(many), /## Patch/)
   t.equal(structured(many).files.length, 200)
   const listed = await gitDiff.run({ ...fx.services, from: 'HEAD~1', to: 'HEAD', mode: 'stat', page_size: 200, max_response_tokens: 1000 }, toolContext())

@@ -1,6 +1,7 @@
 import t from 'tap'
-import { toolError, type NextStep } from '../../src/errors.js'
-import { withNextStep } from '../../src/tools/next-step.js'
+import { toolError, type NextStep, type ToolError } from '../../src/errors.js'
+import type { CatalogEntry } from '../../src/services/catalog.js'
+import { excludedError, withNextStep } from '../../src/tools/next-step.js'
 import { tools } from '../../src/tools/index.js'
 
 // Services name the next step by code; the tool layer writes the sentence, which names a tool that exists.
@@ -47,4 +48,33 @@ t.test('every step becomes one hint sentence naming a shipped tool, with or with
 t.test('an error without a next step, or with a hint already written, is left as it is', async (t) => {
   const written = toolError('INVALID_ARGUMENT', 'bad', 'call list_directory')
   t.equal(withNextStep(written).message, 'ERROR INVALID_ARGUMENT: bad. Hint: call list_directory.')
+})
+
+t.test('a hint names only served tools: a left-out tool\'s clause goes, the other alternatives stay', async (t) => {
+  const hint = (step: NextStep, unserved: string[]): string => withNextStep(toolError('PATH_NOT_FOUND', 'No file', { step }), new Set(unserved)).message
+
+  t.equal(hint('list-or-find', ['list_directory']), 'ERROR PATH_NOT_FOUND: No file. Hint: find_files finds it by name.')
+  t.equal(hint('list-or-find', ['find_files']), 'ERROR PATH_NOT_FOUND: No file. Hint: list_directory shows what exists.')
+  t.equal(hint('list-or-find', ['find_files', 'list_directory']), 'ERROR PATH_NOT_FOUND: No file.', 'no served alternative: no hint')
+  t.equal(hint('list-from-root', ['list_directory']), 'ERROR PATH_NOT_FOUND: No file. Hint: use a path relative to the workspace root, e.g. path="src".', 'a parenthesis naming it goes')
+  for (const step of Object.keys(EVERY_STEP) as NextStep[]) {
+    for (const name of TOOL_NAMES) t.notMatch(hint(step, [name]), new RegExp(`\\b${name}\\b`), `${step} without ${name}`)
+  }
+})
+
+t.test('a hint written as text loses what it says of a tool that is not served; others are left as they are', async (t) => {
+  const written = (): ToolError => toolError('NOT_A_DIRECTORY', 'path: "a" is a file', 'read it with read_files files=[{"path":"a"}], or get_file_info paths=["a"]')
+
+  t.equal(withNextStep(written(), new Set(['read_files'])).message, 'ERROR NOT_A_DIRECTORY: path: "a" is a file. Hint: get_file_info paths=["a"].')
+  t.equal(withNextStep(written(), new Set(['read_files', 'get_file_info'])).message, 'ERROR NOT_A_DIRECTORY: path: "a" is a file.')
+  t.equal(withNextStep(written(), new Set(['git_log'])).message, written().message, 'naming no unserved tool: unchanged')
+})
+
+t.test('a call to a left-out tool names the served tools of its category, else where the list is', async (t) => {
+  const entry = (name: string, category: string) => ({ name, category }) as CatalogEntry
+
+  t.equal(excludedError('git_log', 'history', [entry('git_show', 'history'), entry('git_diff', 'history')]).message,
+    'ERROR TOOL_EXCLUDED: git_log is not offered by this server: its operator left it out (--tools / --exclude-tools). Hint: the history tools it serves: git_show, git_diff.')
+  t.match(excludedError('git_log', 'history', [entry('get_workspace_info', 'guide')]).message, /Hint: get_workspace_info lists the tools it serves\.$/)
+  t.match(excludedError('git_log', 'history', [entry('read_files', 'read')]), { toolCode: 'TOOL_EXCLUDED', message: /Hint: tools\/list lists the tools it serves\.$/ })
 })

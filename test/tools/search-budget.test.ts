@@ -79,6 +79,8 @@ t.test('the note names only remedies for what was cut', async (t) => {
   t.equal(onlyResults, 'response budget of 20000 tokens: showing 20 of 50 results on this page (the footer\'s next call continues with the rest)')
   t.match(budgetNotice({ ...full, maxLine: 300 }, full, 20000), /lines cut to 300 chars — read whole lines with read_files$/)
   t.match(budgetNotice({ ...full, context: 1 }, full, 4000), /context cut to 1 line \(of 4\) — raise max_response_tokens \(up to 20000\), or lower page_size/)
+  t.match(budgetNotice({ ...full, maxLine: 300 }, full, 20000, new Set(['read_files'])), /lines cut to 300 chars$/, 'no remedy names a tool the server does not serve')
+  t.match(budgetNotice({ ...full, maxLine: 300 }, full, 4000, new Set(['read_files'])), /lines cut to 300 chars — raise max_response_tokens \(up to 20000\)$/)
 })
 
 t.test('structuredContent: line text in content mode, no count in files mode, and not much bigger than the text', async (t) => {

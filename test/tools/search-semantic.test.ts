@@ -108,10 +108,10 @@ t.test('search_semantic: pages are slices of one fused ranking; a small budget c
 t.test('search_semantic: coverage notes while vectors are missing; a provider down answers by words at once, saying why, after one try', async (t) => {
   const capped = await fixture(t, { embeddingsBatchSize: '1' }, 2)
   const partial = await search(capped, { query: 'request handler' })
-  t.match(textOf(partial), /\nNote: \d+ of \d+ chunks have vectors — embeddingsMaxChunks is reached; the others are found by their words only\.\n/)
+  t.match(textOf(partial), /\nNote: \d+ of \d+ chunks have vectors — --embeddings-max-chunks is reached; the others are found by their words only\.\n/)
   t.match(textOf(partial), /\(by words only\)/, 'a chunk found by its words alone says so')
   const info = await getWorkspaceInfo.run({ workspace: capped.workspace, search: { limits: { timeoutMs: 1, maxFileSize: '1M', cacheTtlMs: 1 }, engine: async () => ({ version: '1', source: 'x', pcre2Available: false }) }, tokenizer, catalog: { entries: () => [] }, codeIndex: capped.index, semantic: capped.semantic } as never, toolContext())
-  t.match(textOf(info), /\n- semantic search \(search_semantic\): model fake, 64 dimensions; \d+ of \d+ chunks have vectors; stopped at embeddingsMaxChunks\n/)
+  t.match(textOf(info), /\n- semantic search \(search_semantic\): model fake, 64 dimensions; \d+ of \d+ chunks have vectors; stopped at --embeddings-max-chunks\n/)
   t.match(data(info), { capabilities: { semantic_search: true }, embeddings: { state: 'ready', model: 'fake', dimensions: 64, vectors: Number } })
 
   const f = await fixture(t)
@@ -120,7 +120,7 @@ t.test('search_semantic: coverage notes while vectors are missing; a provider do
   const down = await search(f, { query: 'retry upload' })
   t.equal(f.fake.requests.length, asked + 1, 'one try (the server\'s settings retry a failed request 3 times; a query does not)')
   t.equal(paths(down)[0], 'src/upload.ts', 'found by its words')
-  t.match(textOf(down), /^# Code about "retry upload", best first — by words only \(no vectors now\)\nNote: vectors are unavailable \(EMBEDDINGS_FAILED: the provider answered HTTP 503: down \(503\)\) — ranked by words only, as search_code ranks; the server asks the provider again at \d\d:\d\d:\d\d UTC and embedding resumes when it answers\.\n## src\/upload\.ts:1-6 class Uploader \(by words only\)\n/)
+  t.match(textOf(down), /^# Code about "retry upload", best first — by words only \(no vectors now\)\nNote: vectors are unavailable \(EMBEDDINGS_FAILED: the provider answered HTTP 503: down \(503\)\) — ranked by words only \(as search_code ranks\); the server asks the provider again at \d\d:\d\d:\d\d UTC and embedding resumes when it answers\.\n## src\/upload\.ts:1-6 class Uploader \(by words only\)\n/)
   t.equal(data(down).results[0].similarity, undefined)
   t.ok(Value.Check(SearchSemanticOutput, data(down)))
   await search(f, { query: 'parse config' })
@@ -135,7 +135,7 @@ t.test('search_semantic: after an outage the server\'s probe resumes embedding, 
   const clock = manualTimers()
   const f = await fixture(t, { embeddingsDimensions: '64' }, 1000, clock.timers)
   f.fake.options.failWith = 503
-  t.match(textOf(await search(f, { query: 'retry upload' })), /\nNote: vectors are unavailable \(EMBEDDINGS_FAILED: the provider answered HTTP 503: down \(503\)\) — ranked by words only, as search_code ranks; the server asks the provider again at 12:01:00 UTC and embedding resumes when it answers\.\n/, 'the time of the next probe, from the injected clock')
+  t.match(textOf(await search(f, { query: 'retry upload' })), /\nNote: vectors are unavailable \(EMBEDDINGS_FAILED: the provider answered HTTP 503: down \(503\)\) — ranked by words only \(as search_code ranks\); the server asks the provider again at 12:01:00 UTC and embedding resumes when it answers\.\n/, 'the time of the next probe, from the injected clock')
   t.same(clock.delays, [60_000])
   f.fake.options.failWith = undefined
   const asked = f.fake.requests.length

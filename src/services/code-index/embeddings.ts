@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { APP_ERR_CONFIG_INVALID, toolError, type ToolError } from '../../errors.js'
-import { configEnvName, configFlagName, type Config } from '../../config.js'
+import { configLabel, type Config } from '../../config.js'
 
 /** The API shapes spoken: OpenAI's `/v1/embeddings` (Ollama's /v1, LM Studio, llama.cpp, vLLM) and Ollama's `/api/embed`. */
 export type EmbeddingsApi = 'openai' | 'ollama'
@@ -40,16 +40,15 @@ const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504])
  */
 export function embeddingsSettings (config: Pick<Config, 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsDimensions' | 'embeddingsBatchSize' | 'embeddingsTimeoutMs'>, env: NodeJS.ProcessEnv = process.env): EmbeddingsSettings | undefined {
   if (config.embeddingsUrl === '') return undefined
-  const label = (key: string): string => `${key} (${configFlagName(key)} / ${configEnvName(key)})`
   let url: URL
   try {
     url = new URL(config.embeddingsUrl)
   } catch {
-    throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsUrl')}: not a URL, received ${JSON.stringify(config.embeddingsUrl)}`)
+    throw new APP_ERR_CONFIG_INVALID(`${configLabel('embeddingsUrl')}: not a URL, received ${JSON.stringify(config.embeddingsUrl)}`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsUrl')}: must be http:// or https://, received ${JSON.stringify(url.protocol)}`)
-  if (url.username !== '' || url.password !== '') throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsUrl')}: must not hold credentials; put the API key in ${API_KEY_ENV}`)
-  if (config.embeddingsModel === '') throw new APP_ERR_CONFIG_INVALID(`${label('embeddingsModel')}: required with embeddingsUrl (e.g. text-embedding-3-small, nomic-embed-text)`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new APP_ERR_CONFIG_INVALID(`${configLabel('embeddingsUrl')}: must be http:// or https://, received ${JSON.stringify(url.protocol)}`)
+  if (url.username !== '' || url.password !== '') throw new APP_ERR_CONFIG_INVALID(`${configLabel('embeddingsUrl')}: must not hold credentials; put the API key in ${API_KEY_ENV}`)
+  if (config.embeddingsModel === '') throw new APP_ERR_CONFIG_INVALID(`${configLabel('embeddingsModel')}: required with --embeddings-url (e.g. text-embedding-3-small, nomic-embed-text)`)
   const path = url.pathname.replace(/\/+$/, '')
   const api: EmbeddingsApi = path.endsWith('/api/embed') ? 'ollama' : 'openai'
   if (api === 'openai' && !path.endsWith('/embeddings')) url.pathname = `${path === '' ? '/v1' : path}/embeddings`
@@ -232,7 +231,7 @@ export function vectorsOf (answer: unknown, api: EmbeddingsApi, count: number, d
   return raw.map((vector, i) => {
     if (vector.length === 0 || vector.length !== dims) {
       throw new Error(dimensions !== undefined && vector.length > 0
-        ? `vectors of ${vector.length} dimensions where ${dimensions} were asked for (the model ignores \`dimensions\`: leave embeddingsDimensions unset, or set it to ${vector.length})`
+        ? `vectors of ${vector.length} dimensions where ${dimensions} were asked for (the model ignores \`dimensions\`: leave --embeddings-dimensions unset, or set it to ${vector.length})`
         : `vector ${i} has ${vector.length} dimensions, vector 0 has ${dims}`)
     }
     for (const x of vector) if (!Number.isFinite(x)) throw new Error(`vector ${i} holds ${String(x)}`)

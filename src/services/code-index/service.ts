@@ -68,7 +68,7 @@ export function semanticService (config: Parameters<typeof embeddingsSettings>[0
   const settings = embeddingsSettings(config, env)
   if (settings === undefined) return undefined
   if (index === undefined) {
-    log.warn('search_semantic needs the code index (codeIndex on, SQLite and tree-sitter installed): not offered')
+    log.warn('search_semantic needs the code index (--code-index on, SQLite and tree-sitter installed): not offered')
     return undefined
   }
   // Said once at start, where an operator looks: with a provider elsewhere, the served code leaves this machine.

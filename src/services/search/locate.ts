@@ -17,7 +17,7 @@ async function executable (file: string): Promise<boolean> {
 export async function locateRg (explicit: string | undefined, roots: readonly string[]): Promise<{ rgPath: string, source: string }> {
   if (explicit !== undefined) {
     if (await executable(explicit)) return { rgPath: explicit, source: 'option' }
-    throw new Error(`ripgrepPath ${explicit} is not an executable file`)
+    throw new Error(`--ripgrep-path ${explicit} is not an executable file`)
   }
   try {
     const mod = await import('@vscode/ripgrep') as { rgPath: string }

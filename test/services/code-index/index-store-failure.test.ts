@@ -72,7 +72,7 @@ t.test('past its size limit the index is unavailable, not dead: the reason, the 
   t.match(status, { state: 'unavailable', problem: { kind: 'size-limit', stateDir, detail: /full/, neededBytes: Number, freeBytes: Number, retryAt: Number } })
   t.ok(status.failures >= 2, `a later scan tried again (${status.failures} failures)`)
   t.ok((status.problem?.neededBytes ?? 0) > 0, 'the space it needs, from the source the scan found')
-  await t.rejects(call, { toolCode: 'INDEX_UNAVAILABLE', message: /^ERROR INDEX_UNAVAILABLE: the code index reached its size limit, indexMaxMb \(.* free; the index needs about .*\)\. Hint: search_regex searches the files themselves; the operator can raise --index-max-mb/ })
+  await t.rejects(call, { toolCode: 'INDEX_UNAVAILABLE', message: /^ERROR INDEX_UNAVAILABLE: the code index reached its size limit, --index-max-mb \(.* free; the index needs about .*\)\. Hint: search_regex searches the files themselves; the operator can raise --index-max-mb/ })
 })
 
 /** A 1 MB tmpfs mounted on a new folder, or why there is none (the test then says so and skips). */

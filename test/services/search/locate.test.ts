@@ -18,7 +18,7 @@ function fakeRg (t: { teardown(fn: () => void): void }, output: string): string 
 t.test('an explicit path wins when it can run; otherwise the bundled binary', async (t) => {
   const rg = path.join(fakeRg(t, 'ripgrep 14.1.0'), 'rg')
   t.strictSame(await locateRg(rg, []), { rgPath: rg, source: 'option' })
-  await t.rejects(locateRg('/nonexistent/rg', []), { message: 'ripgrepPath /nonexistent/rg is not an executable file' }, 'a wrong setting is said at start, not at the first search')
+  await t.rejects(locateRg('/nonexistent/rg', []), { message: '--ripgrep-path /nonexistent/rg is not an executable file' }, 'a wrong setting is said at start, not at the first search')
   t.match(await locateRg(undefined, []), { source: '@vscode/ripgrep' })
 })
 
