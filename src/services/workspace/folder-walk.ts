@@ -65,14 +65,17 @@ const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(c
 /**
  * Opens a folder no-follow as a folder, then checks the descriptor's real path (`/proc/self/fd/N`) is inside
  * the root: what is listed through it is that folder, wherever its name points by then. A link swapped in is
- * ELOOP (noted as ESCAPED, as readDirectory does), a file, FIFO or device ENOTDIR, neither of them opened.
+ * ESCAPED (as readDirectory notes it), a file, FIFO or device ENOTDIR, none of them opened or followed.
  */
 function openFolder (path: string | Buffer, host: FolderWalkHost): number {
   let fd: number
   try {
     fd = fs.openSync(path, FOLDER)
   } catch (err) {
-    throw (err as NodeJS.ErrnoException).code === 'ELOOP' ? errno('ESCAPED') : err
+    // O_DIRECTORY answers a link with ENOTDIR: the no-follow lstat of the same name tells a link swapped in.
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true)) throw errno('ESCAPED')
+    throw err
   }
   let real: string
   try {
