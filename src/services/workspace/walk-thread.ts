@@ -61,12 +61,14 @@ export class WalkThreadError extends Error {}
  */
 export function createWalkThreads (size = Math.min(2, availableParallelism())): WalkThreads {
   const fail = (why: string): Error => new WalkThreadError(why)
+  // No walk is given a signal here (a stop goes through the buffer): a job can end only by the thread ending.
+  const ended = (): Error => fail('the walk thread stopped')
   const threads: Array<JobThread<WalkRequest, WalkAnswer>> = Array.from({ length: size }, () => createJobThread<WalkRequest, WalkAnswer>({
     url: threadModule('walk-worker', import.meta.url),
     name: 'walk-worker',
     data: {},
     heapMb: HEAP_MB,
-    errors: { failed: (why) => fail(why), stopped: () => fail('the walk thread stopped'), cancelled: () => fail('cancelled') }
+    errors: { failed: fail, stopped: ended, cancelled: ended }
   }))
   const queued = new Array<number>(size).fill(0)
   return {

@@ -28,7 +28,8 @@ export function walkHandler (): (request: WalkRequest) => Promise<WalkAnswer> {
       return { result }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
-      if (typeof code === 'string') return { failed: code }
+      // An fs code (ESCAPED is the jail's own); anything else, a tool error among them, is the request's error.
+      if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { failed: code }
       throw err
     }
   }
