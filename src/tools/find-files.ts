@@ -1,18 +1,13 @@
 import { Type } from '@sinclair/typebox'
-import picomatch from 'picomatch'
 import { toolError } from '../errors.js'
-import type { DirEntry } from '../services/workspace/index.js'
-import type { WalkEntry } from '../services/workspace/index.js'
+import { compileGlobs, type WalkEntry } from '../services/workspace/index.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { counted, formatBytes } from './format.js'
 import { compareText, formatCall, paginate, pagingFooter, PaginationOutput } from './paging.js'
 import { ignoredNotice } from './ignored-notice.js'
 
-/** Most globs per list, and most entries one search walks before it stops (total becomes a lower bound). */
-const MAX_GLOBS = 20
+/** Most entries one search walks before it stops (total becomes a lower bound). */
 const MAX_WALK_ENTRIES = 200_000
-// eslint-disable-next-line no-control-regex -- rejecting control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** structuredContent of find_files: locations and pagination only. */
 export const FindFilesOutput = Type.Object({
@@ -20,29 +15,6 @@ export const FindFilesOutput = Type.Object({
   files: Type.Array(Type.String(), { description: 'Matching paths on this page' }),
   pagination: PaginationOutput
 })
-
-type Matcher = (path: string) => boolean
-
-/** Compiles globs (picomatch); a glob without `/` matches the base name at any depth. */
-function compileGlobs (globs: string[], field: string): Matcher {
-  if (globs.length > MAX_GLOBS) {
-    throw toolError('TOO_MANY_ITEMS', `${field}: ${globs.length} globs given, at most ${MAX_GLOBS} per call`, 'split them over two calls')
-  }
-  const matchers = globs.map((glob, i) => {
-    const problem = glob.trim() === ''
-      ? 'is empty'
-      : CONTROL.test(glob)
-        ? 'contains a control character'
-        : glob.startsWith('/') || /(^|\/)\.\.(\/|$)/.test(glob) ? 'must be relative to path, without ".." or a leading "/"' : undefined
-    if (problem !== undefined) throw toolError('INVALID_GLOB', `${field}[${i}] ${JSON.stringify(glob)} ${problem}`, 'use a relative glob such as "**/*.ts" or "*.test.ts"')
-    try {
-      return picomatch(glob, { dot: true, strictBrackets: true, basename: !glob.includes('/') })
-    } catch (err) {
-      throw toolError('INVALID_GLOB', `${field}[${i}] ${JSON.stringify(glob)}: ${(err as Error).message}`, 'escape literal brackets or braces with a backslash, e.g. "\\\\[id\\\\].ts"')
-    }
-  })
-  return (path) => matchers.some(m => m(path))
-}
 
 /** Glob search over file paths: names only, never contents. */
 export const findFiles = defineTool({
@@ -72,26 +44,21 @@ export const findFiles = defineTool({
   ],
   async run (args, { signal }) {
     const { patterns, path = '.', exclude = [], include_hidden: includeHidden = false, respect_gitignore: respectGitignore = true, sort = 'path', page_size: pageSize = 100, offset = 0, workspace } = args
-    const matches = compileGlobs(patterns, 'patterns')
-    const excluded = exclude.length > 0 ? compileGlobs(exclude, 'exclude') : () => false
+    // Checked here, so a bad glob is the caller's error before any walk; the walk compiles them again where it runs.
+    compileGlobs(patterns, 'patterns')
+    compileGlobs(exclude, 'exclude')
     const dir = await workspace.resolve(path, { field: 'path' })
     if (!(await workspace.stat(dir)).isDirectory()) {
       throw toolError('NOT_A_DIRECTORY', `path: "${dir.requested}" is a file, not a folder`, 'pass the folder that contains it, e.g. path="." ')
     }
-    // Every walked entry's path starts with the folder's own (the walk builds it that way); over every
-    // root (the top of several), globs see each path after its root's `name:`, as they would in that root.
-    const overRoots = dir.relative === '.' && workspace.roots.length > 1
-    const local = (relative: string): string => relative.slice(overRoots ? relative.indexOf(':') + 1 : dir.base.length)
-    const either = (m: Matcher, relative: string): boolean => m(local(relative)) || m(relative)
-
     const walked = await workspace.walk({
       start: dir,
       maxDepth: Number.POSITIVE_INFINITY,
       includeHidden,
       respectGitignore,
       maxEntries: MAX_WALK_ENTRIES,
-      keepDir: (relative) => !either(excluded, relative),
-      keepEntry: (entry: DirEntry) => either(matches, entry.relative) && !either(excluded, entry.relative),
+      // Over every root (the top of several), globs see each path after its root's `name:`, as they would in that root.
+      match: { patterns, exclude, base: dir.base, overRoots: dir.relative === '.' && workspace.roots.length > 1 },
       // Only files are shown: a folder's size and mtime would be read for nothing.
       statDirs: false,
       signal

@@ -3,7 +3,7 @@ import { toolError } from '../errors.js'
 import type { WalkEntry } from '../services/workspace/index.js'
 import { defineTool, Inject, textResult } from './define-tool.js'
 import { counted, formatBytes } from './format.js'
-import { compareText, formatCall, paginate, pagingFooter, PaginationOutput } from './paging.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput } from './paging.js'
 import { ignoredNotice } from './ignored-notice.js'
 
 /** Most entries one listing walks before it stops (the total is then a lower bound). */
@@ -97,13 +97,6 @@ export const listDirectory = defineTool({
     if (!stats.isDirectory()) {
       throw toolError('NOT_A_DIRECTORY', `path: "${dir.requested}" is a file, not a directory`, `read it with read_files files=[{"path":"${dir.requested}"}], or get_file_info paths=["${dir.requested}"]`)
     }
-    const order = (a: WalkEntry, b: WalkEntry): number => {
-      const dirs = Number(b.kind === 'dir') - Number(a.kind === 'dir')
-      if (dirs !== 0) return dirs
-      if (sort === 'mtime' && a.mtimeMs !== b.mtimeMs) return b.mtimeMs - a.mtimeMs
-      if (sort === 'size' && a.size !== b.size) return b.size - a.size
-      return compareText(a.name, b.name)
-    }
     const walked = await workspace.walk({
       start: dir,
       maxDepth: depth,
@@ -113,7 +106,7 @@ export const listDirectory = defineTool({
       countAtLimit: true,
       resolveLinks: true,
       maxEntries: MAX_WALK_ENTRIES,
-      order,
+      sort,
       signal
     })
     const page = paginate(walked.entries, offset, pageSize, walked.truncated)

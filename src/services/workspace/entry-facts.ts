@@ -1,21 +1,10 @@
 import { constants as fsc, type Stats } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
-import type { FsOps } from './fs-ops.js'
+import { kindOf, type FsOps } from './fs-ops.js'
 import type { EntryKind } from './types.js'
 
 /** An entry opened to be described: read-only, never through a link, never waiting on a FIFO. */
 export const DESCRIBE_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK
-
-/** Entry kind of a Stats or Dirent. */
-export function kindOf (s: { isFile(): boolean, isDirectory(): boolean, isSymbolicLink(): boolean, isFIFO(): boolean, isSocket(): boolean, isBlockDevice(): boolean, isCharacterDevice(): boolean }): EntryKind {
-  if (s.isSymbolicLink()) return 'symlink'
-  if (s.isFile()) return 'file'
-  if (s.isDirectory()) return 'dir'
-  if (s.isFIFO()) return 'fifo'
-  if (s.isSocket()) return 'socket'
-  if (s.isBlockDevice() || s.isCharacterDevice()) return 'device'
-  return 'other'
-}
 
 /** What describing an entry found gives: its stats and kind, and what its content facts are read from. */
 export interface EntryFacts {

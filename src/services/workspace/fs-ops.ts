@@ -1,5 +1,6 @@
 import fs, { type Dirent, type Stats } from 'node:fs'
 import { lstat, open, readdir, readlink, type FileHandle } from 'node:fs/promises'
+import type { EntryKind } from './types.js'
 
 /** An open file or folder, as the jail's checks and a rule-file read use it (a FileHandle is one). */
 export interface Handle {
@@ -80,4 +81,15 @@ export interface EntryStats { size: number, mtimeMs: number }
 /** Size and mtime of each entry (of a link itself); size -1 for one that could not be read. */
 export async function statEntries (fs: FsOps, entries: ReadonlyArray<{ fsPath: string | Buffer }>): Promise<EntryStats[]> {
   return (await fs.lstatEach(entries.map(e => e.fsPath))).map(s => s === undefined ? { size: -1, mtimeMs: 0 } : { size: s.size, mtimeMs: s.mtimeMs })
+}
+
+/** Entry kind of a Stats or Dirent. */
+export function kindOf (s: { isFile(): boolean, isDirectory(): boolean, isSymbolicLink(): boolean, isFIFO(): boolean, isSocket(): boolean, isBlockDevice(): boolean, isCharacterDevice(): boolean }): EntryKind {
+  if (s.isSymbolicLink()) return 'symlink'
+  if (s.isFile()) return 'file'
+  if (s.isDirectory()) return 'dir'
+  if (s.isFIFO()) return 'fifo'
+  if (s.isSocket()) return 'socket'
+  if (s.isBlockDevice() || s.isCharacterDevice()) return 'device'
+  return 'other'
 }

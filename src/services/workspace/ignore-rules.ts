@@ -27,6 +27,51 @@ export interface IgnoreRules {
   explain(relative: string, isDirectory: boolean): Promise<IgnoreMatch | undefined>
   /** A listing of `dir` found no rule file there: its rules are none, with no attempt to open them. */
   noRuleFilesIn(dir: string): void
+  /** The rule sets that apply to the entries of `dir` (its ancestors' and its own), each with the path from its folder down. */
+  levelsFor(dir: string): Promise<readonly RuleLevel[]>
+}
+
+/** One folder's rule set, as it applies below one folder: `below` is the path from `dir` down to it (`a/b/`, or ''). */
+export interface RuleLevel {
+  rules: Ignore
+  dir: string
+  below: string
+}
+
+/** One folder's rule files, read by whoever listed it, in IGNORE_FILES order (a missing one left out). */
+export interface RuleText {
+  file: string
+  text: string
+}
+
+/** Parses a folder's rule files, each line marked with where it is written; null when there are none. */
+export function parseRules (dir: string, files: readonly RuleText[]): Ignore | null {
+  let rules: Ignore | null = null
+  for (const { file, text } of files) {
+    rules ??= ignore({ allowRelativePaths: true })
+    // One pattern per line, marked with where it is written, so a verdict can name its rule.
+    const source = dir === '.' ? file : `${dir}/${file}`
+    rules.add(text.split('\n').map((line, i) => ({ pattern: line.replace(/\r$/, ''), mark: `${source}:${i + 1}` })))
+  }
+  return rules
+}
+
+/**
+ * The verdict for one entry of the folder the levels apply to, without touching the disk: the rules of every
+ * level, deepest last, and the last decisive rule wins (and is returned). `.git/` is always ignored.
+ */
+export function decide (levels: readonly RuleLevel[], name: string, isDirectory: boolean): IgnoreMatch | undefined {
+  if (name === '.git' && isDirectory) return { where: 'built-in', pattern: '.git/' }
+  const leaf = isDirectory ? `${name}/` : name
+  let decided: IgnoreMatch | undefined
+  for (const { rules, dir, below } of levels) {
+    const result = rules.test(below + leaf)
+    // `ignore` returns the deciding rule with every ignored verdict; its type leaves it optional.
+    /* c8 ignore next */
+    if (result.ignored) decided = { where: result.rule?.mark ?? dir, pattern: result.rule?.pattern ?? '' }
+    else if (result.unignored) decided = undefined
+  }
+  return decided
 }
 
 /** Reads one rule file of a folder (relative to the root) through the workspace jail; undefined when absent. */
@@ -34,7 +79,7 @@ export type RuleFileReader = (dirRelative: string, name: string) => Promise<stri
 
 /** Rules that apply below one folder: each rule set with the path from its folder down to that one. */
 interface Chain {
-  levels: Array<{ rules: Ignore, dir: string, below: string }>
+  levels: RuleLevel[]
   /** When the first of its rule sets expires. */
   expires: number
 }
@@ -48,17 +93,13 @@ export function createIgnoreRules (read: RuleFileReader, now: () => number = Dat
   async function rulesFor (dir: string): Promise<CachedRules> {
     const hit = cache.get(dir)
     if (hit !== undefined && now() - hit.loadedAt < RULES_TTL_MS) return hit
-    let rules: Ignore | null = null
+    const files: RuleText[] = []
     for (const file of IGNORE_FILES) {
       // A missing or unreadable rule file means "no rules here", exactly as git and ripgrep treat it.
       const text = await read(dir, file)
-      if (text === undefined) continue
-      rules ??= ignore({ allowRelativePaths: true })
-      // One pattern per line, marked with where it is written, so a verdict can name its rule.
-      const source = dir === '.' ? file : `${dir}/${file}`
-      rules.add(text.split('\n').map((line, i) => ({ pattern: line.replace(/\r$/, ''), mark: `${source}:${i + 1}` })))
+      if (text !== undefined) files.push({ file, text })
     }
-    return remember(dir, rules)
+    return remember(dir, parseRules(dir, files))
   }
 
   function remember (dir: string, rules: Ignore | null): CachedRules {
@@ -86,17 +127,8 @@ export function createIgnoreRules (read: RuleFileReader, now: () => number = Dat
 
   /** Applies the rules of `dir` and every ancestor, deepest last: the last decisive rule wins (and is returned). */
   async function verdict (parent: string, name: string, isDirectory: boolean): Promise<IgnoreMatch | undefined> {
-    if (name === '.git' && isDirectory) return { where: 'built-in', pattern: '.git/' }
-    const leaf = isDirectory ? `${name}/` : name
-    let decided: IgnoreMatch | undefined
-    for (const { rules, dir, below } of (await chainFor(parent)).levels) {
-      const result = rules.test(below + leaf)
-      // `ignore` returns the deciding rule with every ignored verdict; its type leaves it optional.
-      /* c8 ignore next */
-      if (result.ignored) decided = { where: result.rule?.mark ?? dir, pattern: result.rule?.pattern ?? '' }
-      else if (result.unignored) decided = undefined
-    }
-    return decided
+    if (name === '.git' && isDirectory) return decide([], name, isDirectory)
+    return decide((await chainFor(parent)).levels, name, isDirectory)
   }
 
   /** The verdict for a whole path: git cannot re-include a file whose parent folder is excluded, so an ignored ancestor decides. */
@@ -114,6 +146,7 @@ export function createIgnoreRules (read: RuleFileReader, now: () => number = Dat
     isIgnored: async (relative, isDirectory) => await explain(relative, isDirectory) !== undefined,
     isIgnoredEntry: async (parent, name, isDirectory) => await verdict(parent, name, isDirectory) !== undefined,
     explain,
+    levelsFor: async (dir) => (await chainFor(dir)).levels,
     noRuleFilesIn (dir) {
       const hit = cache.get(dir)
       if (hit === undefined || now() - hit.loadedAt >= RULES_TTL_MS) remember(dir, null)

@@ -8,6 +8,7 @@ import type { IgnoreMatch } from './ignore-rules.js'
 import type { Limiter } from '../limiter.js'
 import type { PdfReader } from './pdf-text.js'
 import type { WalkOptions, WalkResult } from './walk.js'
+import type { WalkThreads } from './walk-thread.js'
 
 /** A path argument after resolution: inside the root, symlinks resolved. */
 export interface ResolvedPath {
@@ -165,4 +166,11 @@ export interface WorkspaceOptions {
   prefixed?: boolean
   /** The calls that list folders and read rule files (default: the promise ones). */
   listing?: FsOps
+  /**
+   * Where walks of more than one level run (default: threads shared by every workspace of the process). Only
+   * a walk given as data goes there; on a platform without /proc, or when the threads fail, a walk runs here.
+   */
+  walks?: WalkThreads
+  /** This workspace serves a walk thread: its walks run here, descriptor-relative (folder-walk.ts), with synchronous calls. */
+  walkHere?: boolean
 }

@@ -1,4 +1,5 @@
 import type { DirEntry, LinkTarget, WorkspaceService } from './workspace.js'
+import { withFilters, type GlobFilter, type WalkSort } from './walk-filter.js'
 
 /** One entry found by a walk. */
 export interface WalkEntry extends DirEntry {
@@ -39,8 +40,14 @@ export interface WalkOptions {
   /** false: folders' size and mtime are not read (size -1, mtime 0) — a caller that shows only files saves an lstat a folder. */
   statDirs?: boolean
   signal?: AbortSignal
+  /** Polled at every folder beside `signal` by a walk thread's walk: the name of why to stop, or undefined (see walk-thread.ts). */
+  stopped?: () => string | undefined
   /** Sorts siblings; the result is in pre-order, so this fixes the listing order. */
   order?: (a: WalkEntry, b: WalkEntry) => number
+  /** keepDir and keepEntry as data, for find_files' globs: a walk given only data can run on the walk threads. */
+  match?: GlobFilter
+  /** order as data (folders first, then this key): see `match`. */
+  sort?: WalkSort
 }
 
 /** An entry the ignore rules left out, named in a notice. */
@@ -66,7 +73,8 @@ export interface WalkResult {
   firstIgnoredDir?: IgnoredExample
 }
 
-const errText = (err: unknown): string => {
+/** Why a folder could not be listed, from its fs error's code. */
+export const errText = (err: unknown): string => {
   const code = (err as NodeJS.ErrnoException)?.code
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied'
   if (code === 'ENOENT') return 'removed while listing'
@@ -81,7 +89,7 @@ const NOT_READ = { size: -1, mtimeMs: 0 }
 const READ_AHEAD = 8
 
 /** What one folder adds to a walk's counts and examples: merged when the walk reaches it, so they come in pre-order. */
-type Skipped = Pick<WalkResult, 'skippedHidden' | 'skippedIgnored' | 'skippedIgnoredDirs' | 'firstIgnoredFile' | 'firstIgnoredDir'>
+export type Skipped = Pick<WalkResult, 'skippedHidden' | 'skippedIgnored' | 'skippedIgnoredDirs' | 'firstIgnoredFile' | 'firstIgnoredDir'>
 
 /** A folder's children as the walk will show them (and what it left out), or why it could not be listed. */
 type Prepared = { children: WalkEntry[], skipped: Skipped } | { error: unknown }
@@ -92,7 +100,8 @@ type Prepared = { children: WalkEntry[], skipped: Skipped } | { error: unknown }
  * The result is in pre-order whatever the read-ahead: up to READ_AHEAD sibling folders are listed while the
  * walk is inside an earlier one, so their disk waits overlap.
  */
-export async function walkTree (ws: WorkspaceService, opts: WalkOptions): Promise<WalkResult> {
+export async function walkTree (ws: WorkspaceService, options: WalkOptions): Promise<WalkResult> {
+  const opts = withFilters(options)
   const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
 
   /** Lists a folder, drops hidden and excluded entries, applies the ignore rules, then reads the rest's metadata. */

@@ -3,21 +3,24 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { toolError, type ToolError } from '../../errors.js'
 import { isOutside, walkBeneath, type Walked } from './beneath.js'
-import { DESCRIBE_FLAGS, entryFacts, kindOf } from './entry-facts.js'
+import { DESCRIBE_FLAGS, entryFacts } from './entry-facts.js'
 import { pinnedCursor, type PinnedCursor } from './pinned-cursor.js'
 import { createIgnoreRules, IGNORE_FILES } from './ignore-rules.js'
 import { createLimiter } from '../limiter.js'
 import { byteString, displayName, displayText, fsPathOf, parseName } from './path-names.js'
 import { openVerified, readVerified, type Containment, type Opened } from './open-verified.js'
-import { promiseFs, statEntries } from './fs-ops.js'
+import { kindOf, promiseFs, statEntries } from './fs-ops.js'
 import type { FileHandle } from 'node:fs/promises'
 import { constants as fsc } from 'node:fs'
 import { suggestPaths } from './suggest.js'
-import { walkTree } from './walk.js'
+import { walkTree, type WalkOptions, type WalkResult } from './walk.js'
+import { walkFolders, type FolderWalkHost } from './folder-walk.js'
+import { sharedWalkThreads, WalkThreadError } from './walk-thread.js'
 import type { LinkTarget, WorkspaceOptions, WorkspaceService } from './types.js'
 import { countLines, readLineWindow, sniffFile } from './file-lines.js'
 import { createPdfReader } from './pdf-text.js'
 
+export { kindOf }
 export type { DirEntry, EntryKind, InspectedPath, LinkTarget, PinnedPath, ResolvedPath, ResolveOptions, WorkspaceOptions, WorkspacePart, WorkspaceRoot, WorkspaceService } from './types.js'
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
@@ -31,8 +34,6 @@ const LARGE_READ_BYTES = 1024 * 1024
 const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException)?.code
 /** What opening an entry just looked at answers when it has changed since into a link, a socket or a device. */
 const CHANGED_SINCE = new Set(['ELOOP', 'ENXIO', 'ENODEV', 'EOPNOTSUPP'])
-
-export { kindOf }
 
 /** Joins a child's raw name onto a parent fs path, staying a string while everything is UTF-8. */
 function joinFs (parent: string | Buffer, name: Buffer): string | Buffer {
@@ -368,7 +369,7 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
     },
 
     entryStats: async (entries) => await statEntries(listing, entries),
-    walk: (options) => limiter.run('walk', options.signal, () => walkTree(service, options)),
+    walk: (options) => limiter.run('walk', options.signal, () => walkAnywhere(options)),
     sniff: sniffFile,
     readLines: (handle, size, sniff, request) => size <= LARGE_READ_BYTES
       ? readLineWindow(handle, size, sniff, request)
@@ -378,5 +379,35 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
     fsError
   }
   const ignoreRules = createIgnoreRules((dir, name) => readRuleFile(dir, name, RULE_FILE_BYTES))
+
+  const host: FolderWalkHost = {
+    inside: real => !isOutside(path.relative(rootBytes, real)),
+    childBase: relative => baseOf(own(relative)),
+    own,
+    rules: ignoreRules,
+    readLinkedRule: async relative => await service.readText(relative, RULE_FILE_BYTES),
+    linkTarget: service.linkTarget
+  }
+  const walks = opts.walkHere === true ? undefined : opts.walks ?? sharedWalkThreads()
+
+  /**
+   * A walk given as data, of more than one level, runs on a walk thread, descriptor-relative; one level (a thread
+   * hop costs more than one listing), or one given functions, runs here. A thread that fails hands the walk back.
+   */
+  async function walkAnywhere (options: WalkOptions): Promise<WalkResult> {
+    if (opts.walkHere === true) return await walkFolders(host, options)
+    const { signal, keepDir, keepEntry, order, stopped, ...spec } = options
+    if (walks !== undefined && process.platform === 'linux' && options.maxDepth > 1 && keepDir === undefined && keepEntry === undefined && order === undefined && stopped === undefined) {
+      try {
+        const answer = await walks.run({ path: root, name, prefixed: prefix !== '' }, spec, signal)
+        if ('result' in answer) return answer.result
+        throw fsError(Object.assign(new Error(answer.failed), { code: answer.failed }), options.start.relative)
+      } catch (err) {
+        if (!(err instanceof WalkThreadError)) throw err
+        log.warn({ err }, 'a walk thread failed; walking in the serving thread')
+      }
+    }
+    return await walkTree(service, options)
+  }
   return service
 }
