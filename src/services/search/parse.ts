@@ -54,42 +54,62 @@ export function cutLine (full: string, at: number | undefined): { text: string, 
   return { text: full.slice(start, start + MAX_LINE_CHARS), start }
 }
 
-const MATCH = Buffer.from('{"type":"match"')
-const CONTEXT = Buffer.from('{"type":"context"')
-const END = Buffer.from('{"type":"end"')
 const SUMMARY = Buffer.from('{"data":{"elapsed_total"')
 
 /** True for the `summary` event ripgrep writes last when a `--json` run completes (its absence means a cut run). */
 export function isSummaryRecord (record: Buffer): boolean {
-  return record.subarray(0, SUMMARY.length).equals(SUMMARY) || record.subarray(0, 19).toString('latin1') === '{"type":"summary"'
+  // ripgrep 15 writes the summary's data first; the type-first form is the other order JSON allows.
+  return record.subarray(0, SUMMARY.length).equals(SUMMARY) || recordKind(record) === 'summary'
+}
+
+/** The kind of a `rg --json` line, read from its first bytes. */
+export type RecordKind = 'begin' | 'match' | 'context' | 'end' | 'summary' | 'other'
+
+const TYPE_KEY = Buffer.from('{"type":"')
+const KIND_WORDS: Array<[RecordKind, Buffer]> = (['begin', 'match', 'context', 'end', 'summary'] as const).map(kind => [kind, Buffer.from(`${kind}"`)])
+
+/** The kind of a `rg --json` line, by comparing bytes in place (no allocation: this runs once per line of a possibly huge stream). */
+export function recordKind (record: Buffer): RecordKind {
+  if (record.compare(TYPE_KEY, 0, TYPE_KEY.length, 0, Math.min(record.length, TYPE_KEY.length)) !== 0) return 'other'
+  const at = TYPE_KEY.length
+  for (const [kind, word] of KIND_WORDS) {
+    if (record.length >= at + word.length && record.compare(word, 0, word.length, at, at + word.length) === 0) return kind
+  }
+  return 'other'
 }
 
 /** True when a `rg --json` line is a file's `end` event (which carries its matched-line count). */
 export function isEndRecord (record: Buffer): boolean {
-  // Byte checks, no allocation: this runs once per line of a possibly huge stream. Every event starts `{"type":"`.
-  return record.length > 13 && record[9] === 0x65 && record[10] === 0x6e && record[11] === 0x64 && record[12] === 0x22
+  return recordKind(record) === 'end'
 }
 
 /** Parses one `rg --json` line; begin/summary events are skipped without parsing. */
 export function parseRgJson (record: Buffer): RgEvent {
-  const isMatch = record.subarray(0, MATCH.length).equals(MATCH)
-  const isContext = !isMatch && record.subarray(0, CONTEXT.length).equals(CONTEXT)
-  if (!isMatch && !isContext) {
-    if (!record.subarray(0, END.length).equals(END)) return { type: 'other' }
-    const end = JSON.parse(record.toString('utf8')) as { data: { path: RgText, stats?: { matched_lines?: number } } }
-    return { type: 'end', path: displayPath(end.data.path), matchedLines: end.data.stats?.matched_lines ?? 0 }
-  }
+  const kind = recordKind(record)
+  if (kind === 'match' || kind === 'context') return { type: 'line', ...lineEvent(record, kind === 'match') }
+  if (kind !== 'end') return { type: 'other' }
+  const end = JSON.parse(record.toString('utf8')) as { data: { path: RgText, stats?: { matched_lines?: number } } }
+  return { type: 'end', path: displayPath(end.data.path), matchedLines: end.data.stats?.matched_lines ?? 0 }
+}
+
+/** The line of a `match` or `context` record whose kind the caller has read; throws when the record is not JSON. */
+export function parseLine (record: Buffer, match: boolean): SearchLine {
+  return lineEvent(record, match).line
+}
+
+function lineEvent (record: Buffer, match: boolean): { path: string, line: SearchLine } {
   const event = JSON.parse(record.toString('utf8')) as {
     data: { path: RgText, lines: RgText, line_number: number | null, submatches?: Array<{ start: number }> }
   }
   const d = event.data
   const full = lineText(d.lines)
   const { text, start } = cutLine(full, d.submatches?.[0]?.start)
-  return {
-    type: 'line',
-    path: displayPath(d.path),
-    line: { line: d.line_number ?? 0, text, start, length: full.length, match: isMatch }
-  }
+  return { path: displayPath(d.path), line: { line: d.line_number ?? 0, text, start, length: full.length, match } }
+}
+
+/** The display path of a `begin` event (a file's output starts with it); throws when the record is not JSON. */
+export function beginPath (record: Buffer): string {
+  return displayPath((JSON.parse(record.toString('utf8')) as { data: { path: RgText } }).data.path)
 }
 
 /** Splits a `--null` record of `rg --count` (`path\0count`, NUL present) into its parts; undefined for a count that is not a number. */

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { countRecordParser, parseRgJson } from '../../../src/services/search/parse.js'
+import { countRecordParser, isSummaryRecord, parseRgJson, recordKind } from '../../../src/services/search/parse.js'
 
 // ripgrep's JSON carries "arbitrary data" as {text} or {bytes}; its counts as `path\0count`. Records
 // missing an optional part parse to a defined value instead of throwing mid-search.
@@ -29,4 +29,14 @@ t.test('count records: a name split at its newline is joined back; a count that 
   t.same(next(Buffer.from('name\u00003')), { path: 'odd\\x0aname', count: 3 })
   t.equal(next(Buffer.from('b\u0000three')), undefined)
   t.same(next(Buffer.from('./c\u000012')), { path: 'c', count: 12 })
+})
+
+t.test('a record\'s kind is read from its first bytes; the summary in either key order', async (t) => {
+  const kinds = ['{"type":"begin","data":{}}', '{"type":"match"', '{"type":"context","data"', '{"type":"end"}', '{"type":"summary"}', '{"type":"matches"}', '{"type":"', '{"kind":"match"}', 'x']
+    .map(r => recordKind(Buffer.from(r)))
+
+  t.same(kinds, ['begin', 'match', 'context', 'end', 'summary', 'other', 'other', 'other', 'other'])
+  t.equal(isSummaryRecord(Buffer.from('{"data":{"elapsed_total":{"secs":0}},"type":"summary"}')), true, 'ripgrep 15\'s order')
+  t.equal(isSummaryRecord(Buffer.from('{"type":"summary","data":{}}')), true)
+  t.equal(isSummaryRecord(Buffer.from('{"type":"end","data":{}}')), false)
 })
