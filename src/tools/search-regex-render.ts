@@ -40,9 +40,15 @@ export function showLine (l: SearchLine, maxLine: number): string {
   return `${l.start > 0 ? '…' : ''}${text} … [line cut: ${fmt(shown)} of ${fmt(l.length)} chars shown]`
 }
 
+/** Items the service put on a page (content or files, by mode). */
+const itemsOf = (page: SearchPage): number => page.mode === 'content' ? page.content.length : page.files.length
+
 /** Pagination facts for the kept prefix of a page. */
 export function keptPagination (page: SearchPage, offset: number, pageSize: number, kept: number): Pagination {
-  const hasMore = offset + kept < page.total
+  // An empty page inside the set (its files no longer match: they changed since they were counted) is stepped over
+  // whole: a next call at the same offset would only repeat it.
+  const end = offset + (itemsOf(page) === 0 ? pageSize : kept)
+  const hasMore = end < page.total
   return {
     offset,
     page_size: pageSize,
@@ -50,8 +56,14 @@ export function keptPagination (page: SearchPage, offset: number, pageSize: numb
     total: page.total,
     total_is_lower_bound: page.totalIsLowerBound,
     has_more: hasMore,
-    next_offset: hasMore ? offset + kept : -1
+    next_offset: hasMore ? end : -1
   }
+}
+
+/** What an empty page says. */
+function emptyPage (page: SearchPage, offset: number): string {
+  if (page.total === 0) return page.hidden === undefined ? 'No matches.' : 'No matches in the files the ignore rules leave in (see the note above).'
+  return offset >= page.total ? 'No results on this page (offset is past the end).' : 'No results on this page: its files no longer match (they changed since the search was counted).'
 }
 
 function header (input: RenderInput): string {
@@ -105,14 +117,14 @@ function fileBody (items: FileItem[], mode: SearchPage['mode']): string[] {
 /** Renders one page at one level of detail: header, notices, results grouped by file, footer. */
 export function renderSearch (input: RenderInput, level: RenderLevel): string {
   const { page } = input
-  const items = page.mode === 'content' ? page.content.length : page.files.length
+  const items = itemsOf(page)
   const kept = Math.min(level.keep, items)
   const lines = [header(input)]
   for (const n of [...page.notices, ...input.notices]) lines.push(`> note: ${n}`)
   lines.push('')
   if (page.mode === 'content') lines.push(...contentBody(page.content.slice(0, kept), level))
   else lines.push(...fileBody(page.files.slice(0, kept), page.mode))
-  if (items === 0) lines.push(page.total > 0 ? 'No results on this page (offset is past the end).' : page.hidden === undefined ? 'No matches.' : 'No matches in the files the ignore rules leave in (see the note above).')
+  if (items === 0) lines.push(emptyPage(page, input.offset))
   lines.push('', pagingFooter('search_regex', keptPagination(page, input.offset, input.pageSize, kept), input.callArgs))
   return lines.join('\n')
 }

@@ -42,7 +42,7 @@ export function sseMessages (body: string): Array<Record<string, any>> {
   return body.split('\n').filter(line => line.startsWith('data: ') && line.length > 6).map(line => JSON.parse(line.slice(6)))
 }
 
-/** The lines a stdio server writes, collected as they arrive; `response(id)` waits (10 s at most) for the answer to `id`. */
+/** The lines a stdio server writes, collected as they arrive; `response(id)` waits (10 s unless told) for the answer to `id`. */
 export function stdoutLines (stream: Readable, describe: () => string) {
   const lines: string[] = []
   let partial = ''
@@ -54,8 +54,8 @@ export function stdoutLines (stream: Readable, describe: () => string) {
     lines.push(...parts)
     for (const wake of waiters.splice(0)) wake()
   })
-  async function response (id: number | string): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + 10000
+  async function response (id: number | string, waitMs = 10000): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + waitMs
     while (Date.now() < deadline) {
       for (const line of lines) {
         const msg = JSON.parse(line)

@@ -48,14 +48,14 @@ export function untracked (command: string, args: string[]): { command: string, 
   return { command: '/usr/bin/env', args: ['-u', 'NODE_OPTIONS', ...tapVars.flatMap(key => ['-u', key]), command, ...args] }
 }
 
-/** The command that runs `cli` with `args` in node: tracked by tap only for tsc's output, whose coverage counts. */
-export function cliCommand (cli: string, args: string[]): { command: string, args: string[] } {
-  return cli.startsWith(TSC_OUT) ? { command: process.execPath, args: [cli, ...args] } : untracked(process.execPath, [cli, ...args])
+/** The command that runs `cli` with `args` in node (after `nodeArgs`, e.g. a heap limit): tracked by tap only for tsc's output, whose coverage counts. */
+export function cliCommand (cli: string, args: string[], nodeArgs: string[] = []): { command: string, args: string[] } {
+  return cli.startsWith(TSC_OUT) ? { command: process.execPath, args: [...nodeArgs, cli, ...args] } : untracked(process.execPath, [...nodeArgs, cli, ...args])
 }
 
-/** Spawns `workspace-mcp stdio` (from `cli`), collecting stdout lines and stderr; killed on teardown. */
-export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, cli = CLI) {
-  const { command, args: argv } = cliCommand(cli, ['stdio', ...args])
+/** Spawns `workspace-mcp stdio` (from `cli`, node started with `nodeArgs`), collecting stdout lines and stderr; killed on teardown. */
+export function spawnStdio (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, cli = CLI, nodeArgs: string[] = []) {
+  const { command, args: argv } = cliCommand(cli, ['stdio', ...args], nodeArgs)
   const child: ChildProcessWithoutNullStreams = spawn(command, argv, {
     env: childEnv(cli, env),
     stdio: 'pipe'

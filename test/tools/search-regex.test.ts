@@ -159,3 +159,26 @@ t.test('files and count modes page 50 files by default, content mode 10 lines', 
   t.equal((await page({ output_mode: 'files' })).pagination.returned, 50)
   t.equal((await page({})).pagination.returned, 10)
 })
+
+t.test('a page whose files changed since they were counted is stepped over; a page cut short goes on after what it showed', async (t) => {
+  const files = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.txt`, 'needle\n'.repeat(5)]))
+  const workspace = await createWorkspace({ root: t.testdir(files), log })
+  // A tiny collection cap: the set is counted, and each page reads its window.
+  const search = await createSearch({ workspace, log, maxCollected: 4, maxPageBytes: 1000 })
+  const tokenizer = createTokenizer()
+  t.teardown(() => { search.close(); tokenizer.close().catch(() => {}) })
+  const run = (args: Record<string, unknown>) => searchRegex.run({ search, tokenizer, pattern: 'needle', ...args }, toolContext())
+
+  const cut = await run({ page_size: 20 })
+  for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(workspace.roots[0].path, `f${i}.txt`), 'hay\n')
+  const gone = await run({ page_size: 20, offset: 20 })
+
+  const p = (cut.structuredContent as { pagination: { returned: number, next_offset: number } }).pagination
+  t.ok(p.returned > 0 && p.returned < 20, `${p.returned} results fit what a page may hold`)
+  t.equal(p.next_offset, p.returned, 'the next call starts after the last result shown')
+  t.match(textOf(cut), /note: this page was cut at \d+ of 20 results: its lines would have taken more than/)
+  t.match(gone.structuredContent, { matches: [], pagination: { offset: 20, returned: 0, total: 30, has_more: false, next_offset: -1 } })
+  t.match(textOf(gone), /\nNo results on this page: its files no longer match \(they changed since the search was counted\)\.\n/)
+  const middle = await run({ page_size: 5, offset: 10 })
+  t.match(middle.structuredContent, { matches: [], pagination: { returned: 0, has_more: true, next_offset: 15 } }, 'stepped over, not repeated')
+})

@@ -3,7 +3,8 @@ import { compareText } from '../compare-text.js'
 import { countRecordParser, displayPath, isEndRecord, isSummaryRecord, parseRgJson, type RgEvent } from './parse.js'
 import { createLongRecordScanner } from './long-line.js'
 import { failedRun, inspectRun } from './inspect.js'
-import { makeSet, type FileEntry, type ResultSet } from './set.js'
+import { lineWeight, makeSet, type FetchedWindows, type FileEntry, type PageCut, type ResultSet, type WindowWant } from './set.js'
+import { windowCollector } from './window.js'
 import type { LongRecordSink, RgRun, RgSkipped } from './rg.js'
 import type { SearchTarget } from './target.js'
 
@@ -23,15 +24,20 @@ export interface PassContext {
   run(pass: Pass): Promise<RgRun>
   /** Pins the searched path again (later pages fetch lines after the first run's pin is closed). */
   pin(): Promise<SearchTarget>
+  /** The same context for a later call: a deadline of its own (a page read a minute on must not inherit the first call's). */
+  renewed(): PassContext
   timeoutMs: number
   maxCollected: number
   maxFiles: number
   maxCountingBytes: number
+  /** Bytes of lines one page may hold while its windows are read (past it, the page is cut). */
+  maxPageBytes: number
 }
 
 const MAX_FILE_SIZE = '10M'
 const MAX_NAMED_FILE_SIZE = '100M'
-const MAX_COLLECTED_BYTES = 48 * 1024 * 1024
+/** Bytes of lines the first pass holds (lineWeight) before it only counts: what a search keeps, whatever it finds. */
+const MAX_HELD_BYTES = 16 * 1024 * 1024
 const byPath = (a: { path: string }, b: { path: string }): number => compareText(a.path, b.path)
 const worst = (a: RgSkipped, b: RgSkipped): RgSkipped => ({ binary: Math.max(a.binary, b.binary), tooLarge: Math.max(a.tooLarge, b.tooLarge) })
 
@@ -70,12 +76,12 @@ function collector (target: SearchTarget, map: Map<string, Entry>, limit: number
       return true
     }
     entry.lines!.push(ev.line)
-    held += ev.line.text.length
+    held += lineWeight(ev.line)
     if (ev.line.match) {
       entry.count++
       state.matches++
     }
-    if (state.matches > limit || held > MAX_COLLECTED_BYTES) {
+    if (state.matches > limit || held > MAX_HELD_BYTES) {
       // Too many lines to hold: keep the complete files, and only count the rest (pages fetch them later).
       state.counting = true
       for (const e of map.values()) {
@@ -139,7 +145,8 @@ export async function searchContent (ctx: PassContext, req: Required<SearchReque
   const json = [...baseArgs(req, target.named), '--json']
   if (req.contextLines > 0) json.push('--context', String(req.contextLines))
   const byFile = new Map<string, Entry>()
-  const stage = collector(target, byFile, ctx.maxCollected, ctx.maxCountingBytes)
+  // A named file's one end event comes last: counting its JSON would only delay the --count pass that gives it.
+  const stage = collector(target, byFile, ctx.maxCollected, target.named ? 0 : ctx.maxCountingBytes)
   const first = await ctx.run({ target, args: [...json, '--', ...target.paths], separator: 10, onRecord: stage.onRecord, onLongRecord: stage.onLongRecord, signal })
   const verdict = inspectRun(first, req.pattern, notices, { json: first.end === 'exit', sawSummary: stage.state.summary, timeoutMs: ctx.timeoutMs, signal })
   let set: ResultSet
@@ -179,28 +186,36 @@ export async function searchContent (ctx: PassContext, req: Required<SearchReque
       unreadable: countVerdict.unreadable
     })
   }
-  set.fetch = (entries, fetchSignal) => fetchLines(ctx, json, req.pattern, entries, fetchSignal)
+  set.fetch = (wants, fetchSignal) => fetchWindows(ctx.renewed(), json, req, wants, fetchSignal)
   return set
 }
 
-/** Fetches the lines of some files of a counted set: the searched path is pinned again, the files named under it. */
-async function fetchLines (ctx: PassContext, json: string[], pattern: string, entries: FileEntry[], signal?: AbortSignal): Promise<void> {
+/**
+ * Reads the windows a page needs of some files of a counted set (the searched path pinned again, the files named
+ * under it), keeping only those lines; ripgrep is stopped once every window is complete.
+ */
+async function fetchWindows (ctx: PassContext, json: string[], req: Required<SearchRequest>, wants: WindowWant[], signal?: AbortSignal): Promise<FetchedWindows> {
   const target = await ctx.pin()
-  const got = new Map<string, Entry>()
+  const stage = windowCollector(target.toRelative, wants, req.contextLines, ctx.maxPageBytes)
+  // With nothing to run (no name could be passed), every window is complete, and empty.
+  let complete = true
+  let cut: PageCut | undefined
   try {
     // Names that cannot be passed as arguments (not UTF-8) stay empty.
-    const operands = entries.map(e => target.operand(e.path)).filter((o): o is string => o !== undefined)
+    const operands = wants.map(w => target.operand(w.entry.path)).filter((o): o is string => o !== undefined)
     if (operands.length > 0) {
-      const stage = collector(target, got, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY)
-      // For a folder the operands are relative to it; ripgrep prints them back as given (`./x`).
-      const r = await ctx.run({ target, args: [...json, '--', ...operands], separator: 10, onRecord: stage.onRecord, onLongRecord: stage.onLongRecord, signal })
-      const verdict = inspectRun(r, pattern, [], { json: r.end === 'exit', sawSummary: stage.state.summary, timeoutMs: ctx.timeoutMs, signal })
+      // For a folder the operands are relative to it; ripgrep prints them back as given (`./x`). One thread reads them
+      // in the page's order, so a read cut short (budget, deadline) has read the page's first files, not its last.
+      const r = await ctx.run({ target, args: [...json, '--threads', '1', '--', ...operands], separator: 10, onRecord: stage.onRecord, onLongRecord: stage.onLongRecord, signal })
+      const verdict = inspectRun(r, req.pattern, [], { json: r.end === 'exit', sawSummary: stage.sawSummary, timeoutMs: ctx.timeoutMs, signal })
       if (verdict.failed !== undefined) failedRun(verdict.failed, 0, [])
+      complete = r.end === 'exit'
+      cut = r.end === 'deadline' || r.end === 'shutdown' ? r.end : stage.overBudget ? 'budget' : undefined
     }
   } finally {
     await target.close()
   }
-  for (const e of entries) e.lines = got.get(e.path)?.lines ?? []
+  return { windows: stage.windows(complete), ...(cut === undefined ? {} : { cut }) }
 }
 
 /** Files and count modes: `--files-with-matches` or `--count`, paths only. */

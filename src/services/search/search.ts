@@ -6,7 +6,8 @@ import type { SearchLine } from './parse.js'
 import { locateRg, probeRg } from './locate.js'
 import { runRg } from './rg.js'
 import { probeHidden, searchContent, searchFiles, type Pass, type PassContext } from './passes.js'
-import { dropFiles, mergeSets, noticesOf, weightOf, type ResultSet } from './set.js'
+import { dropFiles, mergeSets, noticesOf, weightOf, type FileWindow, type PageCut, type ResultSet, type WindowWant } from './set.js'
+import { toolError } from '../../errors.js'
 import { pinTarget, type SearchTarget } from './target.js'
 import { recheckFiles } from './recheck.js'
 import type { WorkspacePart } from '../workspace/index.js'
@@ -21,8 +22,27 @@ const MAX_COUNTING_BYTES = 4 * 1024 * 1024
 const PROBE_HIDDEN_BELOW = 20
 /** Rounds of re-checking one page (each drops the failing files and slices again). */
 const MAX_RECHECK_ROUNDS = 8
+/** Bytes of lines one page may hold while it is read (100 matches with 10 lines of context each at 2,000 chars take ~8.5 MB). */
+const MAX_PAGE_BYTES = 16 * 1024 * 1024
 
 const CORES = availableParallelism()
+
+/** What a page's cut is measured against. */
+interface PageLimits { timeoutMs: number, pageBytes: number }
+
+/** Why a page was cut short, in words (its notice). */
+const CUT_REASONS: Record<PageCut, (limits: PageLimits) => string> = {
+  deadline: ({ timeoutMs }) => `reading its lines took longer than ${Math.round(timeoutMs / 1000)} s (a page deep in a file with many matches is read from the file's start)`,
+  shutdown: () => 'the server is shutting down',
+  budget: ({ pageBytes }) => `its lines would have taken more than the ${pageBytes / 1024 / 1024} MB a page may hold`
+}
+
+/** The error of a page cut before its first result (a budget cut keeps at least one, so it has none). */
+const CUT_ERRORS: Record<Exclude<PageCut, 'budget'>, (limits: PageLimits) => Error> = {
+  deadline: (limits) => toolError('TIMEOUT', `the lines of this page could not be read: ${CUT_REASONS.deadline(limits)}`,
+    'call again with a smaller offset, or narrow path or include (the count is cached: only the page is read again)'),
+  shutdown: (limits) => toolError('SHUTTING_DOWN', `the lines of this page could not be read: ${CUT_REASONS.shutdown(limits)}`, 'call it again: another replica, or this server once it is back, answers it')
+}
 
 /**
  * ripgrep threads for a child that starts while `running` searches hold a slot (itself included): a lone
@@ -67,6 +87,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
   /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
   function passContext (part: WorkspacePart, clock: { deadline?: number }): PassContext {
     return {
+      renewed: () => passContext(part, {}),
       // Every ripgrep child runs in a slot of the process-wide limiter (BUSY when its queue is full).
       run: (pass: Pass) => limiter.run('search', pass.signal, (running) => {
         clock.deadline ??= Date.now() + limits.timeoutMs
@@ -89,12 +110,17 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       timeoutMs: limits.timeoutMs,
       maxCollected: limits.maxCollected,
       maxFiles: limits.maxFiles,
-      maxCountingBytes: opts.maxCountingBytes ?? MAX_COUNTING_BYTES
+      maxCountingBytes: opts.maxCountingBytes ?? MAX_COUNTING_BYTES,
+      maxPageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES
     }
   }
 
-  async function contentPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<ContentItem[]> {
-    if (offset >= set.total) return []
+  /**
+   * The items of one content page. A file the first pass held whole gives its lines; the others are read for the
+   * page's window only. When that read was cut, the page ends at the cut: what comes after it is the next page's.
+   */
+  async function contentPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<{ items: ContentItem[], cut?: PageCut }> {
+    if (offset >= set.total) return { items: [] }
     // Binary search for the file holding item `offset`.
     let lo = 0
     let hi = set.files.length - 1
@@ -105,15 +131,23 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
     }
     const span: Array<{ file: ResultSet['files'][number], first: number }> = []
     for (let i = lo; i < set.files.length && set.prefix[i] < offset + pageSize; i++) span.push({ file: set.files[i], first: set.prefix[i] })
-    const missing = span.map(s => s.file).filter(f => f.lines === undefined)
-    if (missing.length > 0 && set.fetch !== undefined) await set.fetch(missing, signal)
+    const windows = new Map<ResultSet['files'][number], FileWindow>()
+    const wants: WindowWant[] = []
+    for (const { file, first } of span) {
+      if (file.lines !== undefined) windows.set(file, { first: 0, lines: file.lines, whole: true })
+      else wants.push({ entry: file, from: Math.max(0, offset - first), to: Math.min(file.count, offset + pageSize - first) })
+    }
+    // Only a counted set (which has a fetch) holds files without their lines.
+    const fetched = wants.length === 0 ? undefined : await (set.fetch as NonNullable<ResultSet['fetch']>)(wants, signal)
+    for (const [entry, window] of fetched?.windows ?? []) windows.set(entry, window)
     const items: ContentItem[] = []
     for (const { file, first } of span) {
-      // Lines are held, or were just fetched (a fetch sets them on every file it is given, [] when none match).
-      /* c8 ignore next */
-      const lines = file.lines ?? []
-      let index = first
-      for (let i = 0; i < lines.length && items.length < pageSize; i++) {
+      // Every file of the span has a window: held, or read (a fetch answers for every file it is given).
+      const { lines, first: shift, whole } = windows.get(file) as FileWindow
+      // A window cut short shows only the matches whose context below was read whole.
+      const below = whole ? Number.POSITIVE_INFINITY : (lines.at(-1)?.line ?? 0) - contextLines
+      let index = first + shift
+      for (let i = 0; i < lines.length && items.length < pageSize && lines[i].line <= below; i++) {
         if (!lines[i].match) continue
         if (index++ < offset) continue
         const hit = lines[i]
@@ -124,28 +158,30 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
         }
         items.push({ path: file.path, hit, context })
       }
+      if (!whole) break
     }
-    return items
+    return { items, ...(fetched?.cut === undefined ? {} : { cut: fetched.cut }) }
   }
 
   /** Slices a page, re-checks its files, and slices again without the ones that failed (they leave the set for good). */
-  async function checkedPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<{ content: ContentItem[], files: FileItem[] }> {
+  async function checkedPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<{ content: ContentItem[], files: FileItem[], cut?: PageCut }> {
     const checked = new Set<string>()
     for (let round = 0; ; round++) {
-      const content = set.mode === 'content' ? await contentPage(set, offset, pageSize, contextLines, signal) : []
+      const { items: content, cut } = set.mode === 'content' ? await contentPage(set, offset, pageSize, contextLines, signal) : { items: [] }
       const files = set.mode === 'content' ? [] : set.files.slice(offset, offset + pageSize)
       const paths = [...content, ...files].map(item => item.path).filter(p => !checked.has(p))
-      if (paths.length === 0) return { content, files }
+      const page = { content, files, ...(cut === undefined ? {} : { cut }) }
+      if (paths.length === 0) return page
       const verdicts = await recheckFiles(workspace, paths, signal)
       signal?.throwIfAborted()
       for (const p of paths) checked.add(p)
-      if (verdicts.size === 0) return { content, files }
+      if (verdicts.size === 0) return page
       dropFiles(set, verdicts)
       log.debug({ dropped: verdicts.size }, 'search results dropped by the re-check')
       if (round >= MAX_RECHECK_ROUNDS) {
         // Files keep failing (the tree is being changed under the server): show the page without them.
         const keep = (item: { path: string }): boolean => !verdicts.has(item.path)
-        return { content: content.filter(keep), files: files.filter(keep) }
+        return { ...page, content: content.filter(keep), files: files.filter(keep) }
       }
     }
   }
@@ -215,7 +251,14 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       }
       const start = Math.max(0, Math.floor(offset))
       const size = Math.max(1, Math.floor(pageSize))
-      const { content, files } = await checkedPage(set, start, size, req.contextLines, signal)
+      const { content, files, cut } = await checkedPage(set, start, size, req.contextLines, signal)
+      const notices = noticesOf(set)
+      if (cut !== undefined) {
+        const pageLimits = { timeoutMs: limits.timeoutMs, pageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES }
+        // A page cut before its first result would only repeat itself: the call fails, saying why.
+        if (content.length === 0 && cut !== 'budget') throw CUT_ERRORS[cut](pageLimits)
+        notices.push(`this page was cut at ${content.length} of ${size} results: ${CUT_REASONS[cut](pageLimits)} — the footer's next call continues after them`)
+      }
       return {
         mode: set.mode,
         content,
@@ -224,7 +267,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
         totalIsLowerBound: set.lowerBound,
         fileCount: set.files.length,
         lineCount: set.lineCount,
-        notices: noticesOf(set),
+        notices,
         cached,
         path: req.path,
         ...(set.hidden === undefined ? {} : { hidden: set.hidden })

@@ -7,8 +7,34 @@ export interface FileEntry {
   /** Path relative to the root, display form. */
   path: string
   count: number
-  /** Every line ripgrep printed for the file (matches and context), in order; absent until fetched. */
+  /** Every line ripgrep printed for the file (matches and context), in order; absent when the first pass only counted it. */
   lines?: SearchLine[]
+}
+
+/** The matching lines a page needs of one counted file: in-file indexes [from, to). */
+export interface WindowWant {
+  entry: FileEntry
+  from: number
+  to: number
+}
+
+/** The lines a page got of one file: from the context before its first wanted match to the context after its last. */
+export interface FileWindow {
+  /** In-file index of the first matching line in `lines` (a match before the wanted ones can be context). */
+  first: number
+  /** Matches and context lines, in order. */
+  lines: SearchLine[]
+  /** False when the read stopped before the window was complete: `lines` is what came before the cut. */
+  whole: boolean
+}
+
+/** Why a page's lines were cut short: the search's deadline, the server's shutdown, or the memory a page may hold. */
+export type PageCut = 'deadline' | 'shutdown' | 'budget'
+
+/** What a fetch got: a window for every file asked for, and why it stopped early, if it did. */
+export interface FetchedWindows {
+  windows: Map<FileEntry, FileWindow>
+  cut?: PageCut
 }
 
 /** Files taken out of a set after the search, by cause (counted in a notice). */
@@ -38,8 +64,8 @@ export interface ResultSet {
   dropped: Dropped
   /** Matching files hidden by ignore rules, when a probe looked for them. */
   hidden?: HiddenMatches
-  /** Fetches the lines of some files on demand (count-then-fetch strategy). */
-  fetch?: (entries: FileEntry[], signal?: AbortSignal) => Promise<void>
+  /** Reads the windows a page needs of counted files (count-then-fetch strategy); nothing is kept on the set. */
+  fetch?: (wants: WindowWant[], signal?: AbortSignal) => Promise<FetchedWindows>
 }
 
 /** A fresh set over sorted files; prefix sums for content mode. */
@@ -61,13 +87,18 @@ export function mergeSets (sets: ResultSet[]): ResultSet {
   })
   const hidden = sets.flatMap(s => s.hidden === undefined ? [] : [s.hidden])
   if (hidden.length > 0) merged.hidden = { ...hidden[0], files: hidden.reduce((n, h) => n + h.files, 0), lowerBound: hidden.some(h => h.lowerBound) }
-  merged.fetch = async (entries, signal) => {
+  merged.fetch = async (wants, signal) => {
+    const out: FetchedWindows = { windows: new Map() }
     for (const s of sets) {
       const mine = new Set(s.files)
-      const wanted = entries.filter(e => mine.has(e))
+      const wanted = wants.filter(w => mine.has(w.entry))
       // Only files without their lines are fetched, and only a counted set (which has a fetch) holds such files.
-      if (wanted.length > 0) await (s.fetch as NonNullable<ResultSet['fetch']>)(wanted, signal)
+      if (wanted.length === 0) continue
+      const got = await (s.fetch as NonNullable<ResultSet['fetch']>)(wanted, signal)
+      for (const [entry, window] of got.windows) out.windows.set(entry, window)
+      out.cut ??= got.cut
     }
+    return out
   }
   return merged
 }
@@ -106,12 +137,15 @@ export function noticesOf (set: ResultSet): string[] {
   return out
 }
 
+/** Approximate bytes one held line takes (its text as UTF-16, and the object). */
+export const lineWeight = (l: SearchLine): number => l.text.length * 2 + 64
+
 /** Approximate bytes a set holds (the cache's weight). */
 export function weightOf (set: ResultSet): number {
   let w = 1024
   for (const f of set.files) {
     w += f.path.length * 2 + 64
-    if (f.lines !== undefined) for (const l of f.lines) w += l.text.length * 2 + 64
+    if (f.lines !== undefined) for (const l of f.lines) w += lineWeight(l)
   }
   return w
 }

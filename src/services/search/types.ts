@@ -128,6 +128,8 @@ export interface CreateSearchOptions {
   cacheTtlMs?: number
   /** JSON bytes read in counting mode before a `--count` pass takes over (tests shrink it). */
   maxCountingBytes?: number
+  /** Bytes of lines one page may hold while its windows are read; past it the page is cut (tests shrink it). */
+  maxPageBytes?: number
   /** Process-wide bound on ripgrep children (default: a limiter of its own). */
   limiter?: Limiter
 }

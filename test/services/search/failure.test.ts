@@ -78,7 +78,8 @@ t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an ex
     fs.mkdirSync(path.join(fx.root, 'gen', `d${f % 5}`), { recursive: true })
     fs.writeFileSync(path.join(fx.root, 'gen', `d${f % 5}`, `f${f}.txt`), `needle ${f}\n`.repeat(6_000))
   }
-  const search = await createSearch({ workspace: fx.workspace, log, maxCollected: 1e9, cacheTtlMs: 60_000 })
+  // A generous deadline: the point is the kill, and a loaded machine must not cut the scans short first.
+  const search = await createSearch({ workspace: fx.workspace, log, maxCollected: 1e9, cacheTtlMs: 60_000, timeoutMs: 100_000 })
   t.teardown(() => search.close())
   // Not SIGSEGV: Rust's stack-overflow handler returns from a SEGV that is not a fault (the fake ripgrep above covers it).
   for (const sig of ['SIGKILL', 'SIGABRT'] as const) {

@@ -84,3 +84,51 @@ printf '%s\\n' '${matchEvent('./a.txt')}' '{"type":"summary","data":{}}'`)
 
   t.same(page.content.map(i => `${i.path}:${i.hit.line}:${i.hit.text}`), ['a.txt:1:hit'])
 })
+
+/** Real ripgrep, except that a page's read (a --json run naming files: `-- ./…`) leaves a mark and never answers. */
+const silentPageRg = (dir: string): { rg: string, marker: string } => {
+  const marker = path.join(dir, 'page-read')
+  return { rg: scriptRg(dir, 'silent-page-rg.sh', `case "$*" in *--json*"-- ./"*) : > '${marker}'; exec sleep 30;; esac\nexec '${rgPath}' "$@"`), marker }
+}
+
+t.test('a later page reads its window within a deadline of its own, not what is left of the first call\'s', async (t) => {
+  const timeoutMs = 2000
+  const fx = await fixture(t, { maxCollected: 5, timeoutMs })
+
+  const first = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 })
+  // The first call's deadline (set when its first ripgrep started, before it answered) is now past.
+  const past = Date.now() + timeoutMs
+  while (Date.now() <= past) await new Promise(resolve => setTimeout(resolve, past - Date.now() + 1))
+  const later = await fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 })
+
+  t.equal(first.totalIsLowerBound, false)
+  t.equal(later.cached, true, 'the counted set is paged')
+  // In path order, results 40–44 are the ninth file's: many/d2/f6.txt ('f10' sorts before 'f2').
+  t.same(later.content.map(i => `${i.path}:${i.hit.text}`), [0, 1, 2, 3, 4].map(n => `many/d2/f6.txt:needle 6-${n}`))
+  t.notMatch(later.notices.join('\n'), /cut|stopped|partial/)
+})
+
+t.test('a page whose read is stopped before its first result fails, saying why: the shutdown, or the deadline', async (t) => {
+  const dir = t.testdir()
+  const { rg, marker } = silentPageRg(dir)
+  const fx = await fixture(t, { maxCollected: 5, rgPath: rg, timeoutMs: 3000 })
+
+  const pending = fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }).then(() => 'answered', (err: Error) => err)
+  while (!fs.existsSync(marker)) await new Promise(resolve => setTimeout(resolve, 5))
+  fx.search.windDown()
+  const shutdown = await pending
+  const timeout = await fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }).then(() => 'answered', (err: Error) => err)
+
+  t.match(shutdown, { toolCode: 'SHUTTING_DOWN', message: /lines of this page could not be read: the server is shutting down/ })
+  t.match(timeout, { toolCode: 'TIMEOUT', message: /took longer than 3 s \(a page deep in a file with many matches is read from the file's start\)/ })
+})
+
+t.test('a page whose lines would pass what a page may hold is cut after its first results, and says where to go on', async (t) => {
+  const fx = await fixture(t, { maxCollected: 5, maxPageBytes: 400 })
+
+  const page = await fx.search.search({ pattern: 'needle' }, { offset: 10, pageSize: 20 })
+
+  t.equal(page.total, 60)
+  t.ok(page.content.length > 0 && page.content.length < 20, `${page.content.length} results`)
+  t.same(page.notices.filter(n => n.startsWith('this page')), [`this page was cut at ${page.content.length} of 20 results: its lines would have taken more than the ${400 / 1024 / 1024} MB a page may hold — the footer's next call continues after them`])
+})
