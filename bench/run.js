@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search and walk (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency and build-floor (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency and build-floor (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
 // retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp asks one tree.
-// `--bin` points the reads section at another build's dist/bin/cli.js.
+// `--bin` points the reads and search-memory sections at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -47,7 +47,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor'] : [])]
 const outFile = values.out ?? fileURLToPath(new URL(`results/${values.only === undefined ? 'latest' : sections.join('-')}.md`, import.meta.url))
 const log = (line) => process.stderr.write(line + '\n')
 
@@ -61,6 +61,7 @@ const runners = {
   guide: async () => (await import('./lib/guide-bench.js')).runGuideBench({ runs: options.runs }, log),
   limits: async () => (await import('./lib/limits-bench.js')).runLimitsBench({ duration: quick ? 4 : 10 }, log),
   reads: async () => (await import('./lib/reads-bench.js')).runReadsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
+  'search-memory': async () => (await import('./lib/search-memory-bench.js')).runSearchMemoryBench({ bin: values.bin, samples: quick ? 1 : 3 }, log),
   documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   index: async () => (await import('./lib/index-bench.js')).runIndexBench(log),
   semantic: async () => (await import('./lib/semantic-bench.js')).runSemanticBench(log),
