@@ -44,7 +44,7 @@ export interface WindowCollector {
  * page always shows at least its first one.
  */
 export function windowCollector (toRelative: (shown: string) => string, wants: WindowWant[], contextLines: number, maxBytes: number): WindowCollector {
-  const cursors = new Map<string, Cursor>(wants.map(want => [want.entry.path, { want, window: { first: want.from, lines: [], whole: false }, seen: 0, ring: [], hit: 0, after: 0 }]))
+  const cursors = new Map<string, Cursor>(wants.map(want => [want.entry.path, { want, window: { first: 0, lines: [], whole: false }, seen: 0, ring: [], hit: 0, after: 0 }]))
   let open = cursors.size
   let current: Cursor | undefined
   let held = 0
@@ -96,6 +96,7 @@ export function windowCollector (toRelative: (shown: string) => string, wants: W
     if (line === undefined) return true
     if (c.window.lines.length === 0) {
       // The first wanted match: the ring's lines within reach are its context (matches among them come first).
+      c.window.first = index
       for (const before of c.ring.map(lineOf)) {
         if (before === undefined || before.line < line.line - contextLines) continue
         keep(c, before)
