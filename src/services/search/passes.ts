@@ -1,10 +1,12 @@
+import type { Readable } from 'node:stream'
 import type { SearchRequest } from './types.js'
 import { compareText } from '../compare-text.js'
 import { countRecordParser, displayPath, isEndRecord, isSummaryRecord, parseRgJson, type RgEvent } from './parse.js'
 import { createLongRecordScanner } from './long-line.js'
 import { failedRun, inspectRun } from './inspect.js'
-import { lineWeight, makeSet, type FetchedWindows, type FileEntry, type PageCut, type ResultSet, type WindowWant } from './set.js'
-import { windowCollector } from './window.js'
+import { lineWeight, makeSet, type FetchedWindows, type FileEntry, type ResultSet, type WindowWant } from './set.js'
+import { cutOf, windowCollector } from './window.js'
+import { seekWindow } from './seek.js'
 import type { LongRecordSink, RgRun, RgSkipped } from './rg.js'
 import type { SearchTarget } from './target.js'
 
@@ -16,6 +18,8 @@ export interface Pass {
   separator: number
   onRecord: (record: Buffer) => boolean | undefined
   onLongRecord?: () => LongRecordSink
+  /** Bytes for ripgrep's stdin (the pass searches `-`). */
+  input?: Readable
   signal?: AbortSignal
 }
 
@@ -32,6 +36,8 @@ export interface PassContext {
   maxCountingBytes: number
   /** Bytes of lines one page may hold while its windows are read (past it, the page is cut). */
   maxPageBytes: number
+  /** A named file's window that starts this many matches in is sought (seek.ts), not read from the file's start. */
+  seekFrom: number
 }
 
 const MAX_FILE_SIZE = '10M'
@@ -192,30 +198,34 @@ export async function searchContent (ctx: PassContext, req: Required<SearchReque
 
 /**
  * Reads the windows a page needs of some files of a counted set (the searched path pinned again, the files named
- * under it), keeping only those lines; ripgrep is stopped once every window is complete.
+ * under it), keeping only those lines. A named file's window far into its matches is sought; any other is read
+ * from the files' start, and ripgrep stopped once every window is complete.
  */
 async function fetchWindows (ctx: PassContext, json: string[], req: Required<SearchRequest>, wants: WindowWant[], signal?: AbortSignal): Promise<FetchedWindows> {
   const target = await ctx.pin()
-  const stage = windowCollector(target.toRelative, wants, req.contextLines, ctx.maxPageBytes)
-  // With nothing to run (no name could be passed), every window is complete, and empty.
-  let complete = true
-  let cut: PageCut | undefined
   try {
-    // Names that cannot be passed as arguments (not UTF-8) stay empty.
-    const operands = wants.map(w => target.operand(w.entry.path)).filter((o): o is string => o !== undefined)
-    if (operands.length > 0) {
-      // For a folder the operands are relative to it; ripgrep prints them back as given (`./x`). One thread reads them
-      // in the page's order, so a read cut short (budget, deadline) has read the page's first files, not its last.
-      const r = await ctx.run({ target, args: [...json, '--threads', '1', '--', ...operands], separator: 10, onRecord: stage.onRecord, onLongRecord: stage.onLongRecord, signal })
-      const verdict = inspectRun(r, req.pattern, [], { json: r.end === 'exit', sawSummary: stage.sawSummary, timeoutMs: ctx.timeoutMs, signal })
-      if (verdict.failed !== undefined) failedRun(verdict.failed, 0, [])
-      complete = r.end === 'exit'
-      cut = r.end === 'deadline' || r.end === 'shutdown' ? r.end : stage.overBudget ? 'budget' : undefined
-    }
+    // A named file's set has that one file.
+    const sought = target.named && wants[0].from >= ctx.seekFrom ? await seekWindow(ctx, { plain: baseArgs(req, true), json }, req, target, wants[0], signal) : undefined
+    return sought ?? await readWindows(ctx, json, req, target, wants, signal)
   } finally {
     await target.close()
   }
-  return { windows: stage.windows(complete), ...(cut === undefined ? {} : { cut }) }
+}
+
+/** The windows read through from the files' start. */
+async function readWindows (ctx: PassContext, json: string[], req: Required<SearchRequest>, target: SearchTarget, wants: WindowWant[], signal?: AbortSignal): Promise<FetchedWindows> {
+  const stage = windowCollector(target.toRelative, wants, req.contextLines, ctx.maxPageBytes)
+  // Names that cannot be passed as arguments (not UTF-8) stay empty.
+  const operands = wants.map(w => target.operand(w.entry.path)).filter((o): o is string => o !== undefined)
+  // With nothing to run (no name could be passed), every window is complete, and empty.
+  if (operands.length === 0) return { windows: stage.windows(true) }
+  // For a folder the operands are relative to it; ripgrep prints them back as given (`./x`). One thread reads them
+  // in the page's order, so a read cut short (budget, deadline) has read the page's first files, not its last.
+  const r = await ctx.run({ target, args: [...json, '--threads', '1', '--', ...operands], separator: 10, onRecord: stage.onRecord, onLongRecord: stage.onLongRecord, signal })
+  const verdict = inspectRun(r, req.pattern, [], { json: r.end === 'exit', sawSummary: stage.sawSummary, timeoutMs: ctx.timeoutMs, signal })
+  if (verdict.failed !== undefined) failedRun(verdict.failed, 0, [])
+  const cut = cutOf(r.end, stage.overBudget)
+  return { windows: stage.windows(r.end === 'exit'), ...(cut === undefined ? {} : { cut }) }
 }
 
 /** Files and count modes: `--files-with-matches` or `--count`, paths only. */

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import type { Readable, Writable } from 'node:stream'
 import { setPriority } from 'node:os'
 import { toolError, type ToolError } from '../../errors.js'
 import { withoutServerPaths } from '../server-paths.js'
@@ -60,6 +61,8 @@ export interface RunRgOptions {
   live?: Set<number>
   /** Where the run registers how to end it early, as at its deadline (end 'shutdown': the server winds down). */
   stops?: Set<() => void>
+  /** Bytes for ripgrep's stdin (searched as `-`); destroyed when the run ends. */
+  input?: Readable
 }
 
 const STDERR_CAP = 16 * 1024
@@ -99,7 +102,7 @@ function lowerPriority (pid: number): void {
 
 /** Spawns ripgrep with an argument array (never a shell) and streams its stdout records to `onRecord`. */
 export function runRg (options: RunRgOptions): Promise<RgRun> {
-  const { rgPath, args, cwd, signal, deadline, separator, onRecord, onLongRecord, live, stops } = options
+  const { rgPath, args, cwd, signal, deadline, separator, onRecord, onLongRecord, live, stops, input } = options
   const maxRecord = options.maxRecordBytes ?? MAX_RECORD_BYTES
   const skipped: RgSkipped = { binary: 0, tooLarge: 0 }
   return new Promise<RgRun>((resolve) => {
@@ -107,7 +110,18 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
       resolve({ end: 'aborted', code: null, signal: null, truncated: false, stderr: '', bytes: 0, skipped })
       return
     }
-    const child = spawn(rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+    let child: ChildProcessByStdio<Writable | null, Readable, Readable>
+    if (input === undefined) {
+      child = spawn(rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+    } else {
+      const fed = spawn(rgPath, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true })
+      // ripgrep stops reading when it is stopped: a write to its closed stdin is expected, not an error. A source that
+      // fails ends the input; its owner (who listens for that) decides what the run is worth.
+      fed.stdin.on('error', () => {})
+      input.on('error', () => fed.stdin.end())
+      input.pipe(fed.stdin)
+      child = fed
+    }
     const pid = child.pid
     if (pid !== undefined) {
       live?.add(pid)
@@ -238,6 +252,7 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      input?.destroy()
       stops?.delete(atShutdown)
       signal?.removeEventListener('abort', onAbort)
       if (pid !== undefined) live?.delete(pid)

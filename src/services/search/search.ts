@@ -24,6 +24,8 @@ const PROBE_HIDDEN_BELOW = 20
 const MAX_RECHECK_ROUNDS = 8
 /** Bytes of lines one page may hold while it is read (100 matches with 10 lines of context each at 2,000 chars take ~8.5 MB). */
 const MAX_PAGE_BYTES = 16 * 1024 * 1024
+/** Matches into a named file from which a page's window is sought (a plain run, then stdin from there): below, reading ripgrep's JSON from the start costs less than the extra run. */
+const SEEK_FROM = 5000
 
 const CORES = availableParallelism()
 
@@ -101,6 +103,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
           separator: pass.separator,
           onRecord: pass.onRecord,
           onLongRecord: pass.onLongRecord,
+          input: pass.input,
           names: pass.target.names,
           live,
           stops: shared.stops
@@ -111,7 +114,8 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       maxCollected: limits.maxCollected,
       maxFiles: limits.maxFiles,
       maxCountingBytes: opts.maxCountingBytes ?? MAX_COUNTING_BYTES,
-      maxPageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES
+      maxPageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES,
+      seekFrom: opts.seekFrom ?? SEEK_FROM
     }
   }
 

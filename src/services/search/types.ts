@@ -130,6 +130,8 @@ export interface CreateSearchOptions {
   maxCountingBytes?: number
   /** Bytes of lines one page may hold while its windows are read; past it the page is cut (tests shrink it). */
   maxPageBytes?: number
+  /** Matches into a named file from which a page's window is sought instead of read from the start (tests shrink it). */
+  seekFrom?: number
   /** Process-wide bound on ripgrep children (default: a limiter of its own). */
   limiter?: Limiter
 }

@@ -1,7 +1,7 @@
 import { beginPath, isSummaryRecord, parseLine, recordKind, type SearchLine } from './parse.js'
 import { createLongRecordScanner } from './long-line.js'
-import { lineWeight, type FileEntry, type FileWindow, type WindowWant } from './set.js'
-import type { LongRecordSink } from './rg.js'
+import { lineWeight, type FileEntry, type FileWindow, type PageCut, type WindowWant } from './set.js'
+import type { LongRecordSink, RgEnd } from './rg.js'
 
 /** A line as it arrived: the raw record (parsed only if it is kept) or a long record already scanned. */
 type Arrived = Buffer | SearchLine
@@ -158,4 +158,10 @@ export function windowCollector (toRelative: (shown: string) => string, wants: W
     get overBudget () { return overBudget },
     windows: (complete) => new Map([...cursors.values()].map(c => [c.want.entry, { ...c.window, whole: c.window.whole || complete }]))
   }
+}
+
+/** Why a read of windows was cut short, from how its run ended and whether it passed its budget; undefined when it was not. */
+export function cutOf (end: RgEnd, overBudget: boolean): PageCut | undefined {
+  if (end === 'deadline' || end === 'shutdown') return end
+  return overBudget ? 'budget' : undefined
 }

@@ -9,16 +9,17 @@ import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { runs } from '../../helpers/property.js'
 
 // The paging class: any page (page_size, offset, context_lines) of any small file or folder equals what reading the
-// files gives, whether the first pass held the lines or only counted them (then each page reads its window), and
-// whatever a page may hold (a cut page is a prefix of the right one, and says so).
+// files gives, whether the first pass held the lines or only counted them (then each page reads its window, from the
+// files' start or, far into a named file, from where a plain run found it starts), and whatever a page may hold (a
+// cut page is a prefix of the right one, and says so).
 
 const log = pino({ level: 'silent' })
 
-/** The lines of a file as ripgrep numbers them (a last line without its newline is a line too). */
+/** The lines of a file as ripgrep numbers them (a last line without its newline is a line too), as shown (no CR before a newline). */
 const linesOf = (content: string): string[] => {
   const lines = content.split('\n')
   if (content.endsWith('\n')) lines.pop()
-  return lines
+  return lines.map((line, i) => i < lines.length - 1 || content.endsWith('\n') ? line.replace(/\r$/, '') : line)
 }
 
 /** Every matching line of `files` (sorted by name) with its context, computed from the text. */
@@ -40,7 +41,7 @@ function reference (files: Array<[string, string]>, contextLines: number) {
 
 const shown = (page: SearchPage) => page.content.map(item => ({ path: item.path, line: item.hit.line, context: item.context.map(c => [c.line, c.text, c.match]) }))
 
-const line = fc.array(fc.constantFrom('x', 'y', ' ', 'é'), { maxLength: 5 }).map(cs => cs.join(''))
+const line = fc.array(fc.constantFrom('x', 'y', ' ', 'é', '\r'), { maxLength: 5 }).map(cs => cs.join(''))
 const file = fc.tuple(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean()).map(([lines, newline]) => lines.join('\n') + (newline ? '\n' : ''))
 
 t.test('any page of any small file or folder equals the reference read from the files', async (t) => {
@@ -59,7 +60,9 @@ t.test('any page of any small file or folder equals the reference read from the 
     fc.option(fc.integer({ min: 1, max: 8 }), { freq: 4 }),
     fc.option(fc.integer({ min: 0, max: 400 })),
     fc.option(fc.integer({ min: 200, max: 1500 })),
-    async (contents, named, contextLines, pageSize, offsets, maxCollected, maxCountingBytes, maxPageBytes) => {
+    // A named file's window from this many matches in is sought (a plain run, then stdin), not read from the start.
+    fc.option(fc.integer({ min: 0, max: 4 })),
+    async (contents, named, contextLines, pageSize, offsets, maxCollected, maxCountingBytes, maxPageBytes, seekFrom) => {
       const dir = `run-${run++}`
       const files: Array<[string, string]> = (named ? contents.slice(0, 1) : contents).map((content, i) => [`${dir}/${'abc'[i]}.txt`, content])
       fs.mkdirSync(path.join(root, dir))
@@ -72,7 +75,8 @@ t.test('any page of any small file or folder equals the reference read from the 
         timeoutMs: 100_000,
         ...(maxCollected === null ? {} : { maxCollected }),
         ...(maxCountingBytes === null ? {} : { maxCountingBytes }),
-        ...(maxPageBytes === null ? {} : { maxPageBytes })
+        ...(maxPageBytes === null ? {} : { maxPageBytes }),
+        ...(seekFrom === null ? {} : { seekFrom })
       })
       try {
         // Several pages of one search: the first runs it, the others page the cached set.

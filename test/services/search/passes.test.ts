@@ -132,3 +132,16 @@ t.test('a page whose lines would pass what a page may hold is cut after its firs
   t.ok(page.content.length > 0 && page.content.length < 20, `${page.content.length} results`)
   t.same(page.notices.filter(n => n.startsWith('this page')), [`this page was cut at ${page.content.length} of 20 results: its lines would have taken more than the ${400 / 1024 / 1024} MB a page may hold — the footer's next call continues after them`])
 })
+
+t.test('a counted file whose name is not UTF-8 cannot be named to ripgrep: its page shows nothing, and is not an error', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.mkdirSync(path.join(fx.root, 'odd'))
+  for (const n of [1, 2]) fs.writeFileSync(Buffer.concat([Buffer.from(path.join(fx.root, 'odd') + '/'), Buffer.from([0xff]), Buffer.from(`${n}.txt`)]), 'needle\n'.repeat(3))
+  const search = await createSearch({ workspace: fx.workspace, log, maxCollected: 1 })
+  t.teardown(() => search.close())
+
+  const page = await search.search({ pattern: 'needle', path: 'odd' }, { offset: 0, pageSize: 2 })
+
+  t.equal(page.total, 6, 'counted')
+  t.same(page.content, [])
+})
