@@ -13,6 +13,7 @@ import type { Session } from '../src/mcp/session.js'
 import { routeMessage, type Envelope, type RoutingHeaders } from '../src/mcp/era.js'
 import { rejected } from '../src/mcp/modern.js'
 import { classify, invalidMessage, type Classified } from '../src/mcp/wire.js'
+import { settledWithin } from '../src/mcp/idle.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
 import { createSessionTable, principalOf, taskOwnerOf, type HttpSession, type SessionTableOptions } from './http-sessions.js'
@@ -365,11 +366,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
 
   app.decorate('mcpDrain', async (graceMs: number): Promise<boolean> => {
     startDraining()
-    const until = Date.now() + graceMs
     // A body still arriving is waited for too: it is then answered (503 for a request) rather than cut off.
-    const busy = (): boolean => slots.inflight + slots.receiving > 0
-    while (busy() && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 25))
-    return !busy()
+    return await settledWithin(slots.idle(), graceMs)
   })
   app.decorate('mcpDraining', { getter: () => closing })
   app.decorate('mcpStats', () => ({ sessions: table.count(), inflight: slots.inflight, receiving: slots.receiving }))

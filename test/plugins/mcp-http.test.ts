@@ -2,7 +2,8 @@ import t from 'tap'
 import { Agent, request } from 'undici'
 import { buildTestApp } from '../helpers/build-app.js'
 import { openSession, postMcp, rpcOverHttp, sseMessages } from '../helpers/rpc.js'
-import { testTools } from '../helpers/engine.js'
+import { gatedTool, testTools } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 import { Type } from '@sinclair/typebox'
 import { defineTool, textResult } from '../../src/tools/define-tool.js'
 
@@ -299,7 +300,8 @@ t.test('GET and DELETE need a known session id', async (t) => {
 })
 
 t.test('close() drains: an in-flight call finishes, a request queued behind it gets a JSON-RPC 503', { timeout: 15000 }, async (t) => {
-  const { app } = await buildTestApp(t)
+  const gated = gatedTool()
+  const { app } = await buildTestApp(t, { tools: [...testTools, gated.tool] })
   const base = await app.listen({ host: '127.0.0.1', port: 0 })
   const sid = await openSession(app)
   // One connection, pipelined: the second request reaches the server only after the first answers.
@@ -307,19 +309,44 @@ t.test('close() drains: an in-flight call finishes, a request queued behind it g
   const pool = new Pool(base, { connections: 1, pipelining: 2 })
   const headers = { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': sid }
 
-  const slow = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 300 } } }) })
+  const slow = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'gated', arguments: {} } }) })
   const queued = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })
-  await new Promise(resolve => setTimeout(resolve, 100))
+  await waitUntil(() => gated.started === 1, 'the first call to reach its tool')
   const closed = app.close()
+  await waitUntil(() => app.mcpDraining, 'the drain to begin')
+  gated.release()
   const [first, second] = await Promise.all([slow, queued])
 
   t.equal(first.statusCode, 200)
-  t.match(await first.body.json(), { id: 1, result: { content: [{ text: 'finished' }] } })
+  t.match(await first.body.json(), { id: 1, result: { content: [{ text: 'released' }] } })
   t.equal(second.statusCode, 503)
   t.equal(second.headers['retry-after'], '1')
   t.match(await second.body.json(), RPC_SHAPE)
   await closed
   await pool.destroy()
+})
+
+t.test('mcpDrain answers true as the last request in flight is answered, however long its grace', { timeout: 15000 }, async (t) => {
+  const gated = gatedTool()
+  const { app } = await buildTestApp(t, { config: { mode: 'stateless' }, tools: [...testTools, gated.tool] })
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const call = (id: number) => request(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'gated', arguments: {} } }) })
+  const calls = [call(1), call(2)]
+  await waitUntil(() => gated.started === 2, 'both calls to reach their tool')
+  let drained: boolean | undefined
+
+  const drain = app.mcpDrain(3_600_000).then(ok => { drained = ok })
+  await new Promise(resolve => setImmediate(resolve))
+  const still = drained
+  gated.release()
+  const answers = await Promise.all(calls)
+  await drain
+
+  t.equal(still, undefined, 'two requests in flight: the drain waits')
+  t.equal(drained, true, 'the drain ended with the last answer, an hour before its grace would have')
+  t.strictSame(answers.map(a => a.statusCode), [200, 200])
+  t.equal(app.mcpStats().inflight, 0)
+  await Promise.all(answers.map(a => a.body.dump()))
 })
 
 t.test('while draining, a new GET stream gets 503 with Retry-After and Connection: close', async (t) => {
