@@ -188,20 +188,21 @@ t.test('the session cap answers initialize with 503 and Retry-After', async (t) 
 })
 
 t.test('an idle session expires and later use answers 404; one in use lives on', async (t) => {
-  const { app } = await buildTestApp(t, { config: { sessionIdleMs: 100 } })
+  // Idle time is measured on a clock the test moves; the real sweep (every 50 ms here) only looks.
+  let now = Date.UTC(2026, 0, 1)
+  const { app } = await buildTestApp(t, { config: { sessionIdleMs: 100 }, services: { clock: { now: () => now } } })
   const sid = await openSession(app)
   const active = await openSession(app)
 
-  // The sweeper runs every 50 ms: over 400 ms several sweeps run, while the other session is used every 40 ms.
-  for (let waited = 0; waited < 400; waited += 40) {
-    await new Promise(resolve => setTimeout(resolve, 40))
-    await postMcp(app, { jsonrpc: '2.0', id: waited, method: 'ping' }, { 'mcp-session-id': active })
-  }
-  const idle = await postMcp(app, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': sid })
-  const used = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': active })
+  now += 60
+  await postMcp(app, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': active })
+  now += 60
+  await waitUntil(() => app.mcpStats().sessions === 1, 'the sweep to end the session idle for 120 ms')
+  const idle = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': sid })
+  const used = await postMcp(app, { jsonrpc: '2.0', id: 3, method: 'ping' }, { 'mcp-session-id': active })
 
   t.equal(idle.statusCode, 404)
-  t.equal(used.statusCode, 200, 'the session in use was kept')
+  t.equal(used.statusCode, 200, 'the session used 60 ms ago was kept')
 })
 
 t.test('PUT on the endpoint answers 405 with Allow', async (t) => {
