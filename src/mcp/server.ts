@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js'
+import { DEFAULT_CALL_LOG_LEVEL } from '../config.js'
 import { createFeatureHandlers, type FeatureHandlers } from './features.js'
 import { Deadlines } from './deadlines.js'
 import { TASK_DEFAULTS, Tasks, type TaskSettings } from './tasks.js'
@@ -37,7 +38,7 @@ export interface McpServerOptions {
   instructions?: string
   /** Per-call deadline in milliseconds. */
   toolTimeoutMs?: number
-  /** Level of the per-call outcome log line. */
+  /** Level of the per-call outcome log line. Default: the config's (debug). */
   callLogLevel?: 'debug' | 'info'
   /** Cache hints on 2026-07-28 results. */
   cache?: CacheHints
@@ -136,7 +137,7 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     instructions: options.instructions,
     capabilities,
     toolTimeoutMs: options.toolTimeoutMs ?? 30000,
-    callLogLevel: options.callLogLevel ?? 'info',
+    callLogLevel: options.callLogLevel ?? DEFAULT_CALL_LOG_LEVEL,
     calls: new RunningSet(),
     deadlines: new Deadlines(),
     modern: createModernShared(registry, options.info, capabilities, options.cache),

@@ -175,6 +175,7 @@ t.test('every call logs tool, durationMs and outcome', async (t) => {
 
   const calls = engine.lines.filter(l => l.msg === 'tool call')
   t.match(calls, [{ tool: 'echo_text', outcome: 'ok', durationMs: Number }, { tool: 'echo_text', outcome: 'invalid_arguments' }])
+  t.strictSame(calls.map(l => l.level), [20, 20], 'at debug unless configured: the engine has the config\'s default')
 })
 
 t.test('the per-tool deadline aborts the signal and returns a TIMEOUT tool error', async (t) => {
