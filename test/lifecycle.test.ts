@@ -22,6 +22,7 @@ async function collect (): Promise<void> {
   const gc = vm.runInNewContext('gc') as () => void
   for (let i = 0; i < 2; i++) {
     gc()
+    // Not a wait for the collection (gc() is synchronous): the finalizers it queued run as tasks of later turns.
     await new Promise(resolve => setTimeout(resolve, 50))
   }
 }
