@@ -146,19 +146,14 @@ t.test('a client that accepts only JSON gets a plain JSON response even when the
 })
 
 t.test('a request the client cancels ends its POST with 202 and no body (spec: a cancelled request has no response)', async (t) => {
-  const { app } = await buildTestApp(t)
+  const { app, runtime } = await buildTestApp(t)
   const sid = await openSession(app)
   const headers = { 'mcp-session-id': sid, accept: 'application/json' }
 
-  let settled = false
   const call = postMcp(app, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 30_000 } } }, headers)
-    .finally(() => { settled = true })
-  // The cancellation may overtake the call's registration; an unknown id is ignored, so repeat (bounded).
-  for (let i = 0; i < 200; i++) {
-    if (settled) break
-    await postMcp(app, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }, headers)
-    await new Promise(resolve => setTimeout(resolve, 10))
-  }
+  // A cancellation that overtook the call's registration would be ignored (an unknown id): sent once it runs.
+  await waitUntil(() => runtime.server.activeCalls().length === 1, 'the call to run')
+  await postMcp(app, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }, headers)
   const res = await call
 
   t.equal(res.statusCode, 202)
@@ -391,7 +386,7 @@ t.test('over maxInflightRequests a POST gets 503 + Retry-After: 1 before its bod
   const first = post(call(1, { progressToken: 'p' }))
   const second = post(call(2))
   const running = (): number => started
-  for (let i = 0; i < 200 && running() < 2; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await waitUntil(() => running() === 2, 'both held calls to run')
   t.equal(started, 2, 'both held calls are running')
 
   const refused = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }))
