@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { APP_ERR_CLIENT_SESSION_LIMIT, APP_ERR_SESSION_LIMIT, APP_ERR_SESSION_NOT_FOUND, APP_ERR_SESSION_REQUIRED, APP_ERR_SESSION_STORE_UNAVAILABLE } from '../src/errors.js'
 import type { Logger } from '../src/logger.js'
 import type { Degradations } from '../src/services/degradations.js'
+import { systemClock, type Clock } from '../src/services/clock.js'
 import type { McpServer } from '../src/mcp/server.js'
 import type { Session } from '../src/mcp/session.js'
 import type { Principal } from './auth.js'
@@ -45,6 +46,8 @@ export interface SessionTableOptions {
   checkMs?: number
   /** Where a shared store that fails is reported (component `session-store`), and its recovery. */
   degradations: Pick<Degradations, 'report' | 'recover'>
+  /** What idle expiry and store checks measure time by. Default: the system clock. */
+  clock?: Clock
 }
 
 const STORE_FAULT = 'the shared session store fails: new sessions, and sessions this replica has not confirmed lately, answer 503; the others keep serving'
@@ -67,7 +70,7 @@ const sessionOwner = (principal: Principal, session: string): TaskOwner => ({ pr
 
 /** The stateful sessions of one HTTP endpoint: creation under the global and per-client caps, lookup bound to the principal, idle expiry. */
 export function createSessionTable (options: SessionTableOptions) {
-  const { server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store, checkMs = 5000, degradations } = options
+  const { server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store, checkMs = 5000, degradations, clock = systemClock } = options
   const sessions = new Map<string, HttpSession>()
   /** Live sessions (and initializes in progress) per principal id. */
   const perClient = new Map<string, number>()
@@ -83,7 +86,7 @@ export function createSessionTable (options: SessionTableOptions) {
     // The earliest a current session can expire; clients should not hammer a full server.
     let oldest = Infinity
     for (const s of sessions.values()) if (s.session.inflightCount === 0 && s.lastSeen < oldest) oldest = s.lastSeen
-    const ms = oldest === Infinity ? sessionIdleMs : oldest + sessionIdleMs - Date.now()
+    const ms = oldest === Infinity ? sessionIdleMs : oldest + sessionIdleMs - clock.now()
     return String(Math.min(3600, Math.max(1, Math.ceil(ms / 1000))))
   }
 
@@ -114,7 +117,7 @@ export function createSessionTable (options: SessionTableOptions) {
 
   /** A local entry for a session initialized elsewhere (from the shared record). */
   function adopt (id: string, record: SessionRecord): HttpSession {
-    const entry = { id, lastSeen: Date.now(), standalone: undefined, connection: undefined, principal: record.principal, confirmed: Date.now(), savedLogLevel: record.logLevel } as HttpSession
+    const entry = { id, lastSeen: clock.now(), standalone: undefined, connection: undefined, principal: record.principal, confirmed: clock.now(), savedLogLevel: record.logLevel } as HttpSession
     entry.session = server.openSession({ stateless: false, log: log.child({ session: id.slice(0, 8) }), owner: sessionOwner(record.principal, id) })
     entry.session.restore(record)
     sessions.set(id, entry)
@@ -126,7 +129,7 @@ export function createSessionTable (options: SessionTableOptions) {
   async function find (id: string): Promise<HttpSession | undefined> {
     let entry = sessions.get(id)
     if (store === undefined) return entry
-    if (entry !== undefined && Date.now() - entry.confirmed < checkMs) return entry
+    if (entry !== undefined && clock.now() - entry.confirmed < checkMs) return entry
     let record: SessionRecord | undefined
     try {
       record = await store.load(id)
@@ -147,7 +150,7 @@ export function createSessionTable (options: SessionTableOptions) {
       entry.session.restore(record)
       entry.savedLogLevel = record.logLevel
     }
-    entry.confirmed = Date.now()
+    entry.confirmed = clock.now()
     detached(store.touch(id, sessionIdleMs))
     return entry
   }
@@ -172,7 +175,7 @@ export function createSessionTable (options: SessionTableOptions) {
       if ((perClient.get(principal.id) ?? 0) >= maxSessionsPerClient) {
         throw Object.assign(new APP_ERR_CLIENT_SESSION_LIMIT(String(maxSessionsPerClient)), { headers: { 'retry-after': retryAfterSeconds() } })
       }
-      const entry = { id: randomUUID(), lastSeen: Date.now(), standalone: undefined, connection: undefined, principal, confirmed: Date.now(), savedLogLevel: 0 } as HttpSession
+      const entry = { id: randomUUID(), lastSeen: clock.now(), standalone: undefined, connection: undefined, principal, confirmed: clock.now(), savedLogLevel: 0 } as HttpSession
       // Every request brings its own channel (its POST, falling back to the GET stream), so no session-wide one.
       entry.session = server.openSession({ stateless: false, log: log.child({ session: entry.id.slice(0, 8) }), owner: sessionOwner(principal, entry.id) })
       // Counted (reserved, and against its client) until it is kept or let go.
@@ -230,7 +233,7 @@ export function createSessionTable (options: SessionTableOptions) {
 
     /** Ends idle sessions (a session holding its GET stream open is present) and pings open GET streams. */
     sweep (): void {
-      const now = Date.now()
+      const now = clock.now()
       for (const entry of sessions.values()) {
         if (now - entry.lastSeen > sessionIdleMs && entry.session.inflightCount === 0 && entry.connection === undefined) terminate(entry, 'idle')
         // Keeps proxies (nginx's 60 s read timeout) from cutting an idle GET stream.

@@ -13,6 +13,8 @@ import type { Session } from '../src/mcp/session.js'
 import { routeMessage, type Envelope, type RoutingHeaders } from '../src/mcp/era.js'
 import { rejected } from '../src/mcp/modern.js'
 import { classify, invalidMessage, type Classified } from '../src/mcp/wire.js'
+import { settledWithin } from '../src/mcp/idle.js'
+import { systemClock, type Clock } from '../src/services/clock.js'
 import { createMemoryEventStore, type EventStore } from './event-store.js'
 import { EventStream, newStreamId, streamOfEventId } from './event-stream.js'
 import { createSessionTable, principalOf, taskOwnerOf, type HttpSession, type SessionTableOptions } from './http-sessions.js'
@@ -57,6 +59,8 @@ export interface McpHttpOptions {
   sessionCheckMs?: number
   /** Where a shared session store that fails is reported (component `session-store`), and its recovery. */
   degradations: SessionTableOptions['degradations']
+  /** Stateful only: what idle expiry measures time by (a test's own clock). Default: the system clock. */
+  clock?: Clock
 }
 
 declare module 'fastify' {
@@ -152,11 +156,11 @@ class PostChannel implements RequestChannel {
 
 /** Streamable HTTP on one path: POST for messages, GET for the session stream, DELETE to end a session. */
 const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
-  const { server, mode, guard, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, bodyTimeoutMs = 10_000, maxSessionsPerClient = 100 } = options
+  const { server, mode, guard, path = '/mcp', maxSessions = 1000, sessionIdleMs = 1_800_000, maxInflightRequests = 256, bodyTimeoutMs = 10_000, maxSessionsPerClient = 100, clock = systemClock } = options
   const stateless = mode === 'stateless'
   const log = app.log as Logger
   const events = options.events ?? createMemoryEventStore()
-  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs, degradations: options.degradations })
+  const table = createSessionTable({ server, log, maxSessions, maxSessionsPerClient, sessionIdleMs, events, store: options.sessions, checkMs: options.sessionCheckMs, degradations: options.degradations, clock })
   const slots = createRequestSlots({ maxInflight: maxInflightRequests, bodyTimeoutMs })
   let closing = false
 
@@ -218,7 +222,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       entry.connection = undefined
       entry.standalone?.detach()
       // Idle time counts from when the stream went away.
-      entry.lastSeen = Date.now()
+      entry.lastSeen = clock.now()
     })
   }
 
@@ -302,7 +306,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
         return sendJson(reply, 200, out)
       }
       const entry = await table.lookup(request)
-      entry.lastSeen = Date.now()
+      entry.lastSeen = clock.now()
       if (message.kind === 'request' && message.method === 'initialize') {
         // spec lifecycle: initialize is the first request of a session, once.
         return sendJson(reply, 400, invalidMessage(message.id, new APP_ERR_INVALID_REQUEST('this session is already initialized; send initialize without Mcp-Session-Id to open a new one')))
@@ -310,7 +314,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
       try {
         return await answer(entry.session, message, reply, entry)
       } finally {
-        entry.lastSeen = Date.now()
+        entry.lastSeen = clock.now()
         table.persist(entry)
       }
     })
@@ -324,7 +328,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
         checkProtocolVersion(request)
         if (!acceptsEventStream(request.headers.accept)) throw new APP_ERR_NOT_ACCEPTABLE('the GET stream is text/event-stream; send Accept: text/event-stream')
         const entry = await table.lookup(request)
-        entry.lastSeen = Date.now()
+        entry.lastSeen = clock.now()
         const lastEventId = request.headers['last-event-id']
         const resuming = typeof lastEventId === 'string' && lastEventId !== ''
         // spec basic/transports Multiple Connections: each message goes to one stream, so one GET stream per session.
@@ -365,11 +369,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpOptions> = async (app, options) => {
 
   app.decorate('mcpDrain', async (graceMs: number): Promise<boolean> => {
     startDraining()
-    const until = Date.now() + graceMs
     // A body still arriving is waited for too: it is then answered (503 for a request) rather than cut off.
-    const busy = (): boolean => slots.inflight + slots.receiving > 0
-    while (busy() && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 25))
-    return !busy()
+    return await settledWithin(slots.idle(), graceMs)
   })
   app.decorate('mcpDraining', { getter: () => closing })
   app.decorate('mcpStats', () => ({ sessions: table.count(), inflight: slots.inflight, receiving: slots.receiving }))

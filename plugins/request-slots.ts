@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify'
 import { APP_ERR_BODY_TIMEOUT, APP_ERR_OVERLOADED } from '../src/errors.js'
+import { Idle } from '../src/mcp/idle.js'
 
 // Why a POST holds an in-flight slot only once its body has arrived: headers that arrive and a body that never
 // does cost a socket, not work, and counted from the headers 260 such POSTs filled the 256 slots and locked every
@@ -36,6 +37,8 @@ export interface RequestSlots {
   readonly inflight: number
   /** POSTs whose body is still arriving (they hold no slot). */
   readonly receiving: number
+  /** Resolves once no POST is answered or arriving (at once when none is): woken by the last one's end. */
+  idle(): Promise<void>
   /** Stops the deadline sweep. */
   close(): void
 }
@@ -48,6 +51,7 @@ export function createRequestSlots (options: RequestSlotsOptions): RequestSlots 
   const { maxInflight, bodyTimeoutMs } = options
   const arriving = new Map<IncomingMessage, Slot>()
   let inflight = 0
+  const idle = new Idle(() => inflight + arriving.size > 0)
 
   /** Answers a body that missed its deadline: 408 through the body reader, whose error ends the request. */
   const expire = (slot: Slot): void => {
@@ -68,6 +72,7 @@ export function createRequestSlots (options: RequestSlotsOptions): RequestSlots 
       if (now - slot.since <= bodyTimeoutMs) continue
       arriving.delete(raw)
       expire(slot)
+      idle.ended()
     }
   }, Math.max(50, Math.min(1000, Math.floor(bodyTimeoutMs / 4))))
   sweep.unref()
@@ -79,6 +84,7 @@ export function createRequestSlots (options: RequestSlotsOptions): RequestSlots 
     response.once('close', () => {
       arriving.delete(raw)
       if (slot.answering) inflight--
+      idle.ended()
     })
     return false
   }
@@ -95,7 +101,10 @@ export function createRequestSlots (options: RequestSlotsOptions): RequestSlots 
     preValidation (request, _reply, done) {
       const slot = arriving.get(request.raw)
       arriving.delete(request.raw)
-      if (inflight >= maxInflight) return done(overloaded())
+      if (inflight >= maxInflight) {
+        idle.ended()
+        return done(overloaded())
+      }
       // Without a slot here the response has already ended: nothing is left to count.
       if (slot !== undefined) {
         slot.answering = true
@@ -105,6 +114,7 @@ export function createRequestSlots (options: RequestSlotsOptions): RequestSlots 
     },
     get inflight () { return inflight },
     get receiving () { return arriving.size },
+    idle: () => idle.wait(),
     close () { clearInterval(sweep) }
   }
 }

@@ -128,7 +128,8 @@ export async function buildApp (deps: AppDeps): Promise<App> {
     events: config.mode === 'stateful' ? shared?.events : undefined,
     sessions: config.mode === 'stateful' ? shared?.sessions : undefined,
     sessionCheckMs: config.sessionCheckMs,
-    degradations: runtime.degradations
+    degradations: runtime.degradations,
+    clock: runtime.registry.services.clock
   })
   if (metricsPath !== undefined) {
     await app.register(metrics, { server: runtime.server, limiter: runtime.registry.services.limiter, codeIndex: runtime.registry.services.codeIndex, degradations: runtime.degradations, path: metricsPath, sessions: () => app.mcpStats() })

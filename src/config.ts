@@ -4,6 +4,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { APP_ERR_CONFIG_INVALID } from './errors.js'
 
+/** The per-call log line's level unless configured: debug, off in production (the engine's default too). */
+export const DEFAULT_CALL_LOG_LEVEL = 'debug'
+
 /** The one configuration schema: every key is a CLI flag and a WORKSPACE_MCP_* variable. */
 export const ConfigSchema = Type.Object({
   root: Type.String({ minLength: 1, description: 'Workspace root to serve (read-only), as `path` or `name=path`; give --root again for more roots. Default: the current directory.' }),
@@ -18,7 +21,7 @@ export const ConfigSchema = Type.Object({
   mode: Type.Union([Type.Literal('stateful'), Type.Literal('stateless')], { default: 'stateful', description: 'Streamable HTTP mode: sessions + SSE, or one request per POST.' }),
   logFormat: Type.Union(['auto', 'json', 'pretty'].map(f => Type.Literal(f)), { default: 'auto', description: 'Log lines as JSON, or pretty (pino-pretty, coloured); auto: pretty when the log stream is a terminal, JSON otherwise.' }),
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(l => Type.Literal(l)), { default: 'info', description: 'pino log level (HTTP logs to stdout, stdio to stderr).' }),
-  callLogLevel: Type.Union([Type.Literal('debug'), Type.Literal('info')], { default: 'debug', description: 'Level of the per-call `{ tool, durationMs, outcome }` log line.' }),
+  callLogLevel: Type.Union([Type.Literal('debug'), Type.Literal('info')], { default: DEFAULT_CALL_LOG_LEVEL, description: 'Level of the per-call `{ tool, durationMs, outcome }` log line.' }),
   toolTimeoutMs: Type.Integer({ minimum: 100, maximum: 600000, default: 30000, description: 'Per-call deadline; the call\'s AbortSignal fires and a TIMEOUT tool error is returned.' }),
   listCacheTtlMs: Type.Integer({ minimum: 0, maximum: 86400000, default: 300000, description: 'Protocol 2026-07-28: how long clients may cache tools/list, prompts/list, resources/list, resources/templates/list and server/discover (cacheScope public).' }),
   readCacheTtlMs: Type.Integer({ minimum: 0, maximum: 86400000, default: 0, description: 'Protocol 2026-07-28: how long clients may cache a resources/read result (cacheScope private).' }),

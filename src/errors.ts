@@ -25,8 +25,6 @@ export const APP_ERR_INVALID_PARAMS = createError<[string]>('APP_ERR_INVALID_PAR
 export const APP_ERR_RESOURCE_NOT_FOUND = createError<[string]>('APP_ERR_RESOURCE_NOT_FOUND', 'Resource not found: %s', 404)
 /** A request other than initialize/ping on a session that is not initialized. */
 export const APP_ERR_NOT_INITIALIZED = createError<[string]>('APP_ERR_NOT_INITIALIZED', 'Server not initialized: %s', 400)
-/** A server-to-client request the client rejected or never answered. */
-export const APP_ERR_CLIENT_REQUEST = createError<[string]>('APP_ERR_CLIENT_REQUEST', 'Client request failed: %s', 502)
 
 // Transport (HTTP only): statusCode is the HTTP status, the body is a JSON-RPC error with id null.
 /** A request target that is not RFC 9112 origin form (or absolute form) of RFC 3986 characters, or that the router could read two ways. */
@@ -199,7 +197,6 @@ export const ERROR_CONSTRUCTORS: Record<string, FastifyErrorConstructor> = {
   APP_ERR_INVALID_PARAMS,
   APP_ERR_RESOURCE_NOT_FOUND,
   APP_ERR_NOT_INITIALIZED,
-  APP_ERR_CLIENT_REQUEST,
   APP_ERR_BAD_REQUEST_TARGET,
   APP_ERR_UNSUPPORTED_MEDIA_TYPE,
   APP_ERR_ORIGIN_FORBIDDEN,

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { buildTestApp } from './helpers/build-app.js'
+import { waitUntil } from './helpers/wait.js'
 
 for (const mode of ['stateful', 'stateless'] as const) {
   t.test(`the SDK client connects over Streamable HTTP (${mode}), lists tools and calls one`, async (t) => {
@@ -72,7 +73,7 @@ t.test('drainApp: a slow call past the drain is stopped and answered SHUTTING_DO
   const stalled = (await import('node:net')).connect(Number(port), '127.0.0.1')
   stalled.on('error', () => {})
   stalled.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc"`)
-  for (let i = 0; i < 100 && runtime.server.activeCalls().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 10))
+  await waitUntil(() => runtime.server.activeCalls().length === 1 && app.mcpStats().receiving === 1, 'the call to run and the stalled body to be arriving')
   const { drainApp } = await import('../src/app.js')
 
   const outcome = await drainApp(app, runtime, 50)

@@ -16,6 +16,12 @@ t.test('every error code is documented in the docs/errors.md tables', async (t) 
   }
 })
 
+t.test('every APP_ERR_ code docs/errors.md names exists in src/errors.ts (a tool error\'s is APP_ERR_TOOL)', async (t) => {
+  const named = new Set([...readme.matchAll(/`(APP_ERR_[A-Z_]+)`/g)].map(m => m[1]))
+  t.ok(named.size > 10)
+  for (const code of named) t.ok(code === 'APP_ERR_TOOL' || Object.hasOwn(ERROR_CONSTRUCTORS, code), `${code} is an error constructor`)
+})
+
 t.test('every tool error code in the docs/errors.md table exists in src/errors.ts', async (t) => {
   const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map(m => m[1]).filter(c => !c.startsWith('APP_ERR_'))
   t.ok(documented.length > 10)

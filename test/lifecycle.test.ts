@@ -22,6 +22,7 @@ async function collect (): Promise<void> {
   const gc = vm.runInNewContext('gc') as () => void
   for (let i = 0; i < 2; i++) {
     gc()
+    // Not a wait for the collection (gc() is synchronous): the finalizers it queued run as tasks of later turns.
     await new Promise(resolve => setTimeout(resolve, 50))
   }
 }
@@ -67,8 +68,9 @@ async function serveOnce (root: string, stateDir: string, calls: typeof ALL_CALL
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
         payload: { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params }
       })
-      const body = JSON.parse(reply.body) as { result?: { isError?: boolean } }
-      outcomes.push(`${params.name}:${body.result?.isError === true ? 'error' : body.result === undefined ? 'none' : 'ok'}`)
+      const body = JSON.parse(reply.body) as { result?: { isError?: boolean }, error?: { message: string } }
+      // A refusal (a 503 while a loaded machine's event loop lags) is named, so a failure says which.
+      outcomes.push(`${params.name}:${body.result?.isError === true ? 'error' : body.result === undefined ? `${reply.statusCode} ${body.error?.message}` : 'ok'}`)
     }
   } finally {
     await app.close()

@@ -1,6 +1,8 @@
 // The results table (Markdown) and the header that says where and how it was measured.
 import { execFileSync } from 'node:child_process'
 import { cpus, loadavg, release, totalmem, type } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { sourcesHash, sourcesLine } from './sources.js'
 
 /** One line per fact about the machine and the run. */
 export function environment (params) {
@@ -13,6 +15,8 @@ export function environment (params) {
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${type()} ${release()}`,
     `- Node ${process.version}; commit ${commit}`,
+    // What was measured, by content: test/docs/bench-results.test.ts names the parts changed since.
+    sourcesLine(sourcesHash(fileURLToPath(new URL('../..', import.meta.url)))),
     `- Load average at start: ${loadavg().map(n => n.toFixed(2)).join(' ')} (the load generator and the server share these cores)`,
     `- Parameters: ${params}`
   ]

@@ -37,7 +37,7 @@ async function stdioCommand (): Promise<Command> {
 const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   serve: async () => { const { main } = await import('./http.js'); return { main: async (argv) => { await main(argv) } } },
   stdio: stdioCommand,
-  index: () => import('./index.js'),
+  index: () => import('./index-command.js'),
   tools: () => import('./tools.js'),
   guide: () => import('./guide.js'),
   check: () => import('./check.js')

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js'
+import { DEFAULT_CALL_LOG_LEVEL } from '../config.js'
 import { createFeatureHandlers, type FeatureHandlers } from './features.js'
 import { Deadlines } from './deadlines.js'
 import { TASK_DEFAULTS, Tasks, type TaskSettings } from './tasks.js'
@@ -14,8 +15,11 @@ import type { RequestChannel, Send } from './channel.js'
 import type { RequestId } from './rpc.js'
 import type { Services } from '../services/index.js'
 import { Session, type SessionOptions } from './session.js'
-import type { CallHandle } from './call-handle.js'
-import type { CallOutcome } from './call-handle.js'
+import type { CallHandle, CallOutcome } from './call-handle.js'
+import { RunningSet, settledWithin } from './idle.js'
+
+/** How long calls aborted for a shutdown get to answer, ms (each answers on its next turn; bounded all the same). */
+const STOPPED_ANSWER_MS = 2000
 
 /** Server identity sent in initialize (spec Implementation). */
 export interface ServerInfo {
@@ -34,7 +38,7 @@ export interface McpServerOptions {
   instructions?: string
   /** Per-call deadline in milliseconds. */
   toolTimeoutMs?: number
-  /** Level of the per-call outcome log line. */
+  /** Level of the per-call outcome log line. Default: the config's (debug). */
   callLogLevel?: 'debug' | 'info'
   /** Cache hints on 2026-07-28 results. */
   cache?: CacheHints
@@ -98,7 +102,7 @@ export interface ServerShared {
   toolTimeoutMs: number
   callLogLevel: 'debug' | 'info'
   /** Every running tool call (tool name, start time, its handle), added and removed by the sessions. */
-  calls: Set<{ tool: string, started: number, call: CallHandle }>
+  calls: RunningSet<{ tool: string, started: number, call: CallHandle }>
   /** Set while someone observes calls (metrics); the engine then reports each call's end. */
   onCall?: CallObserver
   /** The deadlines of this server's running calls. */
@@ -133,8 +137,8 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     instructions: options.instructions,
     capabilities,
     toolTimeoutMs: options.toolTimeoutMs ?? 30000,
-    callLogLevel: options.callLogLevel ?? 'info',
-    calls: new Set(),
+    callLogLevel: options.callLogLevel ?? DEFAULT_CALL_LOG_LEVEL,
+    calls: new RunningSet(),
     deadlines: new Deadlines(),
     modern: createModernShared(registry, options.info, capabilities, options.cache),
     subscriptions: new Set(),
@@ -150,12 +154,10 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     capabilities,
     activeCalls: () => [...shared.calls].map(c => ({ tool: c.tool, ms: Date.now() - c.started })),
     async stopCalls (graceMs) {
-      const until = Date.now() + graceMs
-      while (shared.calls.size > 0 && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 10))
+      if (await settledWithin(shared.calls.empty(), graceMs)) return
       for (const { call } of shared.calls) call.abort(new Error('the server is shutting down'), 'shutdown')
       // An aborted call answers on its next turn (its race is settled by the abort itself); bounded all the same.
-      const last = Date.now() + 2000
-      while (shared.calls.size > 0 && Date.now() < last) await new Promise(resolve => setTimeout(resolve, 5))
+      await settledWithin(shared.calls.empty(), STOPPED_ANSWER_MS)
     },
     useTaskStore (store) {
       shared.tasks.store = store

@@ -174,16 +174,16 @@ export class Session implements Scope {
     return resultJson(id, json)
   }
 
-  /**
-   * The services this session's client roots leave visible, when the server narrows by them and the client
-   * declared `roots`: one roots/list, shared by the calls that wait for it. A client that fails to answer
-   * (an error, or nothing within ROOTS_TIMEOUT_MS) is served as configured; roots only ever narrow.
-   */
   /** A 2025 client takes a task when its call asks for one (params.task, the task metadata). */
   acceptsTask (params: Record<string, unknown>): boolean {
     return typeof params.task === 'object' && params.task !== null && !Array.isArray(params.task)
   }
 
+  /**
+   * The services this session's client roots leave visible, when the server narrows by them and the client
+   * declared `roots`: one roots/list, shared by the calls that wait for it. A client that fails to answer
+   * (an error, or nothing within ROOTS_TIMEOUT_MS) is served as configured; roots only ever narrow.
+   */
   visibleServices (send: Send | undefined): Promise<Services | undefined> | undefined {
     const narrow = this.shared.narrow
     if (narrow === undefined || this.clientCapabilities.roots === undefined) return undefined

@@ -80,7 +80,8 @@ export function serveStdio (options: StdioOptions): StdioSession {
       if (response !== undefined) write(response)
     }, (err: unknown) => log.error({ err }, 'stdio dispatch failed'))
     running.add(task)
-    task.finally(() => running.delete(task))
+    // `task` cannot reject (both outcomes are handled above), so neither can this chain: nothing to catch.
+    void task.finally(() => running.delete(task))
   }
 
   const framer = new LineFramer(maxLineBytes)

@@ -1,5 +1,4 @@
-import type { IgnoredExample } from '../services/workspace/index.js'
-import type { WorkspaceService } from '../services/workspace/index.js'
+import type { IgnoredExample, WorkspaceService } from '../services/workspace/index.js'
 
 /**
  * Names what the ignore rules left out: an example, the rule that decides it (file:line and pattern)

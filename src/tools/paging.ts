@@ -20,10 +20,8 @@ export interface Page<T> {
   pagination: Pagination
 }
 
-/** Compares strings by UTF-16 code units: stable across locales and machines (never localeCompare). */
-export function compareText (a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
-}
+/** Compares strings by UTF-16 code units (the services' one order, re-exported for the tools that page). */
+export { compareText } from '../services/compare-text.js'
 
 /** Slices one page out of a sorted array; an offset past the end yields an empty page. */
 export function paginate<T> (sorted: readonly T[], offset: number, pageSize: number, totalIsLowerBound = false): Page<T> {

@@ -1,8 +1,5 @@
 import { toolError } from '../errors.js'
-import { binaryKind, imageFacts, isPdfHead, type BinaryKind } from '../services/workspace/index.js'
-import type { FileSniff } from '../services/workspace/index.js'
-import type { PdfReader } from '../services/workspace/index.js'
-import type { WorkspaceService } from '../services/workspace/index.js'
+import { binaryKind, imageFacts, isPdfHead, type BinaryKind, type FileSniff, type PdfReader, type WorkspaceService } from '../services/workspace/index.js'
 import { counted, formatBytes, languageOf } from './format.js'
 import { formatCall } from './paging.js'
 

@@ -1,6 +1,5 @@
 import { toolError } from '../errors.js'
-import { charsetTools } from '../services/workspace/index.js'
-import { windowBounds, type FileSniff } from '../services/workspace/index.js'
+import { charsetTools, windowBounds, type FileSniff } from '../services/workspace/index.js'
 import { cutLine } from './format.js'
 
 /** A window of in-memory lines (a PDF's text), with read_files' semantics: start < 0 counts from the end. */

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
-import { queryTerms } from '../services/code-index/index.js'
-import type { ChunkRow } from '../services/code-index/index.js'
+import { queryTerms, type ChunkRow } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from './code-index-common.js'
 import { pruneLines } from '../services/prune-mentions.js'

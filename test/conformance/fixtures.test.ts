@@ -2,6 +2,7 @@ import t from 'tap'
 import { conformanceFixtures } from '../fixtures/conformance/conformance.js'
 import { TEST_IMAGE_BASE64 } from '../fixtures/conformance/conformance-tools.js'
 import { initializedSession, testEngine } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // The fixtures over the engine itself (no HTTP): exact contents the official suite checks, the
 // notifications and server→client requests they send, and the published schemas.
@@ -19,14 +20,10 @@ async function fixtureSession (capabilities: Message = {}) {
   return { ...s, sent: s.sent as Message[] }
 }
 
-/** Waits (bounded) until `sent` holds a message matching `pred`. */
+/** Waits until `sent` holds a message matching `pred`. */
 async function waitFor (sent: Message[], pred: (m: Message) => boolean): Promise<Message> {
-  for (let i = 0; i < 200; i++) {
-    const found = sent.find(pred)
-    if (found !== undefined) return found
-    await new Promise(resolve => setTimeout(resolve, 10))
-  }
-  throw new Error('message not sent')
+  await waitUntil(() => sent.some(pred), 'the message to be sent')
+  return sent.find(pred) as Message
 }
 
 t.test('every fixture registers through the ordinary registry; the 2020-12 tool publishes its schema as written', async (t) => {

@@ -42,7 +42,7 @@ t.test('three replicas behind round-robin nginx: sessions through Redis, one ind
   if (drop.prefix.length > 0) chownSync(nginxDir, NOBODY, NOBODY)
   const redisUrl = await startRedis(t)
 
-  // The build job, in this process (its own process is test/bin/index.test.ts's subject, not this test's).
+  // The build job, in this process (its own process is test/bin/index-command.test.ts's subject, not this test's).
   const built = await runCli(['index', '--root', root, '--state-dir', shared, '--log-level', 'warn'])
   t.equal(built.status, 0, built.stderr)
   t.match(built.stdout, /: 400 source files, 400 chunks, 4000 symbols/)

@@ -162,3 +162,40 @@ export const byRegionTool = defineTool({
   }),
   run: ({ region }) => textResult(`region ${String(region)}`)
 })
+
+/** A tool that runs until the test releases it: `started` counts runs that began, `running` those not yet ended. */
+export function gatedTool (name = 'gated') {
+  let release: () => void = () => {}
+  let gate = new Promise<void>(resolve => { release = resolve })
+  const state = {
+    started: 0,
+    running: 0,
+    /** Lets every run waiting now (and later) finish. */
+    release: () => release(),
+    /** Holds the runs that start from now on again. */
+    close: () => { gate = new Promise<void>(resolve => { release = resolve }) },
+    tool: defineTool({
+      name,
+      title: 'Gated',
+      category: 'guide',
+      description: 'Runs until the test releases it, or until its signal aborts.',
+      annotations: {},
+      input: Type.Object({}),
+      async run (_args, ctx) {
+        state.started++
+        state.running++
+        try {
+          await ctx.progress(1, 2)
+          await new Promise<void>((resolve, reject) => {
+            gate.then(resolve, reject)
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true })
+          })
+          return textResult('released')
+        } finally {
+          state.running--
+        }
+      }
+    })
+  }
+  return state
+}

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { onPath } from './proc.js'
 import { freePort } from './redis.js'
 import { childEnv, CLI } from './spawn-stdio.js'
+import { waitUntil } from './wait.js'
 
 // Real processes for the deployment tests: replicas of the built bin, nginx running docker/nginx.conf.
 
@@ -106,20 +107,22 @@ export async function startNginx (t: Test, dir: string, replicas: number[]): Pro
       const res = await fetch(`http://127.0.0.1:${port}/healthz`)
       if (res.status === 200) return { child, port }
     } catch {}
+    // nginx says nothing when it is ready: asking /healthz again is the only way to know.
     await new Promise(resolve => setTimeout(resolve, 100))
   }
   const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''
   throw new Error(`nginx did not answer on 127.0.0.1:${port}: ${stderr}\n${log}`)
 }
 
-/** The replicas (by port) nginx's access log shows answering, waiting up to 5 s for `expected` of them. */
+/** The replicas (by port) nginx's access log shows answering, waiting (30 s at most) for `expected` of them. */
 export async function upstreamsSeen (dir: string, ports: number[], expected: number): Promise<Set<number>> {
   const accessLog = join(dir, 'access.log')
   let seen = new Set<number>()
-  for (let i = 0; i < 50 && seen.size < expected; i++) {
+  // nginx writes a request's log line as the request ends, which may be after its client had the answer.
+  await waitUntil(() => {
     const log = existsSync(accessLog) ? readFileSync(accessLog, 'utf8') : ''
     seen = new Set(ports.filter(port => log.includes(`upstream=127.0.0.1:${port}`)))
-    if (seen.size < expected) await new Promise(resolve => setTimeout(resolve, 100))
-  }
+    return seen.size >= expected
+  }, `nginx's access log to show ${expected} replicas answering`, 30_000, 100).catch(() => {})
   return seen
 }

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { App } from '../../src/app.js'
+import { waitUntil } from './wait.js'
 
 /** Headers a spec-following client sends on POST. */
 export const CLIENT_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
@@ -61,6 +62,7 @@ export function stdoutLines (stream: Readable, describe: () => string) {
         const msg = JSON.parse(line)
         if (msg.id === id && ('result' in msg || 'error' in msg)) return msg
       }
+      // Woken by the next chunk; the timer only looks at the deadline again when none comes.
       await new Promise<void>(resolve => { waiters.push(resolve); setTimeout(resolve, 200) })
     }
     throw new Error(`no response to ${id}; ${describe()}`)
@@ -73,9 +75,8 @@ export function stdoutLines (stream: Readable, describe: () => string) {
  * priority, and on a machine busy with other test files it can outlast a call's own 3 s wait for it.
  */
 export async function indexReady (client: { callTool: (call: { name: string, arguments: Record<string, unknown> }) => Promise<object> }): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  await waitUntil(async () => {
     const info = ((await client.callTool({ name: 'get_workspace_info', arguments: {} })) as { structuredContent?: unknown }).structuredContent as { code_index?: { state: string, complete_as_of?: string } } | undefined
-    if (info?.code_index?.state === 'ready' && info.code_index.complete_as_of !== undefined) return
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
+    return info?.code_index?.state === 'ready' && info.code_index.complete_as_of !== undefined
+  }, 'the code index to be complete', 60_000, 100)
 }

@@ -11,6 +11,7 @@ import { createWorkspace } from '../../src/services/workspace/workspace.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from './fake-embeddings.js'
 import { manualTimers, type ManualTimers } from './manual-timers.js'
 import { tempDir } from './workspace-fixture.js'
+import { waitUntil } from './wait.js'
 
 // Semantic search over a small workspace with the fake provider in this process and recovery timers the test
 // fires: what test/services/code-index/semantic*.test.ts share.
@@ -56,9 +57,9 @@ export async function semanticFixture (t: Test, options: { settings?: Partial<Em
 export async function settled (s: Pick<Semantic, 'index' | 'semantic'>): Promise<void> {
   const before = s.index.status().lastScan ?? 0
   await s.index.ready(60_000, new AbortController().signal)
-  for (let i = 0; i < 1000 && (s.index.status().lastScan ?? 0) === before; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  await waitUntil(() => (s.index.status().lastScan ?? 0) !== before, 'a new scan to end', 60_000)
   // The scan's end starts the run in the same turn: its state is already `embedding` here.
-  for (let i = 0; i < 1000 && (s.semantic.status().state === 'waiting' || s.semantic.status().state === 'embedding'); i++) await new Promise(resolve => setTimeout(resolve, 20))
+  await waitUntil(() => s.semantic.status().state !== 'waiting' && s.semantic.status().state !== 'embedding', 'the embedding run to end', 60_000)
 }
 /** Texts the fake was asked to embed so far. */
 export const inputs = (fake: FakeEmbeddings): number => fake.requests.reduce((n, r) => n + r.inputs.length, 0)

@@ -4,6 +4,7 @@ import type { Config } from '../../src/config.js'
 import { createRuntime } from '../../src/runtime.js'
 import { captureLogger } from '../helpers/engine.js'
 import { threeRoots } from '../helpers/roots.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // The engine's side of client roots: a 2025 session whose client declared `roots` is asked roots/list on
 // its first tool call (once, shared by concurrent calls), asked again after roots/list_changed, and served
@@ -23,12 +24,9 @@ async function sessionOver (t: Test, config: Config, capabilities: Record<string
     session.handle({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }).then(raw => JSON.parse(raw as string))
   /** The next roots/list the server sent, once it is there. */
   async function asked (count: number): Promise<Message> {
-    for (let i = 0; i < 200; i++) {
-      const requests = sent.filter(m => m.method === 'roots/list')
-      if (requests.length >= count) return requests[count - 1]
-      await new Promise(resolve => setTimeout(resolve, 10))
-    }
-    throw new Error('roots/list was not sent')
+    const requests = (): Message[] => sent.filter(m => m.method === 'roots/list')
+    await waitUntil(() => requests().length >= count, `roots/list number ${count}`)
+    return requests()[count - 1]
   }
   const answer = async (request: Message, body: Message): Promise<void> => { await session.handle({ jsonrpc: '2.0', id: request.id, ...body }) }
   return { session, sent, call, asked, answer, lines }
@@ -86,7 +84,7 @@ t.test('path completion in a narrowed session offers only what its roots leave v
     { send: (m) => channel.push(JSON.parse(m)) }
   ).then(raw => JSON.parse(raw as string))
   const first = complete('', 100)
-  for (let i = 0; i < 200 && !channel.some(m => m.method === 'roots/list'); i++) await new Promise(resolve => setTimeout(resolve, 10))
+  await waitUntil(() => channel.some(m => m.method === 'roots/list'), 'roots/list on the request\'s channel')
   const ask = channel.find(m => m.method === 'roots/list') as Message
   t.ok(ask, 'asked on the request\'s own channel')
   await s.answer(ask, { result: { roots: [{ uri: pathToFileURL(docs).href }] } })

@@ -4,6 +4,7 @@ import { defineTool, inputRequired, textResult, type RunResult } from '../../src
 import { definePrompt } from '../../src/tools/define-prompt.js'
 import { META } from '../../src/mcp/era.js'
 import { askForeverTool, initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // A stream connection (stdio) speaks the era its client picks first; and one tool definition that
 // asks for input serves both: a 2025 session gets the questions as server→client requests.
@@ -80,7 +81,7 @@ t.test('initialize first pins 2025: an enveloped request is then just an unknown
 t.test('2026 on a stream: notifications/cancelled and a closing connection cancel running calls', async (t) => {
   const { conn, call } = connection()
   const running = call(rpc('a', 'tools/call', { name: 'slow_tool', arguments: { ms: 60_000 }, _meta: envelope }))
-  await new Promise(resolve => setTimeout(resolve, 10))
+  await waitUntil(() => conn.inflightCount === 1, 'the call to run')
   t.equal(conn.inflightCount, 1)
   await call({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } })
   await call({ jsonrpc: '2.0', method: 'notifications/progress', params: {} })
@@ -88,7 +89,7 @@ t.test('2026 on a stream: notifications/cancelled and a closing connection cance
 
   const second = call(rpc('b', 'tools/call', { name: 'slow_tool', arguments: { ms: 60_000 }, _meta: envelope }))
   const listening = call(rpc('c', 'subscriptions/listen', { notifications: {}, _meta: envelope }))
-  await new Promise(resolve => setTimeout(resolve, 10))
+  await waitUntil(() => conn.inflightCount === 1, 'the second call to run')
   conn.close()
   t.equal(await second, undefined)
   t.equal(await listening, undefined, 'a subscription on a closed connection ends without an answer')

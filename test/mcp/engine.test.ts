@@ -4,8 +4,9 @@ import { Type } from '@sinclair/typebox'
 import { defineTool, textResult, type ToolContext } from '../../src/tools/define-tool.js'
 import { Deadlines } from '../../src/mcp/deadlines.js'
 import { ERAS, METHODS, methodsOf } from '../../src/mcp/methods.js'
-import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { gatedTool, initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { runs } from '../helpers/property.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // The engine's parts: the method table, the per-server deadline sweep, and the read-only context a tool gets.
 
@@ -86,14 +87,13 @@ t.test('deadlines belong to a server: each sweeps its own calls and stops when i
 
   a.watch(first, Date.now() + 30, 30)
   b.watch(second, Date.now() + 60_000, 60_000)
-  await new Promise(resolve => setTimeout(resolve, 120))
+  await waitUntil(() => aborted.length > 0, 'the first deadline to pass')
 
   t.strictSame(aborted, ['first'])
-  t.strictSame([a.size, b.size, a.sweeping, b.sweeping], [0, 1, true, true])
+  t.strictSame([a.size, b.size, b.sweeping], [0, 1, true], 'b still sweeps its call, whose deadline is a minute away')
   b.forget(second)
-  // 40 idle ticks of at most 25 ms: both intervals stop on their own.
-  await new Promise(resolve => setTimeout(resolve, 1300))
-  t.strictSame([a.sweeping, b.sweeping], [false, false])
+  // 40 idle ticks of at most 25 ms each: both intervals stop on their own.
+  await waitUntil(() => !a.sweeping && !b.sweeping, 'both sweeps to stop once idle')
   t.strictSame(aborted, ['first'], 'a forgotten call is never aborted')
 })
 
@@ -108,4 +108,31 @@ t.test('two servers with different budgets time out their own calls only', async
 
   t.match(quick.result.content[0].text, /within 100 ms/)
   t.equal(patient.result.content[0].text, 'finished')
+})
+
+t.test('stopCalls resolves as the last running call answers, however long its grace; past the grace the rest are stopped and answered first', async (t) => {
+  const gated = gatedTool()
+  const engine = testEngine({ tools: [...testTools, gated.tool] }, { toolTimeoutMs: 3_600_000 })
+  const { call } = await initializedSession(engine)
+  const answers = [call('tools/call', { name: 'gated', arguments: {} }), call('tools/call', { name: 'gated', arguments: {} })]
+  await waitUntil(() => gated.running === 2, 'both calls to run')
+  let stopped = false
+
+  const stopping = engine.server.stopCalls(3_600_000).then(() => { stopped = true })
+  await new Promise(resolve => setImmediate(resolve))
+  const early = stopped
+  gated.release()
+  await stopping
+  const released = await Promise.all(answers)
+  gated.close()
+  const late = call('tools/call', { name: 'gated', arguments: {} })
+  await waitUntil(() => gated.running === 1, 'the third call to run')
+  await engine.server.stopCalls(0)
+  const running = engine.server.activeCalls().length
+  const shutDown = await late
+
+  t.equal(early, false, 'two calls running: stopCalls waits')
+  t.strictSame(released.map(r => r.result.content[0].text), ['released', 'released'])
+  t.equal(running, 0, 'with no grace the call is stopped, and stopCalls returns once it answered')
+  t.match(shutDown.result.content[0].text, /^ERROR SHUTTING_DOWN: /)
 })

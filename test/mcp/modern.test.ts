@@ -6,6 +6,7 @@ import { META, type Envelope, type RoutingHeaders } from '../../src/mcp/era.js'
 import { rejected } from '../../src/mcp/modern.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
 import { askForeverTool, byRegionTool, testEngine, testTools } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // The 2026-07-28 era over the engine (transports are in test/modern-transports.test.ts): results,
 // errors and their HTTP statuses, logging, cancellation, subscriptions and input rounds.
@@ -43,6 +44,7 @@ const modernTools = [
 const resources = [
   defineResource({ uri: 'test://one', name: 'one', read: () => [{ uri: 'test://one', text: 'one' }] }),
   // Reads its signal only after a pause, as a slow reader would.
+  // Answers a timer later: the close() a test makes right after asking always comes first.
   defineResource({ uri: 'test://late', name: 'late', read: async (ctx) => { await new Promise(resolve => setTimeout(resolve, 20)); return [{ uri: 'test://late', text: String(ctx.signal.aborted) }] } }),
   defineResource({ uri: 'test://boom', name: 'boom', read: () => { throw new Error('disk on fire') } })
 ]
@@ -170,7 +172,7 @@ t.test('subscriptions/listen: acknowledged with its id, held open, and ended wit
   const { server } = engine()
   const related: Message[] = []
   const { answer } = server.answerModern({ id: 'sub-1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } }, env(), { channel: { send: m => related.push(JSON.parse(m)) } })
-  await new Promise(resolve => setTimeout(resolve, 10))
+  await waitUntil(() => related.length > 0, 'the acknowledgement')
   t.match(related, [{ method: 'notifications/subscriptions/acknowledged', params: { notifications: {}, _meta: { [META.subscriptionId]: 'sub-1' } } }])
   server.endSubscriptions()
   t.match(JSON.parse((await answer).message!), { id: 'sub-1', result: { resultType: 'complete', _meta: { [META.subscriptionId]: 'sub-1' } } })

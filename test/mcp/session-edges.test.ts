@@ -2,6 +2,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { defineTool, textResult } from '../../src/tools/define-tool.js'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // The session's edges: malformed and duplicate tools/call requests, a closed session, and
 // server→client requests that cannot be sent, are sent too late, or outlive their call.
@@ -116,10 +117,7 @@ t.test('a request sent after the call was aborted is refused locally: nothing is
   t.teardown(() => clearInterval(alive))
 
   const res = parse(await session.handle(rpc(2, 'tools/call', { name: 'request_after_abort', arguments: {} })))
-  for (let i = 0; i < 100; i++) {
-    if (late !== undefined) break
-    await new Promise(resolve => setTimeout(resolve, 5))
-  }
+  await waitUntil(() => late !== undefined, 'the tool\'s request after the abort')
 
   t.match(res.result, { isError: true, content: [{ text: /TIMEOUT/ }] })
   await t.rejects(late!, /deadline passed/)

@@ -3,7 +3,9 @@ import { Type } from '@sinclair/typebox'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { defineTool, Inject, textResult } from '../../src/tools/define-tool.js'
 import { CallHandle } from '../../src/mcp/call-handle.js'
+import { Deadlines } from '../../src/mcp/deadlines.js'
 import { toolError } from '../../src/errors.js'
+import { waitUntil } from '../helpers/wait.js'
 
 const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })
 
@@ -175,6 +177,7 @@ t.test('every call logs tool, durationMs and outcome', async (t) => {
 
   const calls = engine.lines.filter(l => l.msg === 'tool call')
   t.match(calls, [{ tool: 'echo_text', outcome: 'ok', durationMs: Number }, { tool: 'echo_text', outcome: 'invalid_arguments' }])
+  t.strictSame(calls.map(l => l.level), [20, 20], 'at debug unless configured: the engine has the config\'s default')
 })
 
 t.test('the per-tool deadline aborts the signal and returns a TIMEOUT tool error', async (t) => {
@@ -368,10 +371,19 @@ t.test('a call handle: the signal is aborted even when first asked for after the
 })
 
 t.test('deadlines still fire after the sweep has stopped for being idle', async (t) => {
+  // The engine's deadline sweeps, seen as they are first armed (the engine keeps them to itself).
+  const sweeps = new Set<Deadlines>()
+  const watch = Deadlines.prototype.watch
+  Deadlines.prototype.watch = function (this: Deadlines, ...args: Parameters<Deadlines['watch']>) {
+    sweeps.add(this)
+    watch.apply(this, args)
+  }
+  t.teardown(() => { Deadlines.prototype.watch = watch })
   const { call } = await initializedSession(testEngine({}, { toolTimeoutMs: 100 }))
-  await call('tools/call', { name: 'echo_text', arguments: { text: 'a' } })
-  // Over 40 idle ticks of 25 ms: the sweeper clears itself, and the next call must re-arm it.
-  await new Promise(resolve => setTimeout(resolve, 1300))
+  // An asynchronous call arms the sweep (a synchronous one, such as echo_text, never does).
+  await call('tools/call', { name: 'slow_tool', arguments: { ms: 0 } })
+  // After 40 idle ticks of 25 ms the sweeper clears itself, and the next call must re-arm it.
+  await waitUntil(() => sweeps.size === 1 && [...sweeps].every(d => !d.sweeping), 'the idle sweep to stop')
 
   const res = await call('tools/call', { name: 'slow_tool', arguments: { ms: 60000 } })
 

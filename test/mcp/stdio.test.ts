@@ -2,6 +2,7 @@ import t from 'tap'
 import { PassThrough, Writable } from 'node:stream'
 import { serveStdio } from '../../src/mcp/stdio.js'
 import { parkedTool, testEngine } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 
 /** serveStdio over in-memory streams; `lines` collects what the server writes. */
 function harness (maxLineBytes?: number) {
@@ -11,9 +12,7 @@ function harness (maxLineBytes?: number) {
   const output = new PassThrough()
   output.on('data', (chunk: Buffer) => { for (const l of chunk.toString().split('\n')) if (l) lines.push(l) })
   const stdio = serveStdio({ server, input, output, log, maxLineBytes })
-  const settle = async (count: number): Promise<void> => {
-    for (let i = 0; i < 200 && lines.length < count; i++) await new Promise(resolve => setTimeout(resolve, 5))
-  }
+  const settle = async (count: number): Promise<void> => { await waitUntil(() => lines.length >= count, `${count} lines`) }
   return { input, output, lines, stdio, settle, logged }
 }
 
@@ -65,13 +64,15 @@ t.test('EOF resolves done; drain waits for a running call up to its limit, then 
   input.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
   input.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"parked","arguments":{},"_meta":{"progressToken":"p"}}}\n')
   // The call is running once its progress arrives.
-  for (let i = 0; i < 200 && !lines.some(l => l.includes('notifications/progress')); i++) await new Promise(resolve => setTimeout(resolve, 5))
+  await waitUntil(() => lines.some(l => l.includes('notifications/progress')), 'the call\'s progress')
 
   input.end()
   t.equal(await stdio.done, 'eof')
   await stdio.drain(10)
   t.same(seen, ['aborted'], 'the call outlived the drain: closing the session stopped it')
-  await new Promise(resolve => setTimeout(resolve, 20))
+  // Its answer, had one been due, is written a turn after the call ends.
+  await waitUntil(() => server.activeCalls().length === 0, 'the stopped call to end')
+  await new Promise(resolve => setImmediate(resolve))
   t.ok(lines.some(l => l.includes('notifications/progress')), 'it was running')
   t.notOk(lines.some(l => l.includes('"id":2')), 'a closed session answers nothing more (the client hung up first)')
 })
@@ -86,7 +87,8 @@ t.test('an output error (EPIPE) ends the session and nothing more is written', a
   input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
   t.equal(await stdio.done, 'output-closed')
   input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
-  await new Promise(resolve => setTimeout(resolve, 20))
+  // A ping is read and answered within a turn (no timer, no I/O in between): a write would have come by then.
+  await new Promise(resolve => setImmediate(resolve))
 
   t.equal(written, 1)
 })
@@ -100,9 +102,7 @@ t.test('answers ready in the same tick leave in one write; a later answer is wri
     writev (chunks, callback) { writes.push(chunks.map(c => String(c.chunk))); callback() }
   })
   const stdio = serveStdio({ server, input, output, log })
-  const settle = async (count: number): Promise<void> => {
-    for (let i = 0; i < 200 && writes.flat().length < count; i++) await new Promise(resolve => setTimeout(resolve, 5))
-  }
+  const settle = async (count: number): Promise<void> => { await waitUntil(() => writes.flat().length >= count, `${count} answers`) }
 
   const pings = Array.from({ length: 10 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"ping"}\n`)
   input.write(pings.join('') + 'not json\n')

@@ -8,6 +8,7 @@ import type { TaskOwner, TaskStore } from '../../src/mcp/task-store.js'
 import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // Tasks across replicas through a real redis-server: two engines in this process, each with its own Redis client,
 // as two replicas behind a load balancer would be. A task one runs is polled, answered and cancelled on the other;
@@ -16,7 +17,6 @@ import { findRedis, startRedis } from '../helpers/redis.js'
 type Message = Record<string, any>
 const skip = findRedis() === undefined ? 'redis-server is not installed (apt-get install redis-server; .ci/run installs it)' : false
 const HEARTBEAT_MS = 100
-const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 /** The principal every 2026 request here acts for (a token's: no session in that era). */
 const ALICE: TaskOwner = { principal: 'token:alice' }
 const envelope: Envelope = { protocolVersion: '2026-07-28', clientCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }, clientInfo: undefined, logLevel: undefined }
@@ -33,12 +33,12 @@ async function replica (t: Test, url: string, wrap: (store: TaskStore) => TaskSt
   }
   /** Polls tasks/get here until the task reaches `until` or ends. */
   const poll = async (taskId: string, until?: string): Promise<Message> => {
-    for (let i = 0; i < 200; i++) {
-      const task = (await ask('tasks/get', { taskId })).result
-      if (task.status === until || ['completed', 'failed', 'cancelled'].includes(task.status)) return task
-      await sleep(25)
-    }
-    throw new Error(`task ${taskId} did not settle`)
+    let task: Message = {}
+    await waitUntil(async () => {
+      task = (await ask('tasks/get', { taskId })).result
+      return task.status === until || ['completed', 'failed', 'cancelled'].includes(task.status)
+    }, `task ${taskId} to settle`, 30_000, 25)
+    return task
   }
   return { engine, ask, poll }
 }
@@ -58,7 +58,7 @@ t.test('a task one replica runs is polled to its result, answered and cancelled 
 
   const long = (await a.ask('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result
   t.match(await b.ask('tasks/cancel', { taskId: long.taskId }), { result: { resultType: 'complete' } })
-  for (let i = 0; i < 100 && a.engine.server.activeCalls().length > 0; i++) await sleep(20)
+  await waitUntil(() => a.engine.server.activeCalls().length === 0, 'the running replica to stop the work')
   t.same(a.engine.server.activeCalls(), [], 'the running replica stopped the work at its next heartbeat')
   t.match(await a.poll(long.taskId), { status: 'cancelled', statusMessage: 'cancelled by the client' })
 })
@@ -89,7 +89,7 @@ t.test('2025-11-25: a session\'s task cancelled through another replica stops at
   const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
 
   t.match((await elsewhere.call('tasks/cancel', { taskId: task.taskId })).result, { taskId: task.taskId, status: 'cancelled' })
-  for (let i = 0; i < 100 && a.engine.server.activeCalls().length > 0; i++) await sleep(20)
+  await waitUntil(() => a.engine.server.activeCalls().length === 0, 'the running replica to stop the work')
 
   t.same(a.engine.server.activeCalls(), [], 'the running replica stopped the work')
   t.match(sent.filter(m => m.method === 'notifications/tasks/status').map(m => m.params), [{ taskId: task.taskId, status: 'cancelled', statusMessage: 'cancelled by the client' }], 'its session hears of the cancel made elsewhere, once')
@@ -108,7 +108,7 @@ t.test('a task whose replica stops saying it is alive is reported failed, with t
   const lost = await b.poll(taskId)
 
   t.match(lost, { status: 'failed', statusMessage: 'lost: its server stopped', error: { code: -32603, message: /^the server running this task stopped before it finished \(last seen \d{4}-\d\d-\d\dT[\d:.]+Z\); call slow_compute again$/ } })
-  await sleep(3 * HEARTBEAT_MS)
+  await waitUntil(() => a.engine.server.activeCalls().length === 0, 'the replica still running it to see the record failed')
   t.same(a.engine.server.activeCalls(), [], 'the replica that still ran it stops it once it sees the record failed')
 })
 
@@ -122,7 +122,8 @@ t.test('a task that never beat is lost as well; tasks/list skips a record that e
   t.equal(short.resultType, 'task')
 
   t.match(await b.poll(taskId), { status: 'failed', error: { message: /\(last seen never\)/ } })
-  await sleep(400)
+  // Its 300 ms ttl runs on Redis's clock: waited for by its effect, however long the machine takes.
+  await waitUntil(async () => (await b.ask('tasks/get', { taskId: short.taskId })).error !== undefined, 'the short task\'s record to expire', 30_000, 50)
   // A stateless 2025 request of the same token: its owner is the principal alone, as a 2026 request's.
   const { call } = await initializedSession(b.engine, {}, ALICE)
   const listed = (await call('tasks/list', {})).result.tasks.map((task: Message) => task.taskId)

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
+import { getEventListeners } from 'node:events'
 import { Type } from '@sinclair/typebox'
 import { defineTool, inputRequired, type RunResult } from '../../src/tools/define-tool.js'
 import { httpInProcess } from '../helpers/in-process.js'
@@ -10,6 +11,7 @@ import type { Envelope } from '../../src/mcp/era.js'
 import type { RequestChannel } from '../../src/mcp/channel.js'
 import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // MCP tasks over the engine, both eras: a 2025-11-25 session asks for a task per call (params.task) and uses
 // tasks/get, tasks/result, tasks/list and tasks/cancel; a 2026-07-28 client declares the tasks extension and polls
@@ -29,6 +31,8 @@ const askingTool = defineTool<ReturnType<typeof Type.Object>, RunResult>({
   input: Type.Object({}),
   task: { support: 'optional' },
   async run () {
+    // A timer set after the call's task window (0 ms) fires after it: timers run in order of expiry, so this call
+    // always becomes a task, however loaded the machine.
     await sleep(20)
     return inputRequired({ again: { method: 'elicitation/create', params: { message: 'Again?', requestedSchema: { type: 'object', properties: {} } } } })
   }
@@ -44,14 +48,14 @@ async function modern (server: ReturnType<typeof engine>['server'], method: stri
   return JSON.parse((await answer).message!) as Message
 }
 
-/** Polls a 2026 task until it leaves `working`/`input_required` (or reaches `until`). */
+/** Polls a 2026 task (as its client would) until it leaves `working`/`input_required` (or reaches `until`). */
 async function poll (server: ReturnType<typeof engine>['server'], taskId: string, until?: string, owner?: string | TaskOwner): Promise<Message> {
-  for (let i = 0; i < 200; i++) {
-    const task = (await modern(server, 'tasks/get', { taskId }, { owner })).result
-    if (task.status === until || ['completed', 'failed', 'cancelled'].includes(task.status)) return task
-    await sleep(25)
-  }
-  throw new Error(`task ${taskId} did not settle`)
+  let task: Message = {}
+  await waitUntil(async () => {
+    task = (await modern(server, 'tasks/get', { taskId }, { owner })).result
+    return task.status === until || ['completed', 'failed', 'cancelled'].includes(task.status)
+  }, `task ${taskId} to settle`, 30_000, 25)
+  return task
 }
 
 t.test('2025-11-25: a session asks for a task, polls it, waits for its result, lists it', async (t) => {
@@ -107,7 +111,7 @@ t.test('2025-11-25: a tool error completes the task with isError; a crash fails 
 t.test('2025-11-25: a task that asks for input is input_required while the engine asks the client, then completes', async (t) => {
   const { call, session, sent } = await initializedSession(engine(), { elicitation: {} })
   const { task } = (await call('tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' }, task: {} })).result
-  for (let i = 0; i < 100 && !sent.some(m => m.method === 'elicitation/create'); i++) await sleep(10)
+  await waitUntil(() => sent.some(m => m.method === 'elicitation/create'), 'the engine to ask the client')
   const asked = sent.find(m => m.method === 'elicitation/create')!
   const waiting = (await call('tasks/get', { taskId: task.taskId })).result
 
@@ -170,7 +174,8 @@ t.test('limits: running tasks per owner, how long a task may run, how long its r
   t.match(second, { error: { code: -32600, message: /1 tasks of this client are still running \(at most 1\): wait for one to finish, or cancel one with tasks\/cancel/ } })
   t.equal(other.resultType, 'task', 'another owner has a limit of its own')
   t.match(await poll(server, first.taskId), { status: 'completed', result: { isError: true, content: [{ text: /^ERROR TIMEOUT: slow_compute did not finish within 300 ms/ }] } }, 'the task\'s own allowance ends it')
-  await sleep(1600)
+  // The record's 1.5 s ttl runs on the real clock: its end is waited for, however long the machine takes to see it.
+  await waitUntil(async () => (await modern(server, 'tasks/get', { taskId: first.taskId })).error !== undefined, 'the record\'s ttl to pass', 30_000, 100)
   t.match(await modern(server, 'tasks/get', { taskId: first.taskId }), { error: { code: -32602, message: /expired/ } }, 'gone once its ttl passed')
 })
 
@@ -224,9 +229,11 @@ t.test('2025-11-25: a tasks/result still waiting when its session closes ends wi
   const owner: TaskOwner = { principal: '', session: 'shared-session' }
   const { call, session } = await initializedSession({ server } as ReturnType<typeof engine>, {}, owner)
   const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
+  const listening = (): number => getEventListeners(session.closedSignal, 'abort').length
+  const before = listening()
   const waiting = call('tasks/result', { taskId: task.taskId })
   const late = call('tasks/result', { taskId: task.taskId })
-  await sleep(50)
+  await waitUntil(() => listening() === before + 2, 'both tasks/result to wait on the task')
 
   session.close()
 

@@ -2,7 +2,8 @@ import t from 'tap'
 import { Agent, request } from 'undici'
 import { buildTestApp } from '../helpers/build-app.js'
 import { openSession, postMcp, rpcOverHttp, sseMessages } from '../helpers/rpc.js'
-import { testTools } from '../helpers/engine.js'
+import { gatedTool, testTools } from '../helpers/engine.js'
+import { waitUntil } from '../helpers/wait.js'
 import { Type } from '@sinclair/typebox'
 import { defineTool, textResult } from '../../src/tools/define-tool.js'
 
@@ -145,19 +146,14 @@ t.test('a client that accepts only JSON gets a plain JSON response even when the
 })
 
 t.test('a request the client cancels ends its POST with 202 and no body (spec: a cancelled request has no response)', async (t) => {
-  const { app } = await buildTestApp(t)
+  const { app, runtime } = await buildTestApp(t)
   const sid = await openSession(app)
   const headers = { 'mcp-session-id': sid, accept: 'application/json' }
 
-  let settled = false
   const call = postMcp(app, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 30_000 } } }, headers)
-    .finally(() => { settled = true })
-  // The cancellation may overtake the call's registration; an unknown id is ignored, so repeat (bounded).
-  for (let i = 0; i < 200; i++) {
-    if (settled) break
-    await postMcp(app, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }, headers)
-    await new Promise(resolve => setTimeout(resolve, 10))
-  }
+  // A cancellation that overtook the call's registration would be ignored (an unknown id): sent once it runs.
+  await waitUntil(() => runtime.server.activeCalls().length === 1, 'the call to run')
+  await postMcp(app, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }, headers)
   const res = await call
 
   t.equal(res.statusCode, 202)
@@ -187,20 +183,21 @@ t.test('the session cap answers initialize with 503 and Retry-After', async (t) 
 })
 
 t.test('an idle session expires and later use answers 404; one in use lives on', async (t) => {
-  const { app } = await buildTestApp(t, { config: { sessionIdleMs: 100 } })
+  // Idle time is measured on a clock the test moves; the real sweep (every 50 ms here) only looks.
+  let now = Date.UTC(2026, 0, 1)
+  const { app } = await buildTestApp(t, { config: { sessionIdleMs: 100 }, services: { clock: { now: () => now } } })
   const sid = await openSession(app)
   const active = await openSession(app)
 
-  // The sweeper runs every 50 ms: over 400 ms several sweeps run, while the other session is used every 40 ms.
-  for (let waited = 0; waited < 400; waited += 40) {
-    await new Promise(resolve => setTimeout(resolve, 40))
-    await postMcp(app, { jsonrpc: '2.0', id: waited, method: 'ping' }, { 'mcp-session-id': active })
-  }
-  const idle = await postMcp(app, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': sid })
-  const used = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': active })
+  now += 60
+  await postMcp(app, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': active })
+  now += 60
+  await waitUntil(() => app.mcpStats().sessions === 1, 'the sweep to end the session idle for 120 ms')
+  const idle = await postMcp(app, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': sid })
+  const used = await postMcp(app, { jsonrpc: '2.0', id: 3, method: 'ping' }, { 'mcp-session-id': active })
 
   t.equal(idle.statusCode, 404)
-  t.equal(used.statusCode, 200, 'the session in use was kept')
+  t.equal(used.statusCode, 200, 'the session used 60 ms ago was kept')
 })
 
 t.test('PUT on the endpoint answers 405 with Allow', async (t) => {
@@ -299,7 +296,8 @@ t.test('GET and DELETE need a known session id', async (t) => {
 })
 
 t.test('close() drains: an in-flight call finishes, a request queued behind it gets a JSON-RPC 503', { timeout: 15000 }, async (t) => {
-  const { app } = await buildTestApp(t)
+  const gated = gatedTool()
+  const { app } = await buildTestApp(t, { tools: [...testTools, gated.tool] })
   const base = await app.listen({ host: '127.0.0.1', port: 0 })
   const sid = await openSession(app)
   // One connection, pipelined: the second request reaches the server only after the first answers.
@@ -307,19 +305,44 @@ t.test('close() drains: an in-flight call finishes, a request queued behind it g
   const pool = new Pool(base, { connections: 1, pipelining: 2 })
   const headers = { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': sid }
 
-  const slow = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 300 } } }) })
+  const slow = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'gated', arguments: {} } }) })
   const queued = pool.request({ path: '/mcp', method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })
-  await new Promise(resolve => setTimeout(resolve, 100))
+  await waitUntil(() => gated.started === 1, 'the first call to reach its tool')
   const closed = app.close()
+  await waitUntil(() => app.mcpDraining, 'the drain to begin')
+  gated.release()
   const [first, second] = await Promise.all([slow, queued])
 
   t.equal(first.statusCode, 200)
-  t.match(await first.body.json(), { id: 1, result: { content: [{ text: 'finished' }] } })
+  t.match(await first.body.json(), { id: 1, result: { content: [{ text: 'released' }] } })
   t.equal(second.statusCode, 503)
   t.equal(second.headers['retry-after'], '1')
   t.match(await second.body.json(), RPC_SHAPE)
   await closed
   await pool.destroy()
+})
+
+t.test('mcpDrain answers true as the last request in flight is answered, however long its grace', { timeout: 15000 }, async (t) => {
+  const gated = gatedTool()
+  const { app } = await buildTestApp(t, { config: { mode: 'stateless' }, tools: [...testTools, gated.tool] })
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const call = (id: number) => request(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'gated', arguments: {} } }) })
+  const calls = [call(1), call(2)]
+  await waitUntil(() => gated.started === 2, 'both calls to reach their tool')
+  let drained: boolean | undefined
+
+  const drain = app.mcpDrain(3_600_000).then(ok => { drained = ok })
+  await new Promise(resolve => setImmediate(resolve))
+  const still = drained
+  gated.release()
+  const answers = await Promise.all(calls)
+  await drain
+
+  t.equal(still, undefined, 'two requests in flight: the drain waits')
+  t.equal(drained, true, 'the drain ended with the last answer, an hour before its grace would have')
+  t.strictSame(answers.map(a => a.statusCode), [200, 200])
+  t.equal(app.mcpStats().inflight, 0)
+  await Promise.all(answers.map(a => a.body.dump()))
 })
 
 t.test('while draining, a new GET stream gets 503 with Retry-After and Connection: close', async (t) => {
@@ -363,7 +386,7 @@ t.test('over maxInflightRequests a POST gets 503 + Retry-After: 1 before its bod
   const first = post(call(1, { progressToken: 'p' }))
   const second = post(call(2))
   const running = (): number => started
-  for (let i = 0; i < 200 && running() < 2; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await waitUntil(() => running() === 2, 'both held calls to run')
   t.equal(started, 2, 'both held calls are running')
 
   const refused = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }))

@@ -2,13 +2,15 @@ import t from 'tap'
 import pino from 'pino'
 import { createRedisStores } from '../../plugins/redis-stores.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // The Redis-backed stores against a real redis-server started for this file.
 
 const skip = findRedis() === undefined ? 'redis-server is not installed (apt-get install redis-server; .ci/run installs it)' : false
 const log = pino({ level: 'silent' })
 const record = { principal: { id: 'token:ci', kind: 'token' as const }, protocolVersion: '2025-11-25', clientCapabilities: { sampling: {} }, clientInfo: { name: 'c', version: '1' }, logLevel: 2 }
-const settle = (ms = 150): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+/** A round trip on `stores`' own connection: Redis answers one connection's commands in order, so the appends sent before it are stored. */
+const sent = async (stores: { sessions: { load: (id: string) => Promise<unknown> } }): Promise<void> => { await stores.sessions.load('barrier') }
 
 t.test('session records: saved, loaded, pushed back, expired, deleted', { skip }, async (t) => {
   const url = await startRedis(t)
@@ -21,7 +23,9 @@ t.test('session records: saved, loaded, pushed back, expired, deleted', { skip }
   await sessions.save('gone', record, 60_000)
   await sessions.delete('gone')
   await sessions.save('expires', record, 50)
-  await settle()
+  // Saved after 'short' with the same 200 ms: once Redis's clock has ended it, 'short' would be gone too, untouched.
+  await sessions.save('control', record, 200)
+  await waitUntil(async () => await sessions.load('control') === undefined, 'the untouched 200 ms record to expire', 30_000, 25)
 
   t.same(await sessions.load('a'), record)
   t.same(await sessions.load('short'), record, 'touch pushed the expiry back')
@@ -37,7 +41,7 @@ t.test('events: appended in order, followed from an id (stored, then new, across
   t.teardown(writer.close)
   t.teardown(reader.close)
   for (let i = 0; i < 3; i++) writer.events.append('s', 'p', { id: `p.${i}`, message: i === 0 ? '' : `m${i}` })
-  await settle()
+  await sent(writer)
   const seen: string[] = []
   const stop = new AbortController()
 
@@ -47,7 +51,7 @@ t.test('events: appended in order, followed from an id (stored, then new, across
   await reader.events.follow('s', 'p', 'p.2', (e) => { tail.push(e.id); return true }, stop.signal)
   writer.events.append('s', 'p', { id: 'p.3', message: 'answer', final: true })
   writer.events.append('s', 'p', { id: 'p.4', message: 'after the end' })
-  await settle()
+  await waitUntil(() => seen.length === 3 && tail.length === 2, 'both followers to poll the new events in')
   stop.abort()
 
   t.equal(known, true)
@@ -58,7 +62,8 @@ t.test('events: appended in order, followed from an id (stored, then new, across
 
   for (let i = 0; i < 300; i++) writer.events.append('s', 'long', { id: `long.${i}`, message: 'x' })
   writer.events.forget('s')
-  await settle()
+  // Forgetting is two round trips (the streams, then their deletion): looked at until it is done.
+  await waitUntil(async () => await reader.events.follow('s', 'p', 'p.0', () => true, stop.signal) === false, 'the session\'s streams to be forgotten', 30_000, 25)
   t.equal(await reader.events.follow('s', 'p', 'p.0', () => true, stop.signal), false, 'forgotten with its session')
 })
 
@@ -68,7 +73,7 @@ t.test('follow stops during the stored part when asked, and a failed append is l
   const warned = pino({ level: 'warn' }, { write: (line: string) => { lines.push(line) } })
   const stores = await createRedisStores({ url, eventTtlMs: 60_000, log: warned })
   for (let i = 0; i < 3; i++) stores.events.append('s', 'p', { id: `p.${i}`, message: `m${i}` })
-  await settle()
+  await sent(stores)
   const seen: string[] = []
 
   await stores.events.follow('s', 'p', 'p.0', (e) => { seen.push(e.id); return false }, new AbortController().signal)
@@ -76,7 +81,7 @@ t.test('follow stops during the stored part when asked, and a failed append is l
   await stores.events.follow('s', 'p', 'p.2', () => true, following.signal)
   await stores.close()
   stores.events.append('s', 'p', { id: 'p.3', message: 'after close' })
-  await settle(300)
+  await waitUntil(() => lines.some(l => /redis event append failed/.test(l)) && lines.some(l => /redis event follow failed/.test(l)), 'the append and the follower to fail')
   following.abort()
 
   t.strictSame(seen, ['p.1'])

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox'
 import { buildTestApp } from '../helpers/build-app.js'
 import { parkedTool, testTools } from '../helpers/engine.js'
 import { defineTool, textResult } from '../../src/tools/define-tool.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // Resumable SSE over real sockets (spec 2025-11-25 basic/transports, Resumability; SEP-1699): every event
 // has an id, a stream starts with a priming event and a retry hint, and a GET with Last-Event-ID picks
@@ -20,6 +21,7 @@ const streamTwice = defineTool({
   async run (_args, ctx) {
     await ctx.progress(1, 3, 'before the close')
     ctx.closeStream()
+    // Whether the client resumes before this progress or after, it gets it (live, or replayed).
     await new Promise(resolve => setTimeout(resolve, 50))
     await ctx.progress(2, 3, 'after the close')
     return textResult('done after resuming')
@@ -44,7 +46,7 @@ function parseSse (body: string): SseEvent[] {
 }
 
 async function setup (t: Test) {
-  const { app } = await buildTestApp(t, { tools: [...testTools, streamTwice] })
+  const { app, runtime } = await buildTestApp(t, { tools: [...testTools, streamTwice] })
   const base = `${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`
   // Our own connection pool, destroyed before the app closes: an aborted stream's socket would
   // otherwise linger in keep-alive and hold close() for its timeout.
@@ -63,7 +65,8 @@ async function setup (t: Test) {
     const res = await fetch(base, { headers: { accept: 'text/event-stream', 'mcp-session-id': session, ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) }, signal: controller.signal })
     let text = ''
     let ended = false
-    const guard = setTimeout(() => controller.abort(), 3000)
+    // A bound on a stream that never brings what `until` waits for (a loaded machine may take seconds to).
+    const guard = setTimeout(() => controller.abort(), 30_000)
     try {
       for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
         text += Buffer.from(chunk).toString()
@@ -75,7 +78,7 @@ async function setup (t: Test) {
     controller.abort()
     return { status: res.status, events: parseSse(text), ended }
   }
-  return { app, post, open, get, base, fetch }
+  return { app, runtime, post, open, get, base, fetch }
 }
 
 const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'stream_twice', arguments: {}, _meta: { progressToken: 'p' } } }
@@ -113,12 +116,14 @@ t.test('a stream closed mid-call is resumed with GET + Last-Event-ID: what came 
 })
 
 t.test('the GET stream resumes from its own last id: a message sent while it was gone is replayed, then it carries on live', async (t) => {
-  const { post, open, get, base, fetch } = await setup(t)
+  const { post, open, get, base, fetch, runtime } = await setup(t)
   const session = await open()
   const first = await get(session, undefined, events => events.length >= 1)
   // A JSON-only POST sends its related messages to the GET stream, which is disconnected now.
   const asking = fetch(base, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ask_client', arguments: {} } }) })
-  await new Promise(resolve => setTimeout(resolve, 100))
+  // The tool sends its request as it starts (nothing comes between): a turn after it runs, the request is stored.
+  await waitUntil(() => runtime.server.activeCalls().some(c => c.tool === 'ask_client'), 'the tool to run')
+  await new Promise(resolve => setImmediate(resolve))
 
   const resumed = await get(session, first.events[0].id, events => events.some(e => e.data.includes('sampling/createMessage')))
   const request = JSON.parse(resumed.events.find(e => e.data.includes('sampling/createMessage'))!.data)
@@ -205,7 +210,7 @@ t.test('stateless: a client that hangs up cancels its call; stateful: the call g
     socket.write(`POST /mcp HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
     await new Promise<void>(resolve => socket.on('data', (chunk) => { if (chunk.toString().includes('notifications/progress')) resolve() }))
     socket.destroy()
-    await new Promise(resolve => setTimeout(resolve, 500))
+    await waitUntil(() => seen.length === (mode === 'stateless' ? 1 : 2), `the ${mode} call to end`)
   }
 
   t.strictSame(seen, ['aborted', 'finished'], 'the stateless call saw its signal abort; the stateful one ran to its end')

@@ -2,6 +2,7 @@ import t from 'tap'
 import { buildTestApp } from '../helpers/build-app.js'
 import { findRedis, redisServer } from '../helpers/redis.js'
 import { postMcp } from '../helpers/rpc.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // A replica whose Redis dies (redis-server SIGKILLed mid-test) and comes back: a session whose record cannot
 // be saved is closed at once and holds no slot against the limits, the client is told 503 + Retry-After, the
@@ -22,12 +23,12 @@ t.test('a session whose record cannot be saved holds no slot: 503 + Retry-After,
   const held = app.mcpStats().sessions
   const during = runtime.degradations.current()
   await redisServer(t, redis.port)
+  // The Redis client reconnects on its own schedule: ask, as a client would, until it has.
   let reopened = await postMcp(app, INIT)
-  // The Redis client reconnects on its own schedule: ask until it has (bounded).
-  for (let i = 0; i < 100 && reopened.statusCode === 503; i++) {
-    await new Promise(resolve => setTimeout(resolve, 100))
-    reopened = await postMcp(app, INIT)
-  }
+  await waitUntil(async () => {
+    if (reopened.statusCode === 503) reopened = await postMcp(app, INIT)
+    return reopened.statusCode !== 503
+  }, 'the Redis client to reconnect', 30_000, 100)
   const overLimit = await postMcp(app, INIT)
 
   t.equal(first.statusCode, 200)

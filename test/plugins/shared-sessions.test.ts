@@ -25,6 +25,7 @@ const closesEarly = defineTool({
   async run (_args, ctx) {
     await ctx.progress(1, 2)
     ctx.closeStream()
+    // Whether the answer comes before the client resumes or after, the resumed stream has it (replayed, or followed).
     await new Promise(resolve => setTimeout(resolve, 100))
     return textResult('answered on the other replica')
   }
@@ -33,8 +34,10 @@ const closesEarly = defineTool({
 async function replicas (t: Test) {
   const redisUrl = await startRedis(t)
   const dispatcher = new Agent()
+  // When a replica checks a session against the store again (every 50 ms) is read on a clock the test moves.
+  const clock = { at: Date.now(), now () { return this.at } }
   const apps = await Promise.all([0, 1].map(async () => {
-    const { app } = await buildTestApp(t, { tools: [...testTools, closesEarly], config: { redisUrl, sessionCheckMs: 50, authTokens } })
+    const { app } = await buildTestApp(t, { tools: [...testTools, closesEarly], config: { redisUrl, sessionCheckMs: 50, authTokens }, services: { clock } })
     return { app, base: `${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp` }
   }))
   t.teardown(() => dispatcher.destroy())
@@ -48,7 +51,7 @@ async function replicas (t: Test) {
     const res = await request(replica, token, { body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } } })
     return res.headers.get('mcp-session-id') as string
   }
-  return { apps, request, open }
+  return { apps, request, open, clock }
 }
 
 const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }
@@ -83,14 +86,14 @@ t.test('a POST stream closed on one replica is resumed on the other: no event lo
 })
 
 t.test('a DELETE on one replica ends the session on every replica; a log level set on one applies on the other', { skip }, async (t) => {
-  const { request, open } = await replicas(t)
+  const { request, open, clock } = await replicas(t)
   const session = await open(0)
   await request(1, TOKENS[0], { headers: { 'mcp-session-id': session }, body: { jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'error' } } })
-  await new Promise(resolve => setTimeout(resolve, 100))
+  clock.at += 100
   const call = await request(0, TOKENS[0], { headers: { 'mcp-session-id': session }, body: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 1 } } } })
 
   const deleted = await request(1, TOKENS[0], { method: 'DELETE', headers: { 'mcp-session-id': session } })
-  await new Promise(resolve => setTimeout(resolve, 100))
+  clock.at += 100
   const after = await request(0, TOKENS[0], { headers: { 'mcp-session-id': session }, body: LIST })
 
   t.notMatch(await call.text(), /notifications\/message/, 'the info-level log line stays quiet at level error')

@@ -1,6 +1,7 @@
 import t from 'tap'
 import net from 'node:net'
 import { buildTestApp } from '../helpers/build-app.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // Slow clients over real sockets (one listening app on 127.0.0.1): a connection that never finishes
 // its request — silent, dribbling its headers, or stalling its body — is closed by the server once
@@ -71,7 +72,9 @@ t.test('an open GET stream outlives the request timeout: only requests are timed
 })
 
 t.test('a session whose only activity is an open GET stream is not reaped as idle; it is once the stream closes', async (t) => {
-  const { app } = await buildTestApp(t, { config: { sessionIdleMs: 300 } })
+  // Idle time on a clock the test moves: the real sweep (every 150 ms) only looks.
+  let now = Date.UTC(2026, 0, 1)
+  const { app } = await buildTestApp(t, { config: { sessionIdleMs: 300 }, services: { clock: { now: () => now } } })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as net.AddressInfo
   const post = (session: string | undefined, body: Record<string, unknown>) => fetch(`http://127.0.0.1:${port}/mcp`, {
@@ -83,11 +86,18 @@ t.test('a session whose only activity is an open GET stream is not reaped as idl
   const session = init.headers.get('mcp-session-id') as string
   const controller = new AbortController()
   const stream = await fetch(`http://127.0.0.1:${port}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': session }, signal: controller.signal })
+  // A session without a stream, as idle: once the sweep has ended it, the sweep has looked at the other too.
+  await post(undefined, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'u', version: '1' } } })
 
-  await new Promise(resolve => setTimeout(resolve, 1200))
+  now += 1200
+  await waitUntil(() => app.mcpStats().sessions === 1, 'the sweep to end the idle session without a stream')
   const whileStreaming = await post(session, { jsonrpc: '2.0', id: 2, method: 'ping' })
   controller.abort()
-  await new Promise(resolve => setTimeout(resolve, 1200))
+  // The server sees the stream close when its socket does: the clock moves on until then, each look past the limit.
+  await waitUntil(() => {
+    now += 400
+    return app.mcpStats().sessions === 0
+  }, 'the sweep to end the session whose stream closed')
   const afterwards = await post(session, { jsonrpc: '2.0', id: 3, method: 'ping' })
 
   t.equal(stream.status, 200)

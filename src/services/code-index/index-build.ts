@@ -1,6 +1,4 @@
-import { buildOutline } from '../symbols/index.js'
-import { MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage } from '../symbols/index.js'
-import type { OutlineSymbol, RawDefinition, SymbolParser } from '../symbols/index.js'
+import { buildOutline, MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage, type OutlineSymbol, type RawDefinition, type SymbolParser } from '../symbols/index.js'
 
 /** What the build asks of a parser. */
 type Parse = Pick<SymbolParser, 'definitions'>

@@ -1,9 +1,7 @@
 import pino from 'pino'
-import { syncFs } from '../workspace/index.js'
+import { syncFs, createWorkspace, type WorkspaceRoot, type WorkspaceService, createWorkspaceSet } from '../workspace/index.js'
 import { createLimiter } from '../limiter.js'
 import { MAX_SOURCE_BYTES, symbolLanguageOf } from '../symbols/index.js'
-import { createWorkspace, type WorkspaceRoot, type WorkspaceService } from '../workspace/index.js'
-import { createWorkspaceSet } from '../workspace/index.js'
 import type { IndexedFile } from './index-schema.js'
 import { startThread, threadModule } from '../threads/index.js'
 

@@ -1,5 +1,4 @@
-import type { PinnedPath, ResolvedPath, WorkspacePart, WorkspaceService } from '../workspace/index.js'
-import { byteString, fsPathOf, parseName } from '../workspace/index.js'
+import { type PinnedPath, type ResolvedPath, type WorkspacePart, type WorkspaceService, byteString, fsPathOf, parseName } from '../workspace/index.js'
 import { ancestorRules, type AncestorRules } from './ignore.js'
 
 /** What one ripgrep run searches: a pinned inode, never a name ripgrep could be tricked into following out. */

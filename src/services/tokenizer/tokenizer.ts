@@ -176,7 +176,9 @@ export function createTokenizer (options: TokenizerOptions = {}): Tokenizer {
   /** Sends a job to an idle slot; a thread that crashed or stopped is dropped (three in a row, and counting stops a while). */
   function send (slot: Slot, job: Job): void {
     slot.job = job
-    slot.thread.request<{ counts: number[] }>({ parts: job.texts }).then(
+    // Not awaited: the chain's end frees the slot for the next job. The thread's failure is handled in it; what
+    // is left is this file's own bookkeeping (no I/O), so a rejection here is a bug for process-faults.ts to log.
+    void slot.thread.request<{ counts: number[] }>({ parts: job.texts }).then(
       ({ counts }) => {
         answered()
         return counts

@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { toolError } from '../../errors.js'
-import { createJobThread } from '../threads/index.js'
-import { threadModule } from '../threads/index.js'
+import { createJobThread, threadModule } from '../threads/index.js'
 import type { PdfRequest } from './pdf-worker.js'
 
 /** Text of a page range of a PDF. */

@@ -17,6 +17,7 @@ import type { OutlineSymbol } from '../../../src/services/symbols/outline.js'
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { createWorkspace, type WorkspaceService } from '../../../src/services/workspace/workspace.js'
 import { tempDir } from '../../helpers/workspace-fixture.js'
+import { clockPasses, waitUntil } from '../../helpers/wait.js'
 
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
@@ -220,12 +221,12 @@ t.test('the index: built from what list_directory would show, kept fresh by resc
   fs.utimesSync(path.join(root, 'src/upload.ts'), new Date(), new Date(Date.now() + 5000))
   fs.writeFileSync(path.join(root, 'src/new.go'), 'package main\n\nfunc Fresh() {}\n')
   fs.rmSync(path.join(root, 'src/server.py'))
-  await new Promise(resolve => setTimeout(resolve, 5))
+  await clockPasses(initial as number)
   t.equal(await index.ready(1000, new AbortController().signal), true, 'ready at once: the rescan runs behind')
-  for (let i = 0; i < 200 && index.findSymbols('fresh', 'exact', undefined, undefined, 10).length === 0; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await waitUntil(() => index.findSymbols('fresh', 'exact', undefined, undefined, 10).length > 0, 'the new file\'s symbol')
   t.same(index.findSymbols('fresh', 'exact', undefined, undefined, 10).map(r => r.name), ['Fresh'])
   // Its symbols are readable before the scan has ended: wait for the end, so the next scan is the one measured.
-  for (let i = 0; i < 200 && index.status().lastScan === initial; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await waitUntil(() => index.status().lastScan !== initial, 'the rescan to end')
   t.same(index.findSymbols('uploadagain', 'exact', undefined, undefined, 10).map(r => r.name), ['uploadAgain'])
   t.same(index.findSymbols('retryfailedupload', 'exact', undefined, undefined, 10), [], 'the changed file lost its old symbol')
   t.same(index.findSymbols('serve', 'exact', undefined, undefined, 10), [], 'the deleted file is forgotten')
@@ -233,9 +234,9 @@ t.test('the index: built from what list_directory would show, kept fresh by resc
   t.same(index.searchChunks(['fresh'], undefined, 5).map(r => r.path), [path.join(root, 'src/new.go')])
   // Nothing changed: a rescan parses nothing and writes nothing.
   const before = index.status().lastScan as number
-  await new Promise(resolve => setTimeout(resolve, 5))
+  await clockPasses(before)
   await index.ready(1000, new AbortController().signal)
-  for (let i = 0; i < 200 && index.status().lastScan === before; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await waitUntil(() => index.status().lastScan !== before, 'the rescan to end')
   t.match(index.status(), { files: 3, pending: 0, done: 0 })
 })
 
@@ -262,7 +263,7 @@ t.test('the index: a wait that times out or is aborted answers false; a thread t
   t.equal(await finished.index.ready(60_000, new AbortController().signal), true)
   const last = finished.index.status().lastScan
   await finished.index.close()
-  await new Promise(resolve => setTimeout(resolve, 5))
+  await clockPasses(last as number)
   await finished.index.ready(60_000, new AbortController().signal)
   t.equal(finished.index.status().lastScan, last, 'a call finding a closed index stale starts no scan')
 
@@ -369,7 +370,7 @@ t.test('codeIndex watch: a change in an indexed folder is scanned in by itself; 
   t.equal(index.findSymbols('second', 'exact', undefined, undefined, 1).length, 0)
   fs.writeFileSync(path.join(root, 'src', 'b.ts'), 'export function second () {}\n')
   // No call asks (the last scan is not stale): only the watcher can bring the new file in.
-  for (let i = 0; i < 400 && index.findSymbols('second', 'exact', undefined, undefined, 1).length === 0; i++) await new Promise(resolve => setTimeout(resolve, 50))
+  await waitUntil(() => index.findSymbols('second', 'exact', undefined, undefined, 1).length > 0, 'the watcher to bring the new file in', 60_000, 50)
   t.match(index.findSymbols('second', 'exact', undefined, undefined, 1), [{ name: 'second' }])
 
   // A thread that reports changes during a scan, then gives watching up.
@@ -389,8 +390,8 @@ t.test('codeIndex watch: a change in an indexed folder is scanned in by itself; 
   const scans: number[] = []
   noisy.index.onScanned((changed) => { scans.push(changed) })
   t.equal(await noisy.index.ready(60_000, new AbortController().signal), true)
-  for (let i = 0; i < 200 && scans.length < 2; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await waitUntil(() => scans.length >= 2, 'the second scan')
   t.equal(scans.length, 2, 'a change seen during the first scan was scanned again after it')
-  for (let i = 0; i < 200 && warned.length === 0; i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await waitUntil(() => warned.length > 0, 'the watch-failed warning')
   t.match(warned, [{ reason: 'ENOSPC', msg: /no longer watched/ }])
 })

@@ -3,47 +3,58 @@ import fs, { type FSWatcher } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { createFolderWatch } from '../../../src/services/code-index/folder-watch.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 // The code index's watcher: one fs.watch per folder a scan walked, changes gathered until quiet.
 
-/** Resolves after `ms`; the watcher's events arrive in between. */
-const settle = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
-
-/** Waits (bounded) until `count()` reaches `n`. */
-async function until (count: () => number, n: number): Promise<void> {
-  for (let i = 0; i < 200 && count() < n; i++) await settle(25)
+/** fs.watch stand-ins: each watched folder's listener, until its watcher is closed; a folder named `gone` is not there. */
+function fakeWatch (): { listeners: Map<string, () => void>, watch: (folder: string, listener: () => void) => FSWatcher } {
+  const listeners = new Map<string, () => void>()
+  const watch = (folder: string, listener: () => void): FSWatcher => {
+    if (path.basename(folder) === 'gone') throw Object.assign(new Error(`ENOENT: ${folder}`), { code: 'ENOENT' })
+    listeners.set(folder, listener)
+    return Object.assign(new EventEmitter(), { close: () => { listeners.delete(folder) } }) as unknown as FSWatcher
+  }
+  return { listeners, watch }
 }
 
-t.test('a change in a watched folder is reported once it is quiet; other folders are not watched', async (t) => {
-  const root = fs.realpathSync(t.testdir({ a: {}, b: {} }))
+t.test('changes in a watched folder are reported once quiet, a burst as one; the set decides what is watched; close ends it', async (t) => {
+  const { listeners, watch } = fakeWatch()
   let changes = 0
-  const watch = createFolderWatch({ onChange: () => { changes++ }, onFail: () => t.fail('no failure expected'), quietMs: 50 })
-  t.teardown(() => watch.close())
-  watch.update([root, path.join(root, 'a')])
-  t.equal(watch.size(), 2)
+  const folders = createFolderWatch({ onChange: () => { changes++ }, onFail: () => t.fail('no failure expected'), quietMs: 20, watch })
+  t.teardown(() => folders.close())
+  folders.update(['/r', '/r/a'])
+  t.same([...listeners.keys()], ['/r', '/r/a'], 'only the folders of the set')
 
-  for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, 'a', `f${i}.ts`), 'x\n')
-  await until(() => changes, 1)
-  await settle(150)
-  t.equal(changes, 1, 'a burst of writes is one change')
+  for (let i = 0; i < 5; i++) listeners.get('/r/a')?.()
+  await waitUntil(() => changes > 0, 'the burst to go quiet')
+  t.equal(changes, 1, 'a burst of changes is one report: each change put the one timer off, none is left')
 
-  fs.writeFileSync(path.join(root, 'b', 'g.ts'), 'x\n')
-  await settle(200)
-  t.equal(changes, 1, 'a folder not in the set is not watched')
+  folders.update(['/r', '/r/b', '/r/gone'])
+  t.same([...listeners.keys()], ['/r', '/r/b'], 'a folder dropped from the set is no longer watched; one that vanished is passed by')
+  t.equal(folders.size(), 2)
+  listeners.get('/r/b')?.()
+  await waitUntil(() => changes > 1, 'the change in the newly watched folder')
+  t.equal(changes, 2)
 
-  watch.update([root, path.join(root, 'b'), path.join(root, 'gone')])
-  t.equal(watch.size(), 2, 'a folder dropped from the set is no longer watched; one that vanished is passed by')
-  fs.writeFileSync(path.join(root, 'a', 'h.ts'), 'x\n')
-  await settle(200)
-  t.equal(changes, 1)
-  fs.appendFileSync(path.join(root, 'b', 'g.ts'), 'y\n')
-  await until(() => changes, 2)
-  t.equal(changes, 2, 'a file changed in place in a newly watched folder')
+  folders.close()
+  t.same([...listeners.keys()], [], 'close ends every watcher')
+})
 
-  watch.close()
-  fs.writeFileSync(path.join(root, 'b', 'late.ts'), 'x\n')
-  await settle(200)
-  t.equal(changes, 2, 'nothing after close')
+t.test('on a real folder, a file written in it and one changed in place are each reported', async (t) => {
+  const root = fs.realpathSync(t.testdir({ a: { 'g.ts': 'x\n' } }))
+  let changes = 0
+  const folders = createFolderWatch({ onChange: () => { changes++ }, onFail: () => t.fail('no failure expected'), quietMs: 20 })
+  t.teardown(() => folders.close())
+  folders.update([path.join(root, 'a')])
+
+  fs.writeFileSync(path.join(root, 'a', 'f.ts'), 'x\n')
+  await waitUntil(() => changes > 0, 'the new file to be reported')
+  const afterNew = changes
+  fs.appendFileSync(path.join(root, 'a', 'g.ts'), 'y\n')
+  await waitUntil(() => changes > afterNew, 'the change in place to be reported')
+
+  t.ok(changes >= 2)
 })
 
 t.test('watching is given up, once, past the folder limit or the system\'s watch limit', async (t) => {

@@ -15,6 +15,7 @@ import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitte
 import { symbolLanguageOf, type SymbolLanguage } from '../../../src/services/symbols/languages.js'
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { tempDir } from '../../helpers/workspace-fixture.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 // The code index's parts below the service, each on its own: the build's batching and yielding, the lease's
 // take-over, the reader's refusals, the writer's completion mark, the priority of the index's parsers.
@@ -84,7 +85,7 @@ t.test('the lease: a fresh holder elsewhere holds it; a stale one, or an unreada
 
   const renewed = acquireLease(file, Date.now(), 20)
   fs.utimesSync(lock, old, old)
-  await new Promise(resolve => setTimeout(resolve, 80))
+  await waitUntil(() => fs.statSync(lock).mtimeMs > old.getTime(), 'the lease to be renewed')
   t.ok(fs.statSync(lock).mtimeMs > Date.now() - 5000, 'renewed in the background')
   if ('release' in renewed) renewed.release()
   fs.writeFileSync(lock, JSON.stringify({ pid: 1, host: 'another-host', since: 1 }))
@@ -111,9 +112,17 @@ t.test('the lease: a fresh holder elsewhere holds it; a stale one, or an unreada
   // The folder goes away under a held lease: renewal stops quietly, the lease lapses with it.
   const gone = path.join(tempDir(t, 'wmcp-lease-gone-'), 'sub')
   fs.mkdirSync(gone)
+  // The renewal is seen through fs.utimesSync (the module's own fs object): one that finds the lock gone.
+  const renewals: string[] = []
+  const utimes = fs.utimesSync
+  fs.utimesSync = (at, atime, mtime) => {
+    renewals.push(String(at))
+    utimes(at, atime, mtime)
+  }
+  t.teardown(() => { fs.utimesSync = utimes })
   const orphan = acquireLease(path.join(gone, 'index.sqlite'), Date.now(), 10)
   fs.rmSync(gone, { recursive: true })
-  await new Promise(resolve => setTimeout(resolve, 50))
+  await waitUntil(() => renewals.includes(path.join(gone, 'index.sqlite.lock')), 'a renewal after the folder went')
   t.ok('release' in orphan)
   if ('release' in orphan) orphan.release()
 
@@ -168,15 +177,19 @@ t.test('the index\'s parsers sleep mid-parse while the yield flag is up, and go 
   await parser.definitions('int warm (void) { return 0; }', language)
 
   Atomics.store(flag, 0, 1)
-  const started = Date.now()
-  const parsing = parser.definitions(text, language)
-  await new Promise(resolve => setTimeout(resolve, 200))
+  let finished = false
+  const parsing = parser.definitions(text, language).finally(() => { finished = true })
+  // Time is the point: a parse that honours the flag cannot end while it is up, one that ignored it could (here
+  // ~1.5 s under load, less on a quiet machine). So this check never fails wrongly; held up longer, it would
+  // catch an ignored flag more often, at that cost in wall time.
+  await new Promise(resolve => setTimeout(resolve, 300))
+  const endedWhileUp = finished
   Atomics.store(flag, 0, 0)
   Atomics.notify(flag, 0)
   const parsed = await parsing
 
   t.equal(parsed.definitions.length, 20_000)
-  t.ok(Date.now() - started >= 200, 'it waited for the flag to clear')
+  t.equal(endedWhileUp, false, 'it waited for the flag to clear')
 })
 
 t.test('written entries land whole: a build of real files through the real parser', async (t) => {
@@ -197,7 +210,13 @@ t.test('the build: a binary file kept empty; a write failing while another waits
   const workspace = await createWorkspace({ root, log })
   const file = (relative: string): { relative: string, fsPath: string } => ({ relative, fsPath: path.join(root, relative) })
   const written: FileEntry[] = []
-  const heavy: Pick<SymbolParser, 'definitions'> = { definitions: async () => ({ definitions: Array.from({ length: 15_000 }, (_, i) => ({ kind: 'function', name: `d${i}`, start: 0, nameRow: 0, end: 0, endColumn: 1, from: 0, to: 1 })), hasErrors: false }) }
+  let parsed = 0
+  const heavy: Pick<SymbolParser, 'definitions'> = {
+    definitions: async () => {
+      parsed++
+      return { definitions: Array.from({ length: 15_000 }, (_, i) => ({ kind: 'function', name: `d${i}`, start: 0, nameRow: 0, end: 0, endColumn: 1, from: 0, to: 1 })), hasErrors: false }
+    }
+  }
 
   await parseAndWrite([file('blob.c')], { workspace, parsers: [heavy], write: (entries) => { written.push(...entries) } }, new AbortController().signal)
   t.match(written, [{ language: '-', chunks: [], symbols: [] }], 'a binary file is remembered with nothing in it')
@@ -206,7 +225,8 @@ t.test('the build: a binary file kept empty; a write failing while another waits
   let writes = 0
   const slowFail = async (): Promise<void> => {
     writes++
-    await new Promise(resolve => setTimeout(resolve, 50))
+    // Fails once the other lane has parsed its file too: its batch then waits behind this write.
+    await waitUntil(() => parsed >= 2, 'the other lane to parse its file')
     throw new Error('EIO')
   }
   await t.rejects(parseAndWrite(['f0.c', 'f1.c', 'f2.c', 'f3.c'].map(file), { workspace, parsers: [heavy, heavy], write: slowFail }, new AbortController().signal), /EIO/)

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { semanticFixture, settled, signal } from '../../helpers/semantic-fixture.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 // How semantic search lives with a provider that fails: a refusal, an outage, a slow query — each against the fake
 // provider misbehaving that way, the recovery's timers fired by the test.
@@ -32,7 +33,7 @@ t.test('semantic search: a refusal of the request itself (a parameter such as `d
   t.match(s.semantic.status(), { state: 'failed', vectors: 0, embedded: 0, error: `the provider refused the request: HTTP 400: ${refusal}` })
   t.same(s.clock.delays, [60_000], 'the provider is asked again in a minute')
   s.clock.fire()
-  await new Promise(resolve => setTimeout(resolve, 50))
+  await waitUntil(() => s.clock.pending > 0, 'the probe to be refused and the next one set')
   t.equal(s.fake.requests.length, 2, 'the probe asks once')
   t.same(s.fake.requests[1], { path: '/v1/embeddings', model: 'fake', inputs: ['dimensions'], dimensions: 384 }, 'with the same parameters: a refusal of them stays')
   t.match(s.semantic.status(), { state: 'failed', error: `the provider refused the request: HTTP 400: ${refusal}` })
@@ -60,14 +61,14 @@ t.test('semantic search: through an outage the server probes with backoff (1 min
   t.equal(during.hits[0].similarity, undefined)
   for (let i = 0; i < 6; i++) {
     s.clock.fire()
-    for (let j = 0; j < 100 && s.clock.pending === 0; j++) await new Promise(resolve => setTimeout(resolve, 10))
+    await waitUntil(() => s.clock.pending > 0, 'the probe to fail and the next one to be set')
   }
   t.same(s.clock.delays, [60_000, 120_000, 240_000, 480_000, 960_000, 1_800_000, 1_800_000], 'doubling, to the cap')
   t.equal(s.fake.requests.length, asked + 6, 'one request per probe')
   t.match(s.semantic.status(), { state: 'failed', retryAt: s.clock.timers.now() + 1_800_000 })
   s.fake.options.failWith = undefined
   s.clock.fire()
-  for (let i = 0; i < 500 && s.semantic.status().state !== 'ready'; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  await waitUntil(() => s.semantic.status().state === 'ready', 'the embedding to resume and finish', 60_000)
   t.match(s.semantic.status(), { state: 'ready', vectors: s.index.status().chunks }, 'the probe found it answering: embedding resumed, without a call')
   t.equal(s.semantic.status().error, undefined)
   t.equal(s.clock.pending, 0)

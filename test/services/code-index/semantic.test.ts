@@ -18,6 +18,7 @@ import { startFakeEmbeddings } from '../../helpers/fake-embeddings.js'
 import { runs } from '../../helpers/property.js'
 import { inputs, semanticFixture, settled, signal } from '../../helpers/semantic-fixture.js'
 import { tempDir } from '../../helpers/workspace-fixture.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
@@ -172,7 +173,7 @@ t.test('semantic search: Ollama\'s shape, a configured length (no probe), a cap,
 t.test('semantic search: close() ends a run mid-way; a file gone is passed by', async (t) => {
   const slow = await semanticFixture(t, { fake: { delayMs: 300 }, settings: { dimensions: 64 } })
   await slow.index.ready(60_000, signal())
-  await new Promise(resolve => setTimeout(resolve, 50))
+  await waitUntil(() => slow.fake.requests.length > 0, 'the run to ask the provider')
   t.equal(slow.semantic.status().state, 'embedding')
   await slow.semantic.close()
   t.equal(slow.semantic.status().state, 'embedding', 'closed mid-run: no failure recorded')
@@ -181,7 +182,7 @@ t.test('semantic search: close() ends a run mid-way; a file gone is passed by', 
   await gone.index.ready(60_000, signal())
   fs.rmSync(path.join(gone.root, 'src/windows.ts'))
   fs.writeFileSync(path.join(gone.root, 'lib/copy.ts'), 'export function changed () { return 2 }\n')
-  for (let i = 0; i < 500 && gone.semantic.status().state === 'embedding'; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  await waitUntil(() => gone.semantic.status().state !== 'embedding' && gone.semantic.status().state !== 'waiting', 'the run to end', 60_000)
   t.match(gone.semantic.status(), { state: 'ready', vectors: gone.index.status().chunks - 1 }, 'a file gone before its turn is passed by; a copy changed since is too, and the other copy of its text serves')
 })
 

@@ -5,6 +5,7 @@ import pino from 'pino'
 import { createSearch, type SearchPage } from '../../../src/services/search/search.js'
 import { createLimiter } from '../../../src/services/limiter.js'
 import { hostileServices, toolCodeOf } from '../../helpers/workspace-fixture.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 const log = pino({ level: 'silent' })
 const match = (file: string, line: number): string =>
@@ -86,14 +87,11 @@ t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an ex
     for (const delay of [0, 150]) {
       const got: { page?: SearchPage } = {}
       const pending = toolCodeOf(async () => { got.page = await search.search({ pattern: 'needle', path: 'gen' }, { offset: 0, pageSize: 5 }) })
-      let pid: number | undefined
-      for (let i = 0; i < 500 && pid === undefined; i++) {
-        pid = search.activePids()[0]
-        if (pid === undefined) await new Promise(resolve => setTimeout(resolve, 2))
-      }
-      t.ok(pid !== undefined, 'ripgrep started')
+      await waitUntil(() => search.activePids().length > 0, 'ripgrep to start', 30_000, 2)
+      const pid = search.activePids()[0]
+      // Where the kill lands is the variable here (at the start, or some way into the output): either outcome is checked.
       if (delay > 0) await new Promise(resolve => setTimeout(resolve, delay))
-      try { process.kill(pid!, sig) } catch {}
+      try { process.kill(pid, sig) } catch {}
       const code = await pending
       const what = `${sig} after ${delay} ms`
       if (code === 'ok') {
@@ -108,7 +106,7 @@ t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an ex
       t.equal(again.lineCount, 300_000, 'a later complete search counts everything')
       // The content set of the killed run was not cached: the same query runs ripgrep again.
       const pending2 = search.search({ pattern: 'needle', path: 'gen' }, { offset: 0, pageSize: 5 })
-      for (let i = 0; i < 500 && search.activePids().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 2))
+      await waitUntil(() => search.activePids().length > 0, 'ripgrep to run again', 30_000, 2)
       const full = await pending2
       t.equal(full.cached, false, `${what}: the failed content set was not cached`)
       t.equal(full.total, 300_000)
@@ -120,29 +118,34 @@ t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an ex
 t.test('every ripgrep child runs in a limiter slot; over the queue bound a search is BUSY', async (t) => {
   const fx = await hostileServices(t, { big: false })
   const limiter = createLimiter({ search: { concurrency: 1, queue: 1 } })
-  const slow = fakeRg(fx.base, 'slow', `sleep 0.4\n${say(SUMMARY)}`)
+  // Each stand-in ripgrep holds its slot until the test opens the gate (a file), however long that takes.
+  const gate = path.join(fx.base, 'gate')
+  const slow = fakeRg(fx.base, 'slow', `until [ -e '${gate}' ]; do sleep 0.02; done\n${say(SUMMARY)}`)
   const search = await createSearch({ workspace: fx.workspace, log, rgPath: slow, limiter, cacheTtlMs: 0 })
   t.teardown(() => search.close())
 
   const run = (pattern: string): Promise<string> => toolCodeOf(search.search({ pattern }, { offset: 0, pageSize: 10 }))
   const first = run('a')
   const second = run('b')
-  for (let i = 0; i < 200 && limiter.stats().search.queued === 0; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  await waitUntil(() => limiter.stats().search.queued === 1 && search.activePids().length === 1, 'one search to run and one to wait')
   t.match(limiter.stats().search, { running: 1, queued: 1 })
   t.equal(search.activePids().length, 1, 'one ripgrep at a time')
   t.equal(await run('c'), 'BUSY')
+  fs.writeFileSync(gate, '')
   t.equal(await first, 'ok')
   t.equal(await second, 'ok')
   t.match(limiter.stats().search, { running: 0, queued: 0, refused: 1 })
 
   // A call cancelled while it waits leaves the queue.
   const controller = new AbortController()
+  fs.rmSync(gate)
   const head = run('d')
-  for (let i = 0; i < 200 && limiter.stats().search.running === 0; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  await waitUntil(() => limiter.stats().search.running === 1, 'the head search to run')
   const waiting = toolCodeOf(search.search({ pattern: 'e' }, { offset: 0, pageSize: 10, signal: controller.signal }))
-  for (let i = 0; i < 200 && limiter.stats().search.queued === 0; i++) await new Promise(resolve => setTimeout(resolve, 5))
+  await waitUntil(() => limiter.stats().search.queued === 1, 'the next search to wait')
   controller.abort(Object.assign(new Error('cancelled'), { toolCode: 'CANCELLED' }))
   t.equal(await waiting, 'CANCELLED')
   t.equal(limiter.stats().search.queued, 0)
+  fs.writeFileSync(gate, '')
   t.equal(await head, 'ok')
 })

@@ -8,6 +8,7 @@ import { createSearch, type CreateSearchOptions, type SearchPage, type SearchReq
 import { displayName } from '../../../src/services/workspace/path-names.js'
 import { hostileServices, toolCodeOf } from '../../helpers/workspace-fixture.js'
 import { matchEvent, scriptRg } from '../../helpers/stand-in-rg.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 const log = pino({ level: 'silent' })
 
@@ -233,10 +234,20 @@ const fakeRg = (dir: string, lines: number): string =>
 /** A stand-in ripgrep that prints `lines` and exits. */
 const printingRg = (dir: string, name: string, lines: string[]): string => scriptRg(dir, name, `cat <<'EOF'\n${lines.join('\n')}\nEOF`)
 
-/** The pid of the one ripgrep `search` is running, once it runs (bounded wait: 0 if it never did). */
+/** The pid of the one ripgrep `search` is running, once it runs. */
 async function runningPid (search: { activePids(): number[] }): Promise<number> {
-  for (let i = 0; i < 200 && search.activePids().length === 0; i++) await new Promise(resolve => setTimeout(resolve, 10))
-  return search.activePids()[0] ?? 0
+  await waitUntil(() => search.activePids().length > 0, 'ripgrep to run')
+  return search.activePids()[0]
+}
+
+/** Whether process `pid` still exists (signal 0 only asks). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 t.test('cancellation kills ripgrep', async (t) => {
@@ -252,16 +263,8 @@ t.test('cancellation kills ripgrep', async (t) => {
 
   t.match(result, { message: 'client cancelled' })
   t.strictSame(search.activePids(), [])
-  let alive = true
-  for (let i = 0; i < 200 && alive; i++) {
-    try {
-      process.kill(pid, 0)
-      await new Promise(resolve => setTimeout(resolve, 10))
-    } catch {
-      alive = false
-    }
-  }
-  t.equal(alive, false, 'the child process is gone')
+  await waitUntil(() => !alive(pid), 'the killed ripgrep to be gone')
+  t.equal(alive(pid), false, 'the child process is gone')
 })
 
 t.test('close() kills the searches still running (the bins call it on exit) and they fail as unfinished', async (t) => {

@@ -22,6 +22,7 @@ import { locatePdfjs, type PdfjsLocation } from '../../../src/services/workspace
 import { pdfHandler } from '../../../src/services/workspace/pdf-worker.js'
 import { makePdf } from '../../helpers/documents.js'
 import { tempDir } from '../../helpers/workspace-fixture.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 // What each thread module runs, run here on the test's own thread: coverage counts no worker thread, and every
 // line a thread runs is tested in-process through the handler its module serves (the threads themselves are
@@ -171,7 +172,7 @@ t.test('index-worker: with watch, a change in a scanned folder is a notice; a fo
   const { root, notices, handle } = indexer(t, { 'src/a.ts': 'export const a = 1\n' }, { watch: true })
   await handle({ scan: true })
   fs.writeFileSync(path.join(root, 'src', 'b.ts'), 'export const b = 2\n')
-  for (let i = 0; i < 200 && !notices.some(n => n.notice === 'changed'); i++) await new Promise(resolve => setTimeout(resolve, 10))
+  await waitUntil(() => notices.some(n => n.notice === 'changed'), 'the watcher\'s notice')
   t.ok(notices.some(n => n.notice === 'changed'))
   const sent: Array<Record<string, unknown>> = []
   watchNotices((notice) => sent.push(notice)).onFail('ENOSPC')

@@ -190,7 +190,8 @@ t.test('the job thread: one job at a time, failures told apart, an abandoned job
   const controller = new AbortController()
   const stuck = jobs.run({ never: true }, controller.signal)
   const queued = jobs.run({ x: 3 })
-  setTimeout(() => controller.abort(), 20)
+  // The stuck job is in flight within the microtasks of run() (nothing runs before it): abort it a turn later.
+  setImmediate(() => controller.abort())
   await t.rejects(stuck, { message: 'cancelled' })
   t.same(await queued, { echoed: { x: 3 } }, 'the next job runs on a fresh thread')
   t.same(await jobs.run({ x: 4 }, new AbortController().signal), { echoed: { x: 4 } }, 'a signal that never fires changes nothing')
@@ -199,7 +200,8 @@ t.test('the job thread: one job at a time, failures told apart, an abandoned job
   const running = jobs.run({ x: 6 })
   t.same(await running, { echoed: { x: 6 } })
   const inFlight = t.rejects(jobs.run({ never: true }), { message: 'stopped' }, 'close ends the job in flight')
-  await new Promise(resolve => setTimeout(resolve, 20))
+  // A turn for it to be sent (the job chain orders the next one behind it either way).
+  await new Promise(resolve => setImmediate(resolve))
   const queuedBefore = t.rejects(jobs.run({ x: 7 }), { message: 'stopped' }, 'and fails those queued behind it')
   await jobs.close()
   await Promise.all([inFlight, queuedBefore])

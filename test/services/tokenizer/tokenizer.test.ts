@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createTokenizer } from '../../../src/services/tokenizer/tokenizer.js'
 import { splitAtTokenBoundaries } from '../../../src/services/tokenizer/token-parts.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 // The reference: js-tiktoken's own encoder, in this thread.
 const require = createRequire(import.meta.url)
@@ -190,7 +191,7 @@ t.test('close while jobs run and wait: every pending count settles on the byte b
   const big = 'const value = compute(alpha, beta) + 42;\n'.repeat(2000)
   const pending = Array.from({ length: 3 }, () => tokenizer.countParts([big]))
   // Let the first job start so close() finds one running and others queued.
-  while (tokenizer.stats().jobs === 0) await new Promise(resolve => setTimeout(resolve, 1))
+  await waitUntil(() => tokenizer.stats().jobs > 0, 'the first job to start', 30_000, 1)
 
   await tokenizer.close()
   const results = await Promise.all(pending)

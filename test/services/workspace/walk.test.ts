@@ -4,6 +4,7 @@ import path from 'node:path'
 import pino from 'pino'
 import { walkTree } from '../../../src/services/workspace/walk.js'
 import { createWorkspace, type WorkspaceService } from '../../../src/services/workspace/workspace.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 // Walks over a real tree, with a workspace whose listing of chosen folders fails the way a file
 // system does (permissions, a folder removed or swapped while listing, an I/O error).
@@ -123,12 +124,15 @@ t.test('read-ahead: folders listed out of order still give a pre-order walk, cou
     c: { 'third.log': 'x' }
   }))
   const ws = await createWorkspace({ root, log })
-  // The deep folder answers last, so the read-ahead has listed b and c (with their ignored files) by then.
+  // The deep folder answers last: only once the read-ahead has listed b and c (with their ignored files).
+  const listed = new Set<string>()
   const slow: WorkspaceService = {
     ...ws,
     async readDirectory (dir) {
-      if (dir.relative === 'a/deep/deeper') await new Promise(resolve => setTimeout(resolve, 100))
-      return await ws.readDirectory(dir)
+      if (dir.relative === 'a/deep/deeper') await waitUntil(() => listed.has('b') && listed.has('c'), 'the read-ahead to list b and c')
+      const entries = await ws.readDirectory(dir)
+      listed.add(dir.relative)
+      return entries
     }
   }
   const order = (x: { relative: string }, y: { relative: string }): number => x.relative < y.relative ? -1 : 1
@@ -139,10 +143,14 @@ t.test('read-ahead: folders listed out of order still give a pre-order walk, cou
 
 t.test('read-ahead: a folder read ahead but never reached — cap hit first — fails nothing, even when its reading throws', async (t) => {
   const { ws } = await tree(t)
+  let thrown = 0
   const throwing: WorkspaceService = {
     ...ws,
     async isIgnoredEntry (parent, name, isDirectory) {
-      if (parent === 'odd') throw new Error('rules unreadable')
+      if (parent === 'odd') {
+        thrown++
+        throw new Error('rules unreadable')
+      }
       return await ws.isIgnoredEntry(parent, name, isDirectory)
     }
   }
@@ -150,7 +158,9 @@ t.test('read-ahead: a folder read ahead but never reached — cap hit first — 
   const start = await ws.resolve('.')
   const capped = await walkTree(throwing, { ...options, respectGitignore: true, maxEntries: 2, start, order })
   t.strictSame(capped.entries.map(e => e.relative), ['a', 'a/deep'])
-  await new Promise(resolve => setTimeout(resolve, 50))
+  await waitUntil(() => thrown > 0, 'the read-ahead to reach odd and fail')
+  // A turn for a rejection nobody handled to be reported (tap fails the file on one).
+  await new Promise(resolve => setImmediate(resolve))
   await t.rejects(walkTree(throwing, { ...options, respectGitignore: true, start, order }), /rules unreadable/, 'reached, the failure is the walk\'s')
 })
 
