@@ -7,6 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { buildTestApp } from './helpers/build-app.js'
 import { byRegionTool, parkedTool, testTools } from './helpers/engine.js'
 import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
+import { waitUntil } from './helpers/wait.js'
 
 // 2026-07-28 over the real transports, in this process: the same bytes on stdio and HTTP, both eras on one HTTP
 // server, a closed response stream cancelling its call, and the official SDK v2 client (negotiating,
@@ -66,7 +67,7 @@ t.test('one HTTP server: a 2025 session and 2026 requests interleaved each get t
 t.test('a 2026 request whose response stream closes is cancelled; a 2025 stateful one runs on', async (t) => {
   const seen: string[] = []
   const parked = parkedTool(seen)
-  const { app } = await buildTestApp(t, { tools: [...testTools, parked], config: { mode: 'stateful' } })
+  const { app, runtime } = await buildTestApp(t, { tools: [...testTools, parked], config: { mode: 'stateful' } })
   const base = `${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`
   const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'parked', arguments: {}, _meta: { ...META, progressToken: 1 } } })
   const socket = net.connect(Number(new URL(base).port), '127.0.0.1')
@@ -74,8 +75,8 @@ t.test('a 2026 request whose response stream closes is cancelled; a 2025 statefu
   socket.write(`POST /mcp HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
   await new Promise<void>(resolve => socket.on('data', (chunk) => { if (chunk.toString().includes('notifications/progress')) resolve() }))
   socket.destroy()
-  await new Promise(resolve => setTimeout(resolve, 500))
-  t.same(seen, ['aborted'])
+  await waitUntil(() => seen.length > 0, 'the parked call to end')
+  t.same(seen, ['aborted'], 'it ended at its signal (it is released by nothing else)')
 
   const note = await fetch(base, { method: 'POST', headers: { ...HEADERS, 'mcp-method': 'notifications/cancelled' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } }) })
   t.equal(note.status, 202, 'a 2026 notification is accepted (a request is cancelled by closing its stream)')
@@ -84,10 +85,10 @@ t.test('a 2026 request whose response stream closes is cancelled; a 2025 statefu
   const quiet = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow_tool', arguments: { ms: 60_000 }, _meta: META } })
   const early = net.connect(Number(new URL(base).port), '127.0.0.1')
   early.write(`POST /mcp HTTP/1.1\r\nHost: localhost\r\n${Object.entries({ ...headers, 'mcp-name': 'slow_tool' }).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${Buffer.byteLength(quiet)}\r\n\r\n${quiet}`)
-  await new Promise(resolve => setTimeout(resolve, 100))
+  await waitUntil(() => runtime.server.activeCalls().some(call => call.tool === 'slow_tool'), 'the 60 s call to run')
   early.destroy()
-  await new Promise(resolve => setTimeout(resolve, 200))
-  t.same(app.mcpStats().inflight, 0, 'the POST is done with')
+  await waitUntil(() => runtime.server.activeCalls().length === 0, 'the call to be cancelled')
+  await waitUntil(() => app.mcpStats().inflight === 0, 'the POST to be done with')
 })
 
 const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [

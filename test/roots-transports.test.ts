@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
+import { waitUntil } from './helpers/wait.js'
 import { CANARY, threeRoots } from './helpers/roots.js'
 
 // Several roots over both real transports (stdio framing over streams, HTTP on a port; an SDK client): the same answers with root
@@ -70,9 +71,10 @@ t.test('a client\'s roots narrow its session on both transports, and again after
     await client.sendRootsListChanged()
     // The notification and the next call travel separately over HTTP: ask until the new roots show.
     let entries: unknown
-    for (let i = 0; i < 50 && JSON.stringify(entries) !== JSON.stringify(['app:/', 'plain:/']); i++) {
+    await waitUntil(async () => {
       entries = ((await client.callTool({ name: 'list_directory', arguments: {} })).structuredContent as { entries?: unknown }).entries
-    }
+      return JSON.stringify(entries) === JSON.stringify(['app:/', 'plain:/'])
+    }, 'the new roots to show')
     t.same(entries, ['app:/', 'plain:/'], 'plain, and app narrowed to its src folder')
     t.match(textOf(await client.callTool({ name: 'read_files', arguments: { files: [{ path: 'app:upload.ts' }] } })), /### app:upload\.ts — lines 1–1 of 1/)
   }

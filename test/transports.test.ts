@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
+import { waitUntil } from './helpers/wait.js'
 import { commitAll } from './helpers/git-repo.js'
 import { makePdf, makePng } from './helpers/documents.js'
 import { startFakeEmbeddings } from './helpers/fake-embeddings.js'
@@ -163,11 +164,10 @@ t.test('with an embeddings provider, search_semantic is listed and answers alike
   t.ok((httpPages[0] as { tools: Array<{ name: string }> }).tools.some(tool => tool.name === 'search_semantic'), 'listed')
   for (const client of [overHttp, overStdio]) {
     // Each server embeds in the background; the answers are compared once both hold every vector.
-    for (let i = 0; i < 300; i++) {
+    await waitUntil(async () => {
       const info = (await client.callTool({ name: 'get_workspace_info', arguments: {} })).structuredContent as { code_index?: { chunks: number }, embeddings?: { state: string, vectors: number } }
-      if (info.embeddings?.state === 'ready' && info.embeddings.vectors === info.code_index?.chunks) break
-      await new Promise(resolve => setTimeout(resolve, 100))
-    }
+      return info.embeddings?.state === 'ready' && info.embeddings.vectors === info.code_index?.chunks
+    }, 'every chunk to have its vector', 60_000, 100)
   }
   const call = { name: 'search_semantic', arguments: { query: 'hello world function' } }
   const [a, b] = await Promise.all([overHttp.callTool(call), overStdio.callTool(call)])

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { httpInProcess, stdioInProcess } from './helpers/in-process.js'
+import { waitUntil } from './helpers/wait.js'
 
 // The same bytes, sent to the engine over stdio and over HTTP (both in this process), get the same JSON-RPC answer,
 // byte for byte (HTTP status codes aside): one parser, one classifier, one error writer.
@@ -64,7 +65,7 @@ t.test('malformed and hostile bodies get byte-identical JSON-RPC answers over st
     const seen = proc.stdout.length
     proc.write(body)
     proc.write('\n')
-    for (let i = 0; i < 400 && proc.stdout.length === seen; i++) await new Promise(resolve => setTimeout(resolve, 25))
+    await waitUntil(() => proc.stdout.length > seen, 'the answer to a line over stdio')
     t.equal(proc.stdout.length, seen + 1, 'one answer per line')
     return proc.stdout[seen] ?? ''
   }

@@ -11,7 +11,8 @@ import { testHost } from '../helpers/in-process.js'
 import { childrenOf, onPath } from '../helpers/proc.js'
 import { serveHttpCommand } from '../../src/bin/http.js'
 import { conformanceFixtures } from '../fixtures/conformance/conformance.js'
-import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
+import { reportingRg } from '../helpers/stand-in-rg.js'
+import { waitUntil } from '../helpers/wait.js'
 
 const root = mkdtempSync(join(tmpdir(), 'wmcp-http-bin-'))
 writeFileSync(join(root, 'a.txt'), 'hello\n')
@@ -137,7 +138,7 @@ t.test('a call that outlives the drain is answered SHUTTING_DOWN on its stream b
   t.teardown(() => call.controller.abort())
 
   serve.signal('SIGTERM')
-  await new Promise(resolve => setTimeout(resolve, 300))
+  await waitUntil(() => serve.logs().includes('"msg":"draining"'), 'the drain to begin')
   const ready = await request(`${url}/readyz`)
   const fresh = await request(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":9,"method":"ping"}' })
   const rest = await call.rest()
@@ -151,15 +152,16 @@ t.test('a call that outlives the drain is answered SHUTTING_DOWN on its stream b
 
 t.test('SIGTERM during a search that outlives the drain: the search stops and its call answers with what it found, marked partial', { timeout: 30000 }, async (t) => {
   // A ripgrep that reports one match, then runs on (as on a huge tree) until it is stopped.
-  const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./a.txt')}'\nexec sleep 60`)
-  const serve = await startServe(t, ['--ripgrep-path', rg, '--drain-ms', '500', '--mode', 'stateless'])
+  const rg = reportingRg('./a.txt')
+  const serve = await startServe(t, ['--ripgrep-path', rg.path, '--drain-ms', '500', '--mode', 'stateless'])
   const { url } = serve
   const answer = fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'hit' } } })
   })
-  await new Promise(resolve => setTimeout(resolve, 700))
+  // The stand-in says when its match is written: the server reads it from the pipe before the pipe's end.
+  await rg.reported()
 
   serve.signal('SIGTERM')
   const res = await answer
@@ -179,7 +181,7 @@ t.test('a second SIGTERM ends the drain at once with exit 1', { timeout: 30000 }
   t.teardown(() => call.controller.abort())
 
   serve.signal('SIGTERM')
-  await new Promise(resolve => setTimeout(resolve, 300))
+  await waitUntil(() => serve.logs().includes('"msg":"draining"'), 'the drain to begin')
   serve.signal('SIGTERM')
 
   t.equal(await serve.exited, 1)
@@ -199,7 +201,7 @@ t.test('an index that cannot be written leaves the server serving: the reason in
   }
   // The first call starts the scan; it fails on its first batches, within seconds.
   // A minute at most: the build runs on a thread of the test's own process, at the lowest priority, beside other files.
-  for (let i = 0; i < 600 && (await call('get_workspace_info', {})).structuredContent?.code_index.state !== 'unavailable'; i++) await new Promise(resolve => setTimeout(resolve, 100))
+  await waitUntil(async () => (await call('get_workspace_info', {})).structuredContent?.code_index.state === 'unavailable', 'the index to say unavailable', 60_000, 100)
 
   const info = await call('get_workspace_info', {})
   const symbol = await call('find_symbol', { name: 'handler_1_1' })

@@ -7,7 +7,8 @@ import { cacheFileOf } from '../../src/code-cache.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BUNDLE, childEnv, cliCommand, COVERED_CLI, spawnStdio } from '../helpers/spawn-stdio.js'
-import { matchEvent, scriptRg } from '../helpers/stand-in-rg.js'
+import { reportingRg } from '../helpers/stand-in-rg.js'
+import { waitUntil } from '../helpers/wait.js'
 import { runCli } from '../helpers/cli.js'
 import { stdoutLines } from '../helpers/rpc.js'
 import { stdioCommandInProcess, stdioInProcess, testHost } from '../helpers/in-process.js'
@@ -157,6 +158,7 @@ t.test('at stdin EOF the answers still owed reach a client that reads them; one 
     const owed = Array.from({ length: 16 }, (_, i) => ({ ...calls[0], id: 10 + i }))
     for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...owed]) proc.input.write(JSON.stringify(message) + '\n')
     proc.input.end()
+    // A bound on a hang, not a wait: the exit is awaited, and 10 s only turns a hang into a failure that says so.
     t.equal(await Promise.race([proc.exited, new Promise(resolve => setTimeout(resolve, 10_000, 'still running'))]), 0, 'exited on its own')
     t.ok(output.writableLength > 8 * 64 * 1024, `over eight times what it buffers was owed, never read (${output.writableLength} bytes)`)
   })
@@ -202,19 +204,18 @@ t.test('after answering the first message, the server checks the docs overlay an
 
   proc.send(init)
   t.ok((await proc.response(1)).result)
-  const deadline = Date.now() + 10_000
-  while (!/tool docs: /.test(proc.stderr()) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50))
+  await waitUntil(() => /tool docs: /.test(proc.stderr()), 'the docs overlay check to log')
   const logged = proc.stderr().split('\n').filter(line => line.includes('tool docs: ')).map(line => JSON.parse(line) as { tool: string, msg: string })
   t.match(logged, [{ tool: 'list_directory', msg: /overlay example 1 \("too deep"\) does not fit the input schema: depth/ }])
 })
 
 t.test('SIGTERM during a search: the search stops and its call answers with what it found, marked partial, before the exit (0)', { timeout: 30000 }, async (t) => {
-  const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./hello.txt')}'\nexec sleep 60`)
-  const proc = stdioCommandInProcess(t, ['--root', root, '--ripgrep-path', rg, '--code-index', 'off'])
+  const rg = reportingRg()
+  const proc = stdioCommandInProcess(t, ['--root', root, '--ripgrep-path', rg.path, '--code-index', 'off'])
   proc.send(init)
   await proc.response(1)
   proc.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'hit' } } })
-  await new Promise(resolve => setTimeout(resolve, 700))
+  await rg.reported()
 
   proc.signal('SIGTERM')
   const answer = await proc.response(2) as { result: { isError?: boolean, structuredContent: { matches: unknown[], notices: string[] } } }
@@ -226,23 +227,26 @@ t.test('SIGTERM during a search: the search stops and its call answers with what
 })
 
 t.test('SIGTERM while stdin EOF\'s drain waits on a search: the command exits once, code 0, the search answered partial', { timeout: 30000 }, async (t) => {
-  const rg = scriptRg(mkdtempSync(join(tmpdir(), 'wmcp-slow-rg-')), 'rg', `printf '%s\\n' '${matchEvent('./hello.txt')}'\nexec sleep 60`)
+  const rg = reportingRg()
   const run = testHost()
   const codes: number[] = []
-  const started = serveStdioCommand(['--root', root, '--ripgrep-path', rg, '--code-index', 'off'], { codeCache: 'none' }, { ...run.host, exit: (code) => { codes.push(code); run.host.exit(code) } })
+  const started = serveStdioCommand(['--root', root, '--ripgrep-path', rg.path, '--code-index', 'off'], { codeCache: 'none' }, { ...run.host, exit: (code) => { codes.push(code); run.host.exit(code) } })
   const { response } = stdoutLines(run.output, () => run.logs())
   run.input.write(JSON.stringify(init) + '\n')
   await response(1)
   run.input.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_regex', arguments: { pattern: 'hit' } } }) + '\n')
-  await new Promise(resolve => setTimeout(resolve, 700))
+  await rg.reported()
   run.input.end()
-  await new Promise(resolve => setTimeout(resolve, 300))
+  // The server has read to the end of its input: EOF's drain is what waits on the search now.
+  await waitUntil(() => run.input.readableEnded, 'the server to read EOF')
 
   run.signal('SIGTERM')
   const answer = await response(2) as { result: { structuredContent: { notices: string[] } } }
   await started
   await run.exited
-  // The drain's own end comes after the signal's exit: it must not ask again.
+  // The drain's own end comes after the signal's exit: it must not ask again. A second exit would follow the services'
+  // second close (already closed: at once) and stdout's drain (300 ms at most). This pause looks for something that
+  // must not happen, so there is no state to wait on: a loaded machine can only make it miss, never fail wrongly.
   await new Promise(resolve => setTimeout(resolve, 1500))
 
   t.match(answer.result.structuredContent.notices, [/search stopped early: the server is shutting down/])

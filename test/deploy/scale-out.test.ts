@@ -9,6 +9,7 @@ import { findRedis, startRedis } from '../helpers/redis.js'
 import { CLI, FIXTURE_SERVE } from '../helpers/spawn-stdio.js'
 import { runCli } from '../helpers/cli.js'
 import { cpuMs, uidOf } from '../helpers/proc.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // Scale-out on real parts, all on 127.0.0.1, as docker/compose.yaml lays it out without Docker: three replicas as an
 // unprivileged user, sharing a real redis-server and one code index built once by `workspace-mcp index` on a volume
@@ -98,13 +99,14 @@ t.test('three replicas behind round-robin nginx: sessions through Redis, one ind
     return await res.json() as Record<string, any>
   }
   const pollTask = async (taskId: string, seen: Set<string>): Promise<Record<string, any>> => {
-    for (let i = 0; i < 300; i++) {
-      const task = (await modern(url, 'tasks/get', { taskId }, taskId)).result
+    let task: Record<string, any> = {}
+    // Polled as its client would, every 100 ms: a minute at most for a loaded machine.
+    await waitUntil(async () => {
+      task = (await modern(url, 'tasks/get', { taskId }, taskId)).result
       seen.add(task.status)
-      if (['completed', 'failed', 'cancelled'].includes(task.status)) return task
-      await new Promise(resolve => setTimeout(resolve, 100))
-    }
-    throw new Error(`task ${taskId} did not settle`)
+      return ['completed', 'failed', 'cancelled'].includes(task.status)
+    }, `task ${taskId} to settle`, 60_000, 100)
+    return task
   }
   const first = `http://127.0.0.1:${replicas[0].port}/mcp`
   const quick = (await modern(first, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'replicated' } }, 'slow_compute')).result

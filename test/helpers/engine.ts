@@ -62,6 +62,7 @@ export const testTools = [
       await ctx.progress(1, 2, 'started')
       await ctx.notify('info', { step: 'waiting' })
       await new Promise<void>((resolve, reject) => {
+        // The tool's behaviour: it takes `ms` (or ends at its signal) — not a test waiting for something.
         const timer = setTimeout(resolve, ms)
         ctx.signal.addEventListener('abort', () => { clearTimeout(timer); reject(ctx.signal.reason) }, { once: true })
       })
@@ -114,20 +115,25 @@ export async function initializedSession (engine: ReturnType<typeof testEngine>,
   return { session, call, sent }
 }
 
-/** `parked`: reports progress, then waits 300 ms unless its signal aborts first; `seen` records which happened. */
-export function parkedTool (seen: string[]) {
+/**
+ * `parked`: reports progress, then waits until its signal aborts or `released` settles; `seen` records which came
+ * first. Held by the test, not by a timer: a loaded machine cannot let it finish before a hang-up is processed.
+ */
+export function parkedTool (seen: string[], released: Promise<void> = new Promise(() => {})) {
   return defineTool({
     name: 'parked',
     title: 'Parked',
     category: 'guide',
-    description: 'Waits 300 ms, noting whether its signal aborted first.',
+    description: 'Waits until its signal aborts or the test releases it, noting which came first.',
     annotations: {},
     input: Type.Object({}),
     async run (_args, ctx) {
       await ctx.progress(1, 2)
       await new Promise<void>(resolve => {
-        const timer = setTimeout(() => { seen.push('finished'); resolve() }, 300)
-        ctx.signal.addEventListener('abort', () => { clearTimeout(timer); seen.push('aborted'); resolve() }, { once: true })
+        let ended = false
+        const end = (how: string): void => { if (!ended) { ended = true; seen.push(how); resolve() } }
+        released.then(() => end('finished'), () => {})
+        ctx.signal.addEventListener('abort', () => end('aborted'), { once: true })
       })
       return textResult('done')
     }

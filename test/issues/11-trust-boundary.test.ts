@@ -106,7 +106,9 @@ t.test('defect 4: stdio refuses a __proto__ key as HTTP does, and rejects an ove
   server.write('{"jsonrpc":"2.0","id":900,"method":"tools/list","params":{"__proto__":{"polluted":true}}}')
   server.write(JSON.stringify({ jsonrpc: '2.0', id: 901, method: 'ping', params: { pad: 'x'.repeat(11 * 1024 * 1024) } }))
   const after = await server.call('ping')
-  await new Promise(resolve => setTimeout(resolve, 100))
+  // A second round trip instead of a pause: stdio answers in order, so whatever the lines before had to say was
+  // written before this answer.
+  await server.call('ping')
 
   t.match(after, { result: {} }, 'the next message is answered')
   const errors = server.stray.map(m => (m as { error?: { code: number } }).error?.code)

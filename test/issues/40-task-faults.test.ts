@@ -10,6 +10,7 @@ import { systemClock } from '../../src/services/clock.js'
 import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
 import { captureLogger, initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { findRedis, redisServer } from '../helpers/redis.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // Issue 40, items 3 and 7: no task store failure ends the process. A store that fails on each of its operations in
 // turn: the request that needed it gets an error, background work (heartbeats, a task's end) logs the failure with
@@ -81,15 +82,6 @@ function replica (store: TaskStore, tools = [gatedTool().tool], maxLivePerOwner 
   return { engine, lines, degradations, failing, modern }
 }
 
-/** Waits (10 s at most) until `check` holds: a state, never a fixed time. */
-async function until (check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if (await check()) return
-    await new Promise(resolve => setTimeout(resolve, 10))
-  }
-  throw new Error(`never: ${what}`)
-}
-
 const degraded = (r: ReturnType<typeof replica>): boolean => r.degradations.current().some(d => d.component === 'task-heartbeat')
 
 /** The server still answers a plain call. */
@@ -118,9 +110,9 @@ t.test('a task store that fails on each operation in turn: the request gets an e
     const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
     for (const op of ['load', 'beat'] as const) {
       r.failing.set(op, Infinity)
-      await until(() => degraded(r), `${op}: degraded`)
+      await waitUntil(() => degraded(r), `${op}: degraded`)
       r.failing.delete(op)
-      await until(() => !degraded(r), `${op}: recovered`)
+      await waitUntil(() => !degraded(r), `${op}: recovered`)
     }
     t.match(await call('tasks/get', { taskId: task.taskId }), { result: { status: 'working' } }, 'the task ran on throughout')
     t.match(r.lines.filter(l => l.component === 'task-heartbeat').map(l => [l.level, l.msg]), [
@@ -134,12 +126,12 @@ t.test('a task store that fails on each operation in turn: the request gets an e
     const shared = new MemoryTaskStore()
     const [a, b] = [replica(shared), replica(shared)]
     const asking = (await a.modern('tools/call', { name: 'confirm_delete', arguments: { filename: 'x.txt' } })).result
-    await until(async () => (await b.modern('tasks/get', { taskId: asking.taskId })).result.status === 'input_required', 'asks')
+    await waitUntil(async () => (await b.modern('tasks/get', { taskId: asking.taskId })).result.status === 'input_required', 'asks')
     a.failing.set('takeAnswers', Infinity)
     t.match((await b.modern('tasks/update', { taskId: asking.taskId, inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } } })).result, { resultType: 'complete' })
-    await until(() => degraded(a), 'takeAnswers: degraded')
+    await waitUntil(() => degraded(a), 'takeAnswers: degraded')
     a.failing.delete('takeAnswers')
-    await until(async () => (await b.modern('tasks/get', { taskId: asking.taskId })).result.status === 'completed', 'the answers reach the task once the store works')
+    await waitUntil(async () => (await b.modern('tasks/get', { taskId: asking.taskId })).result.status === 'completed', 'the answers reach the task once the store works')
     t.notOk(degraded(a), 'recovered')
   })
 
@@ -170,7 +162,7 @@ t.test('a task store that fails on each operation in turn: the request gets an e
     r.failing.set('transition', Infinity)
 
     release()
-    await until(() => sent.some(m => m.method === 'notifications/tasks/status'), 'the session is told')
+    await waitUntil(() => sent.some(m => m.method === 'notifications/tasks/status'), 'the session is told')
 
     t.match(sent.filter(m => m.method === 'notifications/tasks/status').map(m => m.params), [{ taskId: task.taskId, status: 'failed', statusMessage: 'its outcome could not be stored' }])
     t.same(r.lines.filter(l => l.level === 50).map(l => [l.msg, (l.err as Message).code]), [
@@ -178,13 +170,9 @@ t.test('a task store that fails on each operation in turn: the request gets an e
       ['task: the task store failed again; the task is reported failed to its session, and lost elsewhere', 'ECONNREFUSED']
     ])
     await serving(t, call)
-    const lost = await (async () => {
-      for (;;) {
-        const got = (await elsewhere.call('tasks/get', { taskId: task.taskId })).result
-        if (got.status !== 'working') return got
-        await new Promise(resolve => setTimeout(resolve, HEARTBEAT_MS))
-      }
-    })()
+    let lost: Message = {}
+    // Asked as a client polls, once a beat: the record turns failed once its beats stop.
+    await waitUntil(async () => { lost = (await elsewhere.call('tasks/get', { taskId: task.taskId })).result; return lost.status !== 'working' }, 'the other replica to see the task lost', 30_000, HEARTBEAT_MS)
     t.match(lost, { status: 'failed', statusMessage: 'lost: its server stopped' }, 'another replica reports it failed once its beats stopped')
   })
 
@@ -195,7 +183,7 @@ t.test('a task store that fails on each operation in turn: the request gets an e
     const onB = await initializedSession(b.engine, {}, OWNER)
     const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
     const asking = (await a.modern('tools/call', { name: 'confirm_delete', arguments: { filename: 'y.txt' } })).result
-    await until(async () => (await b.modern('tasks/get', { taskId: asking.taskId })).result.status === 'input_required', 'asks')
+    await waitUntil(async () => (await b.modern('tasks/get', { taskId: asking.taskId })).result.status === 'input_required', 'asks')
 
     const cases: Array<[Operation, () => Promise<Message>]> = [
       ['load', async () => await call('tasks/get', { taskId: task.taskId })],
@@ -231,9 +219,9 @@ t.test('redis-server killed while tasks run: the ending task is reported failed 
   const running = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result.task
 
   await redis.kill()
-  await until(() => degraded(r), 'heartbeats degraded')
+  await waitUntil(() => degraded(r), 'heartbeats degraded')
   release()
-  await until(() => sent.some(m => m.method === 'notifications/tasks/status' && (m.params as Message).taskId === ending.taskId), 'the session is told how the task ended')
+  await waitUntil(() => sent.some(m => m.method === 'notifications/tasks/status' && (m.params as Message).taskId === ending.taskId), 'the session is told how the task ended')
 
   t.match(sent.filter(m => m.method === 'notifications/tasks/status').map(m => m.params), [{ taskId: ending.taskId, status: 'failed', statusMessage: 'its outcome could not be stored' }])
   t.equal(r.lines.filter(l => l.level === 50 && String(l.msg).startsWith('task: ')).length, 2, 'both failed writes logged')
@@ -244,9 +232,9 @@ t.test('redis-server killed while tasks run: the ending task is reported failed 
   // Back, and empty (no persistence): the running task's record is gone, so its replica stops it; beats work again.
   const back = await redisServer(t, redis.port)
   t.equal(back.url, redis.url)
-  await until(() => !degraded(r), 'heartbeats recovered')
+  await waitUntil(() => !degraded(r), 'heartbeats recovered')
   t.match(r.lines.filter(l => l.component === 'task-heartbeat').map(l => l.msg), [/^degraded: task-heartbeat/, 'recovered: task-heartbeat'])
-  await until(() => r.engine.server.activeCalls().length === 0, 'the task whose record is gone is stopped')
+  await waitUntil(() => r.engine.server.activeCalls().length === 0, 'the task whose record is gone is stopped')
   const { task } = (await call('tools/call', { name: 'slow_compute', arguments: { seconds: 60 }, task: {} })).result
   t.equal(task.status, 'working', 'tasks start again')
   await call('tasks/cancel', { taskId: task.taskId })

@@ -39,6 +39,7 @@ const contextTools = [
         } catch {}
       }
       await new Promise<void>((resolve, reject) => {
+        // The tool's behaviour: it takes `ms` (or ends at its signal) — not a test waiting for something.
         const timer = setTimeout(resolve, ms)
         ctx.signal.addEventListener('abort', () => { clearTimeout(timer); reject(ctx.signal.reason) }, { once: true })
       })

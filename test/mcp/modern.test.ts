@@ -45,7 +45,7 @@ const resources = [
   defineResource({ uri: 'test://one', name: 'one', read: () => [{ uri: 'test://one', text: 'one' }] }),
   // Reads its signal only after a pause, as a slow reader would.
   // Answers a timer later: the close() a test makes right after asking always comes first.
-  defineResource({ uri: 'test://late', name: 'late', read: async (ctx) => { await new Promise(resolve => setTimeout(resolve, 20)); return [{ uri: 'test://late', text: String(ctx.signal.aborted) }] } }),
+  defineResource({ uri: 'test://late', name: 'late', read: async (ctx) => { await new Promise(resolve => setImmediate(resolve)); return [{ uri: 'test://late', text: String(ctx.signal.aborted) }] } }),
   defineResource({ uri: 'test://boom', name: 'boom', read: () => { throw new Error('disk on fire') } })
 ]
 

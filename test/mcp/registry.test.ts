@@ -34,15 +34,24 @@ t.test('tools/list pages follow opaque cursors and cover every tool exactly once
   t.throws(() => registry.toolsListPage('bogus'), { code: 'APP_ERR_INVALID_PARAMS' })
 })
 
-t.test('the serialized page is computed once, at registration: a definition changed later does not reach it', async (t) => {
-  const tools = testTools.map(tool => ({ ...tool }))
+t.test('the serialized page is computed once, at registration: serving it reads no definition again', async (t) => {
+  // Every read of a definition's description, and of a registered tool's wire form, is counted: a page built at
+  // request time would read them again.
+  let reads = 0
+  const tools = testTools.map(tool => Object.defineProperty({ ...tool }, 'description', { get () { reads++; return tool.description }, enumerable: true }))
   const registry = createRegistry({ tools, services: { clock: systemClock } })
-  const first = registry.toolsListPage(undefined)
+  const wires = registry.tools.map(tool => tool.wire)
+  registry.tools.forEach((tool, i) => Object.defineProperty(tool, 'wire', { get () { reads++; return wires[i] }, configurable: true }))
+  t.ok(reads > 0, 'the definitions were read at registration')
+  reads = 0
 
-  tools[0].description = 'Changed after registration.'
-  t.equal(registry.toolsListPage(undefined), first, 'the same bytes as before the change')
-  t.notMatch(first, /Changed after registration/)
-  t.equal(JSON.parse(registry.services.catalog!.manifestJson()).length, registry.tools.length)
+  const first = registry.toolsListPage(undefined)
+  const again = registry.toolsListPage(undefined)
+  const manifest = registry.services.catalog!.manifestJson()
+  t.equal(reads, 0, 'two pages and the manifest served without reading a definition or a registered tool')
+  t.equal(again, first)
+  t.same(JSON.parse(first).tools, wires, 'the page holds the registered tools as they were at registration')
+  t.same(JSON.parse(manifest), wires, 'so does the manifest')
 })
 
 t.test('a duplicate tool name stops startup', async (t) => {

@@ -19,6 +19,7 @@ import { waitUntil } from '../helpers/wait.js'
 
 type Message = Record<string, any>
 const engine = (tasks: Record<string, number> = {}) => testEngine({ tools: [...testTools, ...taskTools()] }, { tasks })
+/** A tool's moment of work (below: a timer that outlasts the task window), never a test's wait. */
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 /** A task that asks again whatever it is told (after a moment of work, so it asks as a task). */

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { httpInProcess, stdioInProcess } from '../helpers/in-process.js'
 import { createHostileWorkspace, type HostileWorkspace } from '../helpers/workspace-fixture.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-embeddings.js'
+import { waitUntil } from '../helpers/wait.js'
 
 // The canary battery: every hostile path through every workspace tool, resource and prompt, over both
 // real transports (in this process). The rule is "no fact about anything outside the root": the secret
@@ -79,13 +80,11 @@ function stable (text: string): string {
 }
 
 /** Waits until the code index has finished its first scan and every chunk has a vector, so both batteries ask the same index. */
-async function indexReady (t: Test, client: Client): Promise<void> {
-  for (let i = 0; i < 120; i++) {
+async function indexReady (client: Client): Promise<void> {
+  await waitUntil(async () => {
     const info = (await client.callTool({ name: 'get_workspace_info', arguments: {} })).structuredContent as { code_index?: { state: string, chunks: number }, embeddings?: { state: string, vectors: number } }
-    if (info.code_index?.state !== 'building' && info.embeddings?.state === 'ready' && info.embeddings.vectors === info.code_index?.chunks) return
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
-  t.fail('the code index and its vectors were not ready within 30 s')
+    return info.code_index?.state !== 'building' && info.embeddings?.state === 'ready' && info.embeddings.vectors === info.code_index?.chunks
+  }, 'the code index and its vectors', 60_000, 100)
 }
 
 /** A fake embeddings provider for the server: its environment, and the check that nothing from outside the root reached it. */
@@ -139,7 +138,7 @@ async function runBattery (t: Test, client: Client, fx: HostileWorkspace): Promi
 
 /** The battery twice — outside targets present, then moved away — and every answer compared pairwise. */
 async function noFactAboutOutside (t: Test, client: Client, fx: HostileWorkspace): Promise<void> {
-  await indexReady(t, client)
+  await indexReady(client)
   const present = await runBattery(t, client, fx)
   const moved = [`${fx.outside}`, `${fx.base}/root-evil`]
   for (const dir of moved) renameSync(dir, `${dir}-moved-away`)

@@ -36,7 +36,9 @@ t.test('a timed-out call stops using CPU: get_file_info over 100 × 10 MB line c
     t.match(answer.result.content[0].text, /^ERROR TIMEOUT/, `${call.name} timed out`)
     // Anything still running for the call would show as CPU time over the next second: a call that
     // kept going burns ~1000 ms of it (one busy thread). Collecting the abandoned buffers (read_files
-    // drops up to 200 MB) and a loaded CI machine add up to ~150 ms, hence the 300 ms line.
+    // drops up to 200 MB) and a loaded CI machine add up to ~150 ms, hence the 300 ms line. Neither pause is a wait
+    // for something to happen: the 50 ms lets the answer's own cleanup pass first, the second is the window measured
+    // (a loaded machine only makes a running call show less CPU in it, never a stopped one more).
     await new Promise(resolve => setTimeout(resolve, 50))
     const before = cpuMs('self')
     await new Promise(resolve => setTimeout(resolve, 1000))

@@ -20,6 +20,7 @@ import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
 import { searchSemantic, SearchSemanticOutput } from '../../src/tools/search-semantic.js'
 import { startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-embeddings.js'
 import { manualTimers } from '../helpers/manual-timers.js'
+import { waitUntil } from '../helpers/wait.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
@@ -61,7 +62,7 @@ async function fixture (t: Test, env: Record<string, string> = {}, maxChunks = 1
     : createSemanticSearch({ index, workspace, provider: createEmbeddingProvider(embeddingsSettings(config, {}) as EmbeddingsSettings), log, maxChunks, timers })
   t.teardown(async () => { await semantic.close(); await index.close() })
   await index.ready(60_000, new AbortController().signal)
-  for (let i = 0; i < 1000 && semantic.status().state !== 'ready' && semantic.status().state !== 'failed'; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  await waitUntil(() => semantic.status().state === 'ready' || semantic.status().state === 'failed', 'the background embedding to end')
   return { root, workspace, index, semantic, fake }
 }
 
@@ -140,7 +141,7 @@ t.test('search_semantic: after an outage the server\'s probe resumes embedding, 
   f.fake.options.failWith = undefined
   const asked = f.fake.requests.length
   clock.fire()
-  for (let i = 0; i < 500 && (f.semantic.status().state !== 'ready' || f.fake.requests.length === asked); i++) await new Promise(resolve => setTimeout(resolve, 20))
+  await waitUntil(() => f.semantic.status().state === 'ready' && f.fake.requests.length > asked, 'the probe to be answered and embedding to resume')
   t.equal(f.fake.requests.length, asked + 1, 'the probe asked once; nothing was left to embed')
   t.match(f.semantic.status(), { state: 'ready', vectors: f.index.status().chunks })
   const back = await search(f, { query: 'retry upload' })

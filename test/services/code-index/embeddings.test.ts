@@ -6,6 +6,7 @@ import { isToolError } from '../../../src/errors.js'
 import { createEmbeddingProvider, embeddingsSettings, isLocalProvider, isRefusal, refusesParameter, requestRefused, vectorsOf, type EmbeddingsError, type EmbeddingsSettings } from '../../../src/services/code-index/embeddings.js'
 import { fakeEmbedding, startFakeEmbeddings, type FakeEmbeddings } from '../../helpers/fake-embeddings.js'
 import { runs } from '../../helpers/property.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 const settingsOf = (flags: Record<string, string>, env: NodeJS.ProcessEnv = {}): EmbeddingsSettings | undefined =>
   embeddingsSettings(loadConfig(flags, {}, '/tmp'), env)
@@ -106,8 +107,11 @@ t.test('retries: 429 and 5xx again with backoff (Retry-After honoured), a 400 at
   t.match(leaked, { reason: 'the provider answered HTTP 500: bad key ***', detail: 'bad key ***' }, 'nor in its reason')
   const aborted = new AbortController()
   f.options.faults = [503, 503, 503]
+  const asked = f.requests.length
   const waiting = provider(f, '/v1/embeddings', { retryDelayMs: 60_000 }).embed(['a'], aborted.signal)
-  setTimeout(() => aborted.abort(new Error('cancelled')), 50)
+  // Cancelled once the first try was refused (the provider saw it): the call is then in its 60 s backoff.
+  await waitUntil(() => f.requests.length > asked, 'the first try')
+  aborted.abort(new Error('cancelled'))
   await t.rejects(waiting, /cancelled/, 'a backoff ends with the caller\'s signal')
 })
 
@@ -157,7 +161,8 @@ t.test('a provider that misbehaves: unreachable, silent, stalling, redirecting, 
   t.match(unreachable.cause, { message: 'fetch failed', cause: { code: 'ECONNREFUSED' } }, 'the network error behind it is the cause, for the log line')
   const silent = await startServer(t, () => {})
   t.match((await failure(t, provider(silent, '/v1/embeddings', { timeoutMs: 100, retries: 0 }).embed(['a'], signal()))).message, /did not answer within 100 ms/)
-  const stalling = await startServer(t, (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"data":') })
+  let stalled = 0
+  const stalling = await startServer(t, (res) => { stalled++; res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"data":') })
   t.match((await failure(t, provider(stalling, '/v1/embeddings', { timeoutMs: 150, retries: 0 }).embed(['a'], signal()))).message, /did not finish its answer within 150 ms/)
   const redirecting = await startServer(t, (res) => res.writeHead(307, { location: 'http://example.com/steal' }).end())
   t.match((await failure(t, provider(redirecting, '/v1/embeddings', { retries: 0 }).embed(['a'], signal()))).message, /could not be reached \(.*redirect/i, 'a redirect is never followed')
@@ -182,8 +187,11 @@ t.test('a provider that misbehaves: unreachable, silent, stalling, redirecting, 
   gone.abort(new Error('call ended'))
   await t.rejects(provider(garbage, '/v1/embeddings').embed(['a'], gone.signal), /call ended/)
   const slowBody = new AbortController()
+  const begun = stalled
   const reading = provider(stalling, '/v1/embeddings', { retries: 0 }).embed(['a'], slowBody.signal)
-  setTimeout(() => slowBody.abort(new Error('call ended mid-answer')), 50)
+  // Ended once the answer has begun (its head and first bytes written), not after a guess at when that is.
+  await waitUntil(() => stalled > begun, 'the answer to begin')
+  slowBody.abort(new Error('call ended mid-answer'))
   await t.rejects(reading, /call ended mid-answer/)
 })
 

@@ -14,6 +14,7 @@ import { locateTreeSitter, type TreeSitterLocation } from '../../../src/services
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { findSymbol } from '../../../src/tools/find-symbol.js'
 import { tempDir, toolContext } from '../../helpers/workspace-fixture.js'
+import { clockPasses, waitUntil } from '../../helpers/wait.js'
 
 // A state disk that fills or fails never kills the server (issue 29): the index goes unavailable with the reason,
 // the space and the flag, a later scan retries, and the tools answer a tool error the model can act on.
@@ -39,10 +40,6 @@ async function indexOf (t: Test, root: string, stateDir: string, options: Partia
   return index
 }
 
-const wait = async (until: () => boolean, ms = 20_000): Promise<void> => {
-  for (const end = Date.now() + ms; !until() && Date.now() < end;) await new Promise(resolve => setTimeout(resolve, 25))
-}
-
 t.test('errors a store can fail with, by SQLite result code or errno', async (t) => {
   t.equal(storeProblemOf({ code: 'ERR_SQLITE_ERROR', errcode: 13 }), 'disk-full')
   t.equal(storeProblemOf({ sqliteCode: 13 | (1 << 8) }), 'disk-full', 'an extended code counts by its primary one')
@@ -64,7 +61,7 @@ t.test('past its size limit the index is unavailable, not dead: the reason, the 
   const index = await indexOf(t, root, stateDir, { maxBytes: 256 * 1024, retryMs: 150 })
 
   const ready = await index.ready(60_000, new AbortController().signal)
-  await wait(() => index.status().failures >= 2)
+  await waitUntil(() => index.status().failures >= 2, 'two failed writes')
   const status = index.status()
   const call = Promise.resolve(findSymbol.run({ name: 'handler_1_1', workspace: await createWorkspace({ root, log }), codeIndex: index } as never, toolContext()))
 
@@ -101,12 +98,12 @@ t.test('a real full file system: unavailable while full, complete once space is 
   const index = await indexOf(t, tree(t, 150), stateDir, { retryMs: 200 })
 
   t.equal(await index.ready(60_000, new AbortController().signal), false)
-  await wait(() => index.status().state === 'unavailable')
+  await waitUntil(() => index.status().state === 'unavailable', 'the index to say unavailable')
   t.match(index.status().problem, { kind: 'disk-full', stateDir })
   t.ok((index.status().problem?.freeBytes ?? Infinity) < 200 * 1024, 'the free space it saw')
 
   fs.rmSync(filler)
-  await wait(() => index.status().state === 'ready')
+  await waitUntil(() => index.status().state === 'ready', 'the index to say ready')
   t.match(index.status(), { state: 'ready', files: 150 }, 'the retry completed the index once there was room')
   t.equal(index.status().problem, undefined)
   t.equal(index.findSymbols('handler_149_11', 'exact', undefined, undefined, 1).length, 1)
@@ -121,7 +118,7 @@ t.test('one writer at a time: a second index of the same file reads what the fir
   const second = await indexOf(t, root, stateDir, { staleMs: 100 })
 
   second.start()
-  await wait(() => second.status().writer !== undefined)
+  await waitUntil(() => second.status().writer !== undefined, 'the second index to name the writer')
   t.match(second.status(), { writer: new RegExp(`^process ${process.pid} on `) }, 'it says who writes the index')
   t.equal(await second.ready(300, new AbortController().signal), false, 'a holder that writes nothing: the wait ends at its limit')
   t.ok('release' in held)
@@ -130,7 +127,7 @@ t.test('one writer at a time: a second index of the same file reads what the fir
   const waited = second.ready(60_000, new AbortController().signal)
   first.start()
   t.equal(await waited, true, 'a call waits for the index whoever writes it')
-  await wait(() => first.status().files === 20 && second.status().files === 20)
+  await waitUntil(() => first.status().files === 20 && second.status().files === 20, 'both indexes to hold 20 files')
   for (const index of [first, second]) t.equal(index.findSymbols('handler_3_3', 'exact', undefined, undefined, 1).length, 1, 'both answer from the one index')
 
   // A lock left by a process that is gone does not hold anyone off.
@@ -195,11 +192,12 @@ t.test('a shared index: unavailable until one is published, then read without wr
   t.same(fs.readdirSync(stateDir), ['index-0123456789abcdef.sqlite'], 'the replica wrote nothing beside it (no log, no lock)')
 
   fs.writeFileSync(path.join(root, 'later.c'), 'int added_later(void) { return 1; }\n')
-  await new Promise(resolve => setTimeout(resolve, 5))
+  // staleMs 0: the next ready() rescans once the clock has moved past the last scan (the check is >, to the ms).
+  await clockPasses(builder.status().lastScan as number)
   t.equal(await builder.ready(60_000, new AbortController().signal), true)
-  await wait(() => builder.findSymbols('added_later', 'exact', undefined, undefined, 1).length === 1)
+  await waitUntil(() => builder.findSymbols('added_later', 'exact', undefined, undefined, 1).length === 1, 'the builder to index the new file')
   publish()
-  await wait(() => replica.findSymbols('added_later', 'exact', undefined, undefined, 1).length === 1, 10_000)
+  await waitUntil(() => replica.findSymbols('added_later', 'exact', undefined, undefined, 1).length === 1, 'the replica to follow the published index')
   t.equal(replica.findSymbols('added_later', 'exact', undefined, undefined, 1).length, 1, 'the next published index is followed')
   t.equal(replica.status().files, 6)
 })

@@ -13,6 +13,7 @@ import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { searchSemantic } from '../../../src/tools/search-semantic.js'
 import { missingSharedModel, startSharedModel } from '../../../bench/lib/embedding-provider.js'
 import { tempDir, toolContext } from '../../helpers/workspace-fixture.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 // Search by meaning with a trained model: the shared Universal Sentence Encoder Lite (../shared/tools/embeddings,
 // set up by its setup.sh), served by its own python process — the one thing here no fake can stand in for. Each
@@ -43,7 +44,8 @@ t.test('search_semantic with a trained model: a paraphrase with no word in commo
   t.teardown(async () => { await semantic.close(); await index.close() })
   await index.ready(60_000, new AbortController().signal)
   // The vectors are counted as they land; the state turns ready a moment after the last one.
-  for (let i = 0; i < 3000 && (semantic.status().vectors < index.status().chunks || semantic.status().state !== 'ready'); i++) await new Promise(resolve => setTimeout(resolve, 20))
+  // A minute at most: the model embeds ~50 chunks/s on a quiet core, far fewer beside other test files.
+  await waitUntil(() => semantic.status().vectors >= index.status().chunks && semantic.status().state === 'ready', 'every chunk embedded by the model', 60_000, 20)
   t.match(semantic.status(), { state: 'ready', dims: 512, vectors: 3 }, 'every chunk embedded by the model')
 
   const tokenizer = createTokenizer({ workers: 0 })
