@@ -2,7 +2,7 @@
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
 // ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency and build-floor (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
-// retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp asks one tree.
+// retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp,python asks some trees (or sets) only.
 // `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]

@@ -9,4 +9,4 @@ export interface TreeSet {
 export const SOURCES: Record<string, string>
 export function missingTree (set: TreeSet): string | undefined
 export function versionNote (set: TreeSet): string | undefined
-export function copyTree (set: TreeSet, tree: string): void
+export function copyTree (set: TreeSet, tree: string, source?: string): void

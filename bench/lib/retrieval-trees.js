@@ -69,8 +69,7 @@ export function versionNote (set) {
 }
 
 /** Copies a set's folders (or files) from its source into `tree`, mtimes kept (the index and vectors stay valid), minus its `exclude` globs. */
-export function copyTree (set, tree) {
-  const source = SOURCES[set.tree]
+export function copyTree (set, tree, source = SOURCES[set.tree]) {
   const excluded = picomatch(set.exclude ?? [])
   rmSync(tree, { recursive: true, force: true })
   for (const folder of set.folders) {
