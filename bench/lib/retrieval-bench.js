@@ -12,12 +12,13 @@ import { untilEmbedded } from './embedded-wait.js'
 import { DEPTH, rankOf, rgByCount, rgInPathOrder, specificWord, tokensOf } from './retrieval-measures.js'
 import { retrievalReport } from './retrieval-report.js'
 import { copyTree, missingTree, SOURCES, versionNote } from './retrieval-trees.js'
+import { indexFileIn, keepVectors, schemaOfBin, seedVectors } from './retrieval-vectors.js'
 import { sharesNoWord } from './retrieval-words.js'
 import { stdioServer } from './stdio-client.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.join(here, '..', '..')
-const BIN = path.join(repo, 'dist', 'bin', 'cli.js')
+const OWN_BIN = path.join(repo, 'dist', 'bin', 'cli.js')
 const WORK = path.join(repo, 'bench', '.retrieval')
 /** Pages of a ranked tool read before a question counts as not answered (the first ten files are what counts). */
 const PAGES = 3
@@ -96,12 +97,19 @@ async function vectorRanker (state, tree, provider) {
   }
 }
 
-/** Asks every question of one set by every method; returns one record per question. */
-async function runSet (set, provider, log) {
+/**
+ * Asks every question of one set by every method (`split`: the tuning questions only, or all); returns one record
+ * per question. The server is `bin` (another build's, for a before/after figure: its own state folder, `label`).
+ */
+async function runSet (set, provider, log, { bin, label, split }) {
   const tree = workspaceOf(set)
-  const state = path.join(WORK, 'state', set.tree)
+  const state = path.join(WORK, label === undefined ? 'state' : `state-${label}`, set.tree)
+  const cache = path.join(WORK, 'vectors', `${set.tree}.sqlite`)
   mkdirSync(state, { recursive: true })
-  const server = stdioServer(BIN, tree, ['--state-dir', state, '--tool-timeout-ms', '600000', '--embeddings-url', provider.url, '--embeddings-model', provider.model],
+  // The vectors of an index this server would rebuild (another schema), or of the main state folder's index for another build's.
+  const seeded = await seedVectors(state, cache, await schemaOfBin(bin), label === undefined ? undefined : indexFileIn(path.join(WORK, 'state', set.tree)))
+  if (seeded !== undefined) log(`retrieval: ${set.tree}: a new index for this build's schema, holding ${seeded} cached vectors`)
+  const server = stdioServer(bin, tree, ['--state-dir', state, '--tool-timeout-ms', '600000', '--embeddings-url', provider.url, '--embeddings-model', provider.model],
     provider.key === undefined ? {} : { WORKSPACE_MCP_EMBEDDINGS_API_KEY: provider.key })
   try {
     await server.initialize()
@@ -110,7 +118,7 @@ async function runSet (set, provider, log) {
     log(`  ready in ${Math.round(ms / 1000)} s: ${info.code_index.files} files, ${info.code_index.chunks} chunks, ${info.embeddings.vectors} vectors`)
     const vectors = await vectorRanker(state, tree, provider)
     const records = []
-    for (const q of set.questions) {
+    for (const q of set.questions.filter(q => split === 'all' || q.held_out !== true)) {
       const answers = new Set(q.answers.map(a => a.path))
       const word = specificWord(tree, q.question)
       const byCount = word === undefined ? { files: [], text: '' } : rgByCount(tree, word)
@@ -135,12 +143,18 @@ async function runSet (set, provider, log) {
   } finally {
     server.child.stdin.end()
     await new Promise(resolve => server.child.once('exit', resolve))
+    await keepVectors(state, cache)
   }
 }
 
-/** Runs the section: report rows (goals on the held-out questions) and the Markdown of every figure. */
-export async function runRetrievalBench (log, { only } = {}) {
-  if (!existsSync(BIN)) throw new Error('dist/bin/cli.js is missing: npm run build')
+/**
+ * Runs the section: report rows (goals on the held-out questions) and the Markdown of every figure. `split`
+ * 'tuning' asks only the questions ranking work may be tuned on (held-out ones are never asked, so never seen);
+ * `bin` and `label`: another build's server (see runSet).
+ */
+export async function runRetrievalBench (log, { only, split = 'all', bin = OWN_BIN, label } = {}) {
+  if (!['all', 'tuning'].includes(split)) throw new Error(`BENCH_RETRIEVAL_SPLIT=${split}: 'tuning' (the questions not held out) or 'all'`)
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: npm run build`)
   const sets = readdirSync(path.join(repo, 'bench', 'retrieval')).filter(n => n.endsWith('.json')).sort()
     .map(n => ({ name: n.replace(/\.json$/, ''), ...JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')) }))
     .filter(set => only === undefined || only.includes(set.tree) || only.includes(set.name))
@@ -150,8 +164,8 @@ export async function runRetrievalBench (log, { only } = {}) {
   const provider = await benchProvider(log)
   try {
     const results = []
-    for (const set of sets) results.push(await runSet(set, provider, log))
-    return retrievalReport(results, provider, DEPTH)
+    for (const set of sets) results.push(await runSet(set, provider, log, { bin, label, split }))
+    return retrievalReport(results, provider, DEPTH, { split, label })
   } finally {
     await provider.close()
   }

@@ -74,6 +74,19 @@ t.test('goal rows: all sets, each set, and the reworded questions, judged on the
   t.equal(named('fusion below the better')?.measured, '0/5 (0 %)')
 })
 
+t.test('a run of the tuning questions alone judges its goals on them, says so, and has no held-out table', async (t) => {
+  const tuning = RESULTS.map(r => ({ ...r, records: r.records.filter(x => !(x as { heldOut: boolean }).heldOut) }))
+  const { rows, markdown } = retrievalReport(tuning, PROVIDER, 10, { split: 'tuning' }) as { rows: Array<{ name: string, measured: string }>, markdown: string }
+  t.equal(rows.find(r => r.name.includes('search_code, 3 tuning questions over alpha-tree, beta-tree'))?.measured, 'MRR@10 0.40, hit@1 1/3, hit@5 2/3')
+  t.equal(rows.find(r => r.name.includes('search_code, 2 tuning questions of alpha (alpha-tree)'))?.measured, 'MRR@10 0.60, hit@1 1/2, hit@5 2/2')
+  t.notOk(rows.some(r => r.name.includes('held-out')), 'no row speaks for the held-out questions')
+  t.ok(markdown.includes('BENCH_RETRIEVAL_SPLIT=tuning'))
+  t.notOk(markdown.includes('### held-out'))
+  t.ok(markdown.includes('### tuning: 3 questions, all sets'))
+  const other = retrievalReport(RESULTS, PROVIDER, 10, { label: 'before' }) as { rows: Array<{ name: string }>, markdown: string }
+  t.ok(other.rows.every(r => r.name.endsWith('[before]')) && other.markdown.startsWith('## Retrieval: the right file first (Test Model (8 dims)) [before]'), 'another build is named in every row')
+})
+
 t.test('the README block takes the goals, the held-out table and the held-out table by set and kind', async (t) => {
   const { rows, markdown } = retrievalReport(RESULTS, PROVIDER, 10) as { rows: Array<{ name: string, measured: string, goal: string, pass: boolean }>, markdown: string }
   const goals = ['| Benchmark | Measured | Baseline (floor / peer) | Ratio | CPU ratio | Goal | Pass? | Note |', '|---|---|---|---|---|---|---|---|',
