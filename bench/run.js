@@ -5,7 +5,7 @@
 // retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp,python asks some trees (or sets) only;
 // BENCH_RETRIEVAL_SPLIT=tuning asks only the questions not held out (results/retrieval-tuning.md); BENCH_RETRIEVAL_BIN=<other build's dist/bin/cli.js>
 // with BENCH_RETRIEVAL_LABEL=<name> measures another build (results/retrieval-<name>.md). Only a full run of every tree rewrites the README block.
-// code-latency (only when named): BENCH_BEFORE_BIN=<another build's dist/bin/cli.js> [BENCH_BEFORE_LABEL=<name>]: both builds index the whole Linux tree, then search_code p50/p95 side by side.
+// code-latency (only when named): BENCH_BEFORE_BIN=<another build's dist/bin/cli.js> [BENCH_BEFORE_LABEL=<name>]: both builds index the whole Linux tree (or BENCH_LATENCY_TREE=<folder>), then search_code p50/p95 side by side.
 // `--bin` points the reads section at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
