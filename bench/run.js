@@ -2,12 +2,15 @@
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
 // ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency and build-floor (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
-// retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp asks one tree.
+// retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp,python asks some trees (or sets) only;
+// BENCH_RETRIEVAL_SPLIT=tuning asks only the questions not held out (results/retrieval-tuning.md); BENCH_RETRIEVAL_BIN=<other build's dist/bin/cli.js>
+// with BENCH_RETRIEVAL_LABEL=<name> measures another build (results/retrieval-<name>.md). Only a full run of every tree rewrites the README block.
+// code-latency (only when named): BENCH_BEFORE_BIN=<another build's dist/bin/cli.js> [BENCH_BEFORE_LABEL=<name>]: both builds index the whole Linux tree (or BENCH_LATENCY_TREE=<folder>), then search_code p50/p95 side by side.
 // `--bin` points the reads and search-memory sections at another build's dist/bin/cli.js.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { document, environment, table } from './lib/report.js'
@@ -48,7 +51,10 @@ const options = {
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
 const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor'] : [])]
-const outFile = values.out ?? fileURLToPath(new URL(`results/${values.only === undefined ? 'latest' : sections.join('-')}.md`, import.meta.url))
+// A run of the tuning questions alone (or of another build) never replaces the file of a full retrieval run.
+const retrievalPart = process.env.BENCH_RETRIEVAL_SPLIT === 'tuning' ? '-tuning' : ''
+const retrievalBuild = process.env.BENCH_RETRIEVAL_LABEL === undefined ? '' : `-${process.env.BENCH_RETRIEVAL_LABEL}`
+const outFile = values.out ?? fileURLToPath(new URL(`results/${values.only === undefined ? 'latest' : sections.join('-')}${sections.includes('retrieval') ? retrievalPart + retrievalBuild : ''}.md`, import.meta.url))
 const log = (line) => process.stderr.write(line + '\n')
 
 const searchModule = new URL('search.mjs', import.meta.url)
@@ -65,8 +71,14 @@ const runners = {
   documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   index: async () => (await import('./lib/index-bench.js')).runIndexBench(log),
   semantic: async () => (await import('./lib/semantic-bench.js')).runSemanticBench(log),
-  retrieval: async () => (await import('./lib/retrieval-bench.js')).runRetrievalBench(log, { only: process.env.BENCH_RETRIEVAL_TREES?.split(',') }),
+  retrieval: async () => (await import('./lib/retrieval-bench.js')).runRetrievalBench(log, {
+    only: process.env.BENCH_RETRIEVAL_TREES?.split(','),
+    split: process.env.BENCH_RETRIEVAL_SPLIT,
+    bin: process.env.BENCH_RETRIEVAL_BIN === undefined ? undefined : resolve(process.env.BENCH_RETRIEVAL_BIN),
+    label: process.env.BENCH_RETRIEVAL_BIN === undefined ? undefined : process.env.BENCH_RETRIEVAL_LABEL ?? 'other'
+  }),
   sizing: async () => (await import('./lib/build-bench.js')).runSizingBench(log),
+  'code-latency': async () => (await import('./lib/code-latency-bench.js')).runCodeLatencyBench(log),
   'build-latency': async () => (await import('./lib/build-bench.js')).runBuildLatencyBench(log),
   'build-floor': async () => (await import('./lib/build-bench.js')).runBuildFloorBench(log),
   walk: async () => {
@@ -140,7 +152,7 @@ if (!values['no-write']) {
     if (updateReadme(readme, readFileSync(outFile, 'utf8'))) log('updated the summary in bench/README.md')
   }
   // The retrieval figures have a block of their own, written by a run that asked every tree.
-  if (sections.includes('retrieval') && process.env.BENCH_RETRIEVAL_TREES === undefined && !failures.some(f => f.startsWith('retrieval'))) {
+  if (sections.includes('retrieval') && process.env.BENCH_RETRIEVAL_TREES === undefined && retrievalPart === '' && process.env.BENCH_RETRIEVAL_BIN === undefined && !failures.some(f => f.startsWith('retrieval'))) {
     const { updateRetrieval } = await import('./lib/readme-summary.js')
     if (updateRetrieval(new URL('./README.md', import.meta.url), readFileSync(outFile, 'utf8'))) log('updated the retrieval figures in bench/README.md')
   }

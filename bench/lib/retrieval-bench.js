@@ -1,43 +1,47 @@
 // `npm run bench -- --only retrieval`: does the right code come first? Questions written by reading the code
-// (bench/retrieval/*.json: folders of the Linux 6.1 tree, and this repository's src/ and plugins/), asked of
-// search_code, search_semantic (with a real embedding model: see embedding-provider.js), the vectors alone,
-// and two ripgrep baselines, in one run. A third of the questions is held out: never tuned on, reported apart.
+// (bench/retrieval/*.json: folders of the Linux 6.1 tree, this repository's src/ and plugins/, twelve JavaScript
+// libraries of its node_modules, Debian's Python 3.11 standard library), asked of search_code, search_semantic (with
+// a real embedding model: see embedding-provider.js), the vectors alone, and two ripgrep baselines, in one run. A
+// third of the questions is held out: never tuned on, reported apart; every figure also per set and kind of question.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { benchProvider } from './embedding-provider.js'
 import { untilEmbedded } from './embedded-wait.js'
 import { DEPTH, rankOf, rgByCount, rgInPathOrder, specificWord, tokensOf } from './retrieval-measures.js'
 import { retrievalReport } from './retrieval-report.js'
+import { copyTree, missingTree, SOURCES, versionNote } from './retrieval-trees.js'
+import { indexFileIn, keepVectors, schemaOfBin, seedVectors } from './retrieval-vectors.js'
+import { sharesNoWord } from './retrieval-words.js'
 import { stdioServer } from './stdio-client.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.join(here, '..', '..')
-const BIN = path.join(repo, 'dist', 'bin', 'cli.js')
+const OWN_BIN = path.join(repo, 'dist', 'bin', 'cli.js')
 const WORK = path.join(repo, 'bench', '.retrieval')
-const CORPUS = path.join(repo, 'bench', '.corpus', 'linux-source-6.1')
-/** Where each question set's tree comes from. */
-const SOURCES = { 'linux-source-6.1': CORPUS, 'workspace-mcp': repo }
 /** Pages of a ranked tool read before a question counts as not answered (the first ten files are what counts). */
 const PAGES = 3
 
+/** Throws, saying what to do, when a set's tree is not here at the versions its questions were written against. */
+function refuseMissing (set) {
+  const problem = missingTree(set)
+  if (problem !== undefined) throw new Error(`${set.name}: ${problem}; or ask the other trees: BENCH_RETRIEVAL_TREES=<tree,…>`)
+}
+
 /**
  * The tree a question set is asked of: its folders copied (mtimes kept, so the index and the vectors of an
- * earlier run stay valid) into bench/.retrieval/<tree>. The corpus is copied once; this repository every run.
+ * earlier run stay valid) into bench/.retrieval/<tree>. The Linux corpus is unpacked and copied once; the other
+ * trees every run. A tree that is not here (or not at its set's versions) stops the run with what to do.
  */
 function workspaceOf (set) {
-  const source = SOURCES[set.tree]
   const tree = path.join(WORK, 'trees', set.tree)
   if (set.tree === 'linux-source-6.1') {
-    if (!existsSync(path.join(CORPUS, 'Makefile'))) execFileSync('sh', [path.join(repo, 'bench', 'corpus.sh')], { stdio: ['ignore', 'ignore', 'inherit'] })
+    if (!existsSync(path.join(SOURCES[set.tree], 'Makefile'))) execFileSync('sh', [path.join(repo, 'bench', 'corpus.sh')], { stdio: ['ignore', 'ignore', 'inherit'] })
     if (existsSync(path.join(tree, '.complete'))) return tree
   }
-  rmSync(tree, { recursive: true, force: true })
-  for (const folder of set.folders) {
-    mkdirSync(path.dirname(path.join(tree, folder)), { recursive: true })
-    execFileSync('cp', ['-a', path.join(source, folder), path.join(tree, folder)])
-  }
+  refuseMissing(set)
+  copyTree(set, tree)
   execFileSync('touch', [path.join(tree, '.complete')])
   return tree
 }
@@ -93,27 +97,37 @@ async function vectorRanker (state, tree, provider) {
   }
 }
 
-/** Asks every question of one set by every method; returns one record per question. */
-async function runSet (set, provider, log) {
+/**
+ * Asks every question of one set by every method (`split`: the tuning questions only, or all); returns one record
+ * per question. The server is `bin` (another build's, for a before/after figure: its own state folder, `label`).
+ */
+async function runSet (set, provider, log, { bin, label, split }) {
   const tree = workspaceOf(set)
-  const state = path.join(WORK, 'state', set.tree)
+  const state = path.join(WORK, label === undefined ? 'state' : `state-${label}`, set.tree)
+  const cache = path.join(WORK, 'vectors', `${set.tree}.sqlite`)
   mkdirSync(state, { recursive: true })
-  const server = stdioServer(BIN, tree, ['--state-dir', state, '--tool-timeout-ms', '600000', '--embeddings-url', provider.url, '--embeddings-model', provider.model],
+  // The vectors of an index this server would rebuild (another schema), or of the main state folder's index for another build's.
+  const seeded = await seedVectors(state, cache, await schemaOfBin(bin), label === undefined ? undefined : indexFileIn(path.join(WORK, 'state', set.tree)))
+  if (seeded !== undefined) log(`retrieval: ${set.tree}: a new index for this build's schema, holding ${seeded} cached vectors`)
+  const server = stdioServer(bin, tree, ['--state-dir', state, '--tool-timeout-ms', '600000', '--embeddings-url', provider.url, '--embeddings-model', provider.model],
     provider.key === undefined ? {} : { WORKSPACE_MCP_EMBEDDINGS_API_KEY: provider.key })
   try {
     await server.initialize()
-    log(`retrieval: ${set.tree} (${set.folders.join(', ')}): index and embed`)
+    log(`retrieval: ${set.name}, ${set.tree} (${set.folders.length} folders): index and embed`)
     const { info, ms } = await untilEmbedded(server, { limitMs: 60 * 60_000, log, label: set.tree, whole: false })
     log(`  ready in ${Math.round(ms / 1000)} s: ${info.code_index.files} files, ${info.code_index.chunks} chunks, ${info.embeddings.vectors} vectors`)
     const vectors = await vectorRanker(state, tree, provider)
     const records = []
-    for (const q of set.questions) {
+    for (const q of set.questions.filter(q => split === 'all' || q.held_out !== true)) {
       const answers = new Set(q.answers.map(a => a.path))
       const word = specificWord(tree, q.question)
       const byCount = word === undefined ? { files: [], text: '' } : rgByCount(tree, word)
       const byPath = word === undefined ? { files: [], text: '' } : rgInPathOrder(tree, word)
       const record = {
         id: q.id,
+        set: set.name,
+        kind: q.kind,
+        noSharedWord: sharesNoWord(q.question, q.answers),
         heldOut: q.held_out === true,
         word,
         code: await askTool(server, 'search_code', q.question, answers),
@@ -125,24 +139,33 @@ async function runSet (set, provider, log) {
       records.push(record)
       if (!record.heldOut) log(`  ${q.id}: code ${record.code.rank ?? '-'} semantic ${record.semantic.rank ?? '-'} vectors ${record.vectors.rank ?? '-'} rg(${word}) ${record.rgCount.rank ?? '-'}`)
     }
-    return { tree: set.tree, folders: set.folders, files: info.code_index.files, chunks: info.code_index.chunks, vectors: info.embeddings.vectors, records }
+    return { name: set.name, tree: set.tree, folders: set.folders, note: versionNote(set), files: info.code_index.files, chunks: info.code_index.chunks, vectors: info.embeddings.vectors, records }
   } finally {
     server.child.stdin.end()
     await new Promise(resolve => server.child.once('exit', resolve))
+    await keepVectors(state, cache)
   }
 }
 
-/** Runs the section: report rows (goals on the held-out questions) and the Markdown of every figure. */
-export async function runRetrievalBench (log, { only } = {}) {
-  if (!existsSync(BIN)) throw new Error('dist/bin/cli.js is missing: npm run build')
-  const sets = readdirSync(path.join(repo, 'bench', 'retrieval')).filter(n => n.endsWith('.json'))
-    .map(n => JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')))
-    .filter(set => only === undefined || only.includes(set.tree))
+/**
+ * Runs the section: report rows (goals on the held-out questions) and the Markdown of every figure. `split`
+ * 'tuning' asks only the questions ranking work may be tuned on (held-out ones are never asked, so never seen);
+ * `bin` and `label`: another build's server (see runSet).
+ */
+export async function runRetrievalBench (log, { only, split = 'all', bin = OWN_BIN, label } = {}) {
+  if (!['all', 'tuning'].includes(split)) throw new Error(`BENCH_RETRIEVAL_SPLIT=${split}: 'tuning' (the questions not held out) or 'all'`)
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: npm run build`)
+  const sets = readdirSync(path.join(repo, 'bench', 'retrieval')).filter(n => n.endsWith('.json')).sort()
+    .map(n => ({ name: n.replace(/\.json$/, ''), ...JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')) }))
+    .filter(set => only === undefined || only.includes(set.tree) || only.includes(set.name))
+  // Before the first tree is indexed (minutes): a missing tree stops the run now, not after the others. Linux 6.1 is
+  // unpacked on demand by bench/corpus.sh.
+  for (const set of sets.filter(s => s.tree !== 'linux-source-6.1')) refuseMissing(set)
   const provider = await benchProvider(log)
   try {
     const results = []
-    for (const set of sets) results.push(await runSet(set, provider, log))
-    return retrievalReport(results, provider, DEPTH)
+    for (const set of sets) results.push(await runSet(set, provider, log, { bin, label, split }))
+    return retrievalReport(results, provider, DEPTH, { split, label })
   } finally {
     await provider.close()
   }

@@ -23,9 +23,11 @@ export function questionWords (question) {
   return [...new Set(question.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter(w => w.length >= 3 && !STOP.has(w))
 }
 
+// The trees are copies under this repository, whose .gitignore leaves out every `dist/` (jose's and yaml's sources
+// live in one): like the server, which reads no ignore file above its root, the baselines read none either.
 const rg = (tree, args) => {
   try {
-    return execFileSync(rgPath, [...args, '--', '.'], { cwd: tree, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'ignore'] })
+    return execFileSync(rgPath, ['--no-ignore-parent', ...args, '--', '.'], { cwd: tree, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, stdio: ['ignore', 'pipe', 'ignore'] })
   } catch (err) {
     if (err.status === 1) return '' // no match
     throw err

@@ -17,6 +17,8 @@ export const MIN_CHUNK_LINES = 12
 
 /** A line that is a comment in the C, JavaScript, Go, Rust, Python or shell manner (not a preprocessor line). */
 const COMMENT = /^\s*(\/\/|\/\*|\*|#(?!\s*(define|include|if|ifdef|ifndef|else|elif|endif|undef|pragma|error|line)\b)|--|"""|''')/
+/** Whether a line is a comment (see COMMENT): what the model reads of a chunk first (embeddedChunk). */
+export const isCommentLine = (line: string): boolean => COMMENT.test(line)
 /** Longest doc comment taken into a definition, in lines. */
 const MAX_DOC_LINES = 40
 

@@ -45,6 +45,14 @@ export function searchTokens (text: string): string[] {
   return tokens
 }
 
+/**
+ * A text with every identifier written as the words it is made of, lower-cased: `retryFailedUpload` and
+ * `retry_failed_upload` become "retry failed upload" — what a sentence model reads as English.
+ */
+export function identifierWords (text: string): string {
+  return text.replace(WORDS, word => word.match(PARTS)?.join(' ').toLowerCase() ?? '')
+}
+
 /** The form of one query term, as searchTokens writes it. */
 const formOf = (term: string): string => searchTokens(term)[0] ?? term
 

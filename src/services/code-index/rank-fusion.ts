@@ -3,20 +3,24 @@ import type { NearestSet } from './vector-matrix.js'
 /**
  * How much the words count against the meaning in a fused ranking. Measured on the retrieval bench with a
  * sentence model (bench/README.md): rank-only fusion (RRF) cost BM25's right first answers (MRR@10 0.83 → 0.71);
- * scores with the words at 0.8 kept them.
+ * scores kept them. Since the model reads chunks prose first (embeddedChunk) its vectors alone went 0.30 → 0.42
+ * on the 110 tuning questions of four trees, and the meaning earns a larger share: 0.7 for the words, the meaning
+ * from 2 to 5 deviations, search_semantic 0.71 → 0.73 (a flat region: 0.6–0.8 and 1.5–2.5 / 4–5 all give 0.72–0.73).
  */
-export const LEXICAL_WEIGHT = 0.8
+export const LEXICAL_WEIGHT = 0.7
 
 /**
  * Where a chunk's meaning starts to count, and where it counts in full: its similarity this many standard
  * deviations above the mean similarity of every chunk searched. A model that tells one chunk from the rest puts it
  * far above; scaling between the least and the most similar of the top chunks instead stretched the meaning to
  * 0–1 even when the model could tell nothing apart, and the fused ranking fell below the better of its two inputs
- * on 8 of the bench's 65 tuning questions (4 with this; bench/README.md).
+ * on 8 of the bench's 65 tuning questions (4 with this; bench/README.md). Chunks stand out less from a small tree
+ * than from a large one (the farthest of 2,000 is ~3.4 deviations out, of 20,000 ~3.9): from 2 the meaning counts
+ * in trees of every size the bench asks.
  */
-export const MEANING_FROM_SD = 3
+export const MEANING_FROM_SD = 2
 /** See MEANING_FROM_SD. */
-export const MEANING_FULL_SD = 6
+export const MEANING_FULL_SD = 5
 
 /** An item of a fused ranking. */
 export interface Fused {

@@ -177,7 +177,7 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
         if (lines === undefined || texts.has(rows[i].hash)) continue
         const chunk = chunkText(lines, rows[i].start, rows[i].end)
         // Changed since it was indexed: the next scan indexes it again, with its new hash.
-        if (chunkHash(chunk) === rows[i].hash) texts.set(rows[i].hash, embeddedChunk(chunk, { path: shown, symbol: rows[i].symbol, kind: rows[i].kind }))
+        if (chunkHash(chunk) === rows[i].hash) texts.set(rows[i].hash, embeddedChunk(chunk, { path: shown, symbol: rows[i].symbol, kind: rows[i].kind, names: rows[i].names }))
       }
     }
     return [...texts].map(([hash, text]) => ({ hash, text }))

@@ -13,6 +13,8 @@ export interface MissingChunk {
   /** The definition the chunk is or lies in, and its kind (see Chunk). */
   symbol: string
   kind: string
+  /** The names of the definitions that start in it, in line order, space-separated ('' for none). */
+  names: string
 }
 
 /** The vectors table of an index file, on a connection of its own (the vector thread's). */
@@ -44,7 +46,9 @@ export function openVectorStore (sqlite: NonNullable<ReturnType<typeof loadSqlit
   // embeddings never pays for keeping it up to date (a random-order key over every chunk).
   db.exec('CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash)')
   const q = {
-    after: db.prepare('SELECT c.id, c.file, c.hash, f.path, c.start, c.end, c.symbol, c.kind FROM chunks c JOIN files f ON f.id = c.file WHERE c.id > ? ORDER BY c.id LIMIT ?'),
+    after: db.prepare('SELECT c.id, c.file, c.hash, f.path, c.start, c.end, c.symbol, c.kind, ' +
+      "coalesce((SELECT group_concat(s.name, ' ' ORDER BY s.line) FROM symbols s WHERE s.file = c.file AND s.line BETWEEN c.start AND c.end), '') AS names " +
+      'FROM chunks c JOIN files f ON f.id = c.file WHERE c.id > ? ORDER BY c.id LIMIT ?'),
     vector: db.prepare('SELECT vector FROM vectors WHERE hash = ? AND model = ? AND dims = ?'),
     put: db.prepare('INSERT OR REPLACE INTO vectors (hash, model, dims, vector) VALUES (?, ?, ?, ?)'),
     chunksOf: db.prepare('SELECT id, file FROM chunks WHERE hash = ?'),

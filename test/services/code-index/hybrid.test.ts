@@ -37,7 +37,7 @@ t.test('score fusion: a first answer the words are sure of stays first; the mean
   const words = [{ id: 1, score: -20 }, { id: 2, score: -5 }, { id: 3, score: -4.9 }]
   const near = { hits: [{ id: 3, similarity: 0.9 }, { id: 4, similarity: 0.8 }, { id: 1, similarity: 0.1 }], mean: 0.3, sd: 0.1 }
   const fused = fuseScores(words, near)
-  t.same(fused.map(f => f.id), [1, 3, 2, 4], 'BM25\'s clear winner first though the meaning puts it last; 3 passes 2 on its meaning')
+  t.same(fused.map(f => f.id), [1, 3, 4, 2], 'BM25\'s clear winner first though the meaning puts it last; 3 passes 2 on its meaning, and so does 4, which no word found')
   t.equal(fused[0].score, LEXICAL_WEIGHT, 'the best word score counts LEXICAL_WEIGHT; a chunk below the mean adds nothing')
   t.ok(fused.every((f, i) => i === 0 || fused[i - 1].score >= f.score), 'best first')
   t.same(fuseScores([], { hits: [{ id: 7, similarity: 0.3 }], mean: 0, sd: 0.01 }).map(f => [f.id, f.score]), [[7, 1 - LEXICAL_WEIGHT]], 'one vector far above the rest: its full share')

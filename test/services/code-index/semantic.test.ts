@@ -123,6 +123,17 @@ t.test('the vector thread\'s work: chunks without vectors by cursor, vectors by 
   t.throws(() => vectors.put('m', 2, [{ hash: null as unknown as string, vector: unit([1, 0]) }], () => t.fail('a failed batch reports nothing')))
 })
 
+t.test('a chunk without a vector comes with the names of the definitions that start in it, in line order', async (t) => {
+  const file = path.join(tempDir(t, 'wmcp-vectors-'), 'index.sqlite')
+  const store = openIndexWriter(sqlite, file)
+  t.teardown(() => store.close())
+  const symbol = (name: string, line: number): FileEntry['symbols'][number] => ({ kind: 'function', name, line, endLine: line, depth: 1, signature: name })
+  store.write([{ ...entry('/r/a.ts', ['ha']), chunks: [{ start: 1, end: 3, symbol: 'first', kind: 'function', fields: { name: '', head: '', path: '', body: 'w' }, hash: 'ha' }, { start: 4, end: 4, symbol: '', kind: 'code', fields: { name: '', head: '', path: '', body: 'w' }, hash: 'hb' }], symbols: [symbol('second', 3), symbol('first', 1), symbol('later', 9)] }])
+  const vectors = openVectorStore(sqlite, file)
+  t.teardown(() => vectors.close())
+  t.same(vectors.chunksAfter(0, 10).map(r => [r.symbol, r.names]), [['first', 'first second'], ['', '']])
+})
+
 t.test('semantic search: every chunk embedded once per text, nearest vector first (the fake hashes words: texts sharing identifiers are near), in scope; moves never re-embed, changes only what changed', async (t) => {
   const s = await semanticFixture(t)
   t.match(s.semantic.status(), { state: 'waiting', vectors: 0, model: 'fake' }, 'nothing before the index\'s first scan')
@@ -134,6 +145,8 @@ t.test('semantic search: every chunk embedded once per text, nearest vector firs
   t.match(s.semantic.status(), { state: 'ready', vectors: chunks, dims: 64, capped: false })
   t.equal(inputs(s.fake), chunks, 'the two copies of one function are one text: the probe of the vector length plus one per distinct text')
   t.equal(s.fake.requests[0].inputs[0], 'dimensions', 'the length was asked first')
+  t.ok(s.fake.requests.flatMap(r => r.inputs).includes('src/upload: uploader (retry failed upload) retry each failed upload with backoff\nexport class uploader {\n async retry failed upload (path: string): promise<number> {\n return 3\n }\n}'),
+    'the model reads a chunk prose first: its file, definition and names as words, its comment, then its code with identifiers as words')
   const query = await s.semantic.embedQuery('retry the failed upload', signal())
   const [best] = (await s.semantic.nearest(query, undefined, 3)).hits
   t.match(s.index.chunksById([best.id]), [{ path: path.join(s.root, 'src/upload.ts') }], 'the upload code is nearest')

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import { embeddedChunk, embeddedText, MAX_EMBED_CHARS } from '../../../src/services/code-index/chunk-text.js'
 import { chunkFile, docStart } from '../../../src/services/code-index/chunker.js'
-import { matchExpression, queryTerms, searchTokens, termForms } from '../../../src/services/code-index/code-tokens.js'
+import { identifierWords, matchExpression, queryTerms, searchTokens, termForms } from '../../../src/services/code-index/code-tokens.js'
 import { MAX_REMEMBERED, wordForm } from '../../../src/services/code-index/word-forms.js'
 import type { OutlineSymbol } from '../../../src/services/symbols/index.js'
 import { runs } from '../../helpers/property.js'
@@ -74,9 +74,13 @@ t.test('chunks: a definition begins at the doc comment right above it, never abo
     [[1, 29, 'free_pages'], [30, 50, 'other']], 'the comment is in free_pages\'s chunk (with the small code around it, merged)')
 })
 
-t.test('embedded chunks: a line naming the file and definition, then the text; a long one cut to the limit', async (t) => {
-  t.equal(embeddedChunk('int f(void);', { path: 'mm/slab.c', symbol: 'f', kind: 'function' }), 'mm/slab.c: function f\nint f(void);')
-  t.equal(embeddedChunk('x = 1', { path: 'src/a.ts', symbol: '', kind: 'code' }), 'src/a.ts\nx = 1', 'code between definitions: the path alone')
-  t.equal(embeddedChunk('y'.repeat(MAX_EMBED_CHARS), { path: 'a', symbol: '', kind: 'code' }).length, MAX_EMBED_CHARS)
+t.test('embedded chunks, prose first: the file and the names as words, the comments, then the code with identifiers as words; a long one cut to the limit', async (t) => {
+  t.equal(embeddedChunk('int f(void);', { path: 'mm/slab.c', symbol: 'f', kind: 'function', names: 'f' }), 'mm/slab: f\nint f(void);')
+  t.equal(embeddedChunk('/** Retries a failed upload. */\nfunction retryFailedUpload (req) {\n  // once more\n  return send_again(req)\n}', { path: 'src/upload/retry-upload.ts', symbol: 'retryFailedUpload', kind: 'function', names: 'retryFailedUpload backoffDelay' }),
+    'src/upload/retry-upload: retry failed upload (backoff delay) Retries a failed upload. once more\nfunction retry failed upload (req) {\n return send again(req)\n}')
+  t.equal(embeddedChunk('x = 1', { path: 'src/a.ts', symbol: '', kind: 'code', names: '' }), 'src/a:\nx = 1', 'code between definitions: the path alone')
+  t.equal(embeddedChunk('y'.repeat(MAX_EMBED_CHARS + 10), { path: 'a', symbol: '', kind: 'code', names: '' }).length, MAX_EMBED_CHARS)
+  t.equal(identifierWords('HTTPServer.listen(port_number, $el)'), 'http server.listen(port number, el)')
+  t.equal(identifierWords('f(_, $)'), 'f(, )', 'a name of no letter or digit is no word')
   t.equal(embeddedText('short'), 'short')
 })
