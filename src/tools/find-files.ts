@@ -59,8 +59,9 @@ export const findFiles = defineTool({
       maxEntries: MAX_WALK_ENTRIES,
       // Over every root (the top of several), globs see each path after its root's `name:`, as they would in that root.
       match: { patterns, exclude, base: dir.base, overRoots: dir.relative === '.' && workspace.roots.length > 1 },
-      // Only files are shown: a folder's size and mtime would be read for nothing.
+      // Only files are shown: a folder's size and mtime would be read, and the folder handed back, for nothing.
       statDirs: false,
+      showDirs: false,
       signal
     })
     const files = walked.entries.filter(e => e.kind !== 'dir')

@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
-import { displayName, parseName } from '../../src/services/workspace/path-names.js'
+import { displayName, displayText, parseName } from '../../src/services/workspace/path-names.js'
 
 // Property-based tests of the one path resolver. For arbitrary strings built from a grammar of hostile
 // pieces, (1) a resolved path is really inside the root, and (2) the answer for any spelling is
@@ -108,6 +108,18 @@ t.test('escapes never yield ".", "/" or NUL, so decoding cannot add a component;
     if (!parseName(shown).equals(name)) throw new Error(`${JSON.stringify(shown)} does not read back`)
   }), runs(3000))
   t.pass('structure preserved and names round-trip')
+})
+
+t.test('a name with nothing to escape is shown as it is, and any other exactly as the escaping pattern says', async (t) => {
+  // eslint-disable-next-line no-control-regex -- the characters that can forge output are the point
+  const unsafe = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\\(?=x[0-9a-fA-F]{2})/g
+  const reference = (text: string): string => text.replace(unsafe, ch => [...Buffer.from(ch)].map(b => `\\x${b.toString(16).padStart(2, '0')}`).join(''))
+  const odd = fc.constantFrom('\\', '\\x41', '\\xZZ', '\u0085', '\u2028', '\u202b', '\u2067', '\u2069', '\u206a', '\u009f', '\u00a0', '\u007e', '\t', 'x', 'é')
+  fc.assert(fc.property(fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), odd), { maxLength: 8 }), (parts) => {
+    const text = parts.join('')
+    if (displayText(text) !== reference(text)) throw new Error(`${JSON.stringify(text)} shown as ${JSON.stringify(displayText(text))}`)
+  }), runs(3000))
+  t.equal(displayText('plain name.c'), 'plain name.c')
 })
 
 t.test('the reported escape spelling of /etc/passwd is refused before the disk, like its plain form', async (t) => {

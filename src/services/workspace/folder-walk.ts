@@ -1,19 +1,13 @@
 import fs from 'node:fs'
-import { decide, IGNORE_FILES, parseRules, type IgnoreRules, type RuleLevel, type RuleText } from './ignore-rules.js'
-import { readVerified } from './open-verified.js'
-import { kindOf, syncFs } from './fs-ops.js'
-import { byteString, displayName, displayText } from './path-names.js'
+import { decide, IGNORE_FILES, levelBelow, parseRules, type IgnoreRules, type RuleLevel, type RuleText } from './ignore-rules.js'
+import { at, fdPath, heldName, holds, joinName, listFolder, nameOf, openFolder, readRuleAt, type Listing } from './folder-fs.js'
+import { kindOf } from './fs-ops.js'
+import { displayName, displayText } from './path-names.js'
+import { emitFrames, type FolderFrame, type Frame, type UnitFolder, type WalkUnit } from './walk-frames.js'
 import { withFilters } from './walk-filter.js'
+import { asBuffer } from './walk-thread.js'
 import { errText, type Skipped, type WalkEntry, type WalkOptions, type WalkResult } from './walk.js'
-import type { DirEntry, LinkTarget } from './types.js'
-
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants
-/** A folder is opened as a folder (anything else is ENOTDIR before it is opened) and never through a link (ELOOP). */
-const FOLDER = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK
-/** A rule file: never through a link, and a FIFO swapped in does not block the open. */
-const RULE_FILE = O_RDONLY | O_NOFOLLOW | O_NONBLOCK
-/** Largest rule file read (as the workspace's own reader: a bigger one is skipped whole). */
-const RULE_FILE_BYTES = 1024 * 1024
+import type { LinkTarget } from './types.js'
 
 /** What the walk needs from the workspace it runs for. */
 export interface FolderWalkHost {
@@ -32,6 +26,7 @@ export interface FolderWalkHost {
 /** A folder the walk holds open: its descriptor is where its children are looked up. */
 interface Held {
   fd: number
+  name: string
   relative: string
   fsPath: string | Buffer
   /** The rule sets that apply to its entries; without its own rules until it is listed, unless `own` is set. */
@@ -39,92 +34,8 @@ interface Held {
   own: boolean
 }
 
-/** A folder's children as the walk shows them, what it left out, and the rule sets its child folders start from. */
-type Listed = { children: WalkEntry[], skipped: Skipped, levels: readonly RuleLevel[] }
-
-/** `/proc/self/fd/N`: the folder open as N, whatever its path is now. */
-const fdPath = (fd: number): string => `/proc/self/fd/${fd}`
-
-/** `name` looked up in the very folder open as `fd`: the kernel starts from that descriptor, never from a path. */
-function at (fd: number, name: string | Buffer): string | Buffer {
-  return typeof name === 'string' ? `${fdPath(fd)}/${name}` : Buffer.concat([Buffer.from(`${fdPath(fd)}/`), name])
-}
-
-/** The last component of a walked entry's fs path: its name as the folder holds it. */
-function nameOf (fsPath: string | Buffer): string | Buffer {
-  return typeof fsPath === 'string' ? fsPath.slice(fsPath.lastIndexOf('/') + 1) : fsPath.subarray(fsPath.lastIndexOf(0x2f) + 1)
-}
-
-function joinName (parent: string | Buffer, name: string | Buffer): string | Buffer {
-  // A root of '/' is served by no one in earnest; its children are '//name' then, which the kernel reads as '/name'.
-  if (typeof parent === 'string' && typeof name === 'string') return `${parent}/${name}`
-  return Buffer.concat([typeof parent === 'string' ? Buffer.from(parent) : parent, Buffer.from('/'), typeof name === 'string' ? Buffer.from(name) : name])
-}
-
-const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code })
-
-/**
- * Opens a folder no-follow as a folder, then checks the descriptor's real path (`/proc/self/fd/N`) is inside
- * the root: what is listed through it is that folder, wherever its name points by then. A link swapped in is
- * ESCAPED (as readDirectory notes it), a file, FIFO or device ENOTDIR, none of them opened or followed.
- */
-function openFolder (path: string | Buffer, host: FolderWalkHost): number {
-  let fd: number
-  try {
-    fd = fs.openSync(path, FOLDER)
-  } catch (err) {
-    // O_DIRECTORY answers a link with ENOTDIR: the no-follow lstat of the same name tells a link swapped in.
-    const code = (err as NodeJS.ErrnoException).code
-    if (code === 'ELOOP' || (code === 'ENOTDIR' && fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true)) throw errno('ESCAPED')
-    throw err
-  }
-  let real: string
-  try {
-    real = byteString(fs.readlinkSync(fdPath(fd), { encoding: 'buffer' }))
-  /* c8 ignore start -- the descriptor was opened a moment ago by this thread: its /proc link is there */
-  } catch (err) {
-    fs.closeSync(fd)
-    throw err
-  }
-  /* c8 ignore stop */
-  if (!host.inside(real)) {
-    fs.closeSync(fd)
-    throw errno('ESCAPED')
-  }
-  return fd
-}
-
-/** A folder's entries by name, kind from the listing; a folder holding a name that is not UTF-8 is read as bytes. */
-function listNames (fd: number, base: string): Array<{ entry: DirEntry, name: string | Buffer }> {
-  const dirents = fs.readdirSync(fdPath(fd), { withFileTypes: true })
-  if (!dirents.some(d => d.name.includes('\uFFFD'))) {
-    return dirents.map(d => {
-      const name = displayText(d.name)
-      return { entry: { name, relative: base + name, fsPath: '', kind: kindOf(d) }, name: d.name }
-    })
-  }
-  return fs.readdirSync(fdPath(fd), { withFileTypes: true, encoding: 'buffer' }).map(d => {
-    const bytes = d.name as unknown as Buffer
-    const name = displayName(bytes)
-    const text = bytes.toString('utf8')
-    return { entry: { name, relative: base + name, fsPath: '', kind: kindOf(d) }, name: Buffer.from(text).equals(bytes) ? text : bytes }
-  })
-}
-
-/** A rule file of the folder open as `fd`: its text, `link` when it is a link, undefined when absent or not a file. */
-async function readRuleAt (fd: number, file: string): Promise<string | undefined | 'link'> {
-  let handle
-  try {
-    handle = await syncFs.open(at(fd, file), RULE_FILE)
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ELOOP' ? 'link' : undefined
-  }
-  try {
-    return (await handle.stat()).isFile() ? await readVerified(handle, RULE_FILE_BYTES) : undefined
-  } finally {
-    await handle.close()
-  }
-}
+/** How far a reading got: entries read (the walk's cap bounds them) and whether it stopped. */
+interface Reading { count: number, halted: boolean }
 
 /**
  * Walks a folder the way walkTree does — same options, same result, pre-order — but descriptor-relative and
@@ -133,20 +44,27 @@ async function readRuleAt (fd: number, file: string): Promise<string | undefined
  * its entries are listed and their metadata and rule files read through that same descriptor. So a folder or
  * any folder above it swapped for a link while the walk runs is never followed, nothing outside the root is
  * looked up, and an outside path's existence changes nothing. Linux only (it needs /proc/self/fd).
+ *
+ * The folders are read into frames (walk-frames.ts) and the answer put together from them. With `part`, one part
+ * of a walk split over the walk threads is read instead and its frames answered in `pieces` (walk-thread.ts).
  */
 export async function walkFolders (host: FolderWalkHost, options: WalkOptions): Promise<WalkResult> {
   const opts = withFilters(options)
   const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
   const skipDirStats = opts.statDirs === false
+  const part = opts.part
+  /** In the top part, the units met so far: folders two levels down, read apart. */
+  const units: WalkUnit[] = []
 
   /** The rules that apply to a child folder's entries before its own are read: each level one folder deeper. */
-  const inherit = (levels: readonly RuleLevel[], name: string): RuleLevel[] => levels.map(l => ({ rules: l.rules, dir: l.dir, below: `${l.below}${name}/` }))
+  const inherit = (levels: readonly RuleLevel[], name: string): RuleLevel[] => levels.map(l => levelBelow(l, name))
 
-  async function ownRules (folder: Held, names: Set<string | Buffer>): Promise<readonly RuleLevel[]> {
+  /** The levels of a folder's entries: its parent's carried down, then its own rule files (those `present`). */
+  async function ownRules (folder: Held, present: (file: string) => boolean): Promise<readonly RuleLevel[]> {
     const files: RuleText[] = []
     const own = host.own(folder.relative)
     for (const file of IGNORE_FILES) {
-      if (!names.has(file)) continue
+      if (!present(file)) continue
       const text = await readRuleAt(folder.fd, file)
       // Never the start folder (its rules come with the levels): `own` is a folder below the root.
       const read = text === 'link' ? await host.readLinkedRule(`${own}/${file}`) : text
@@ -156,21 +74,30 @@ export async function walkFolders (host: FolderWalkHost, options: WalkOptions): 
     return rules === null ? folder.levels : [...folder.levels, { rules, dir: own, below: '' }]
   }
 
-  async function prepare (folder: Held, depth: number): Promise<Listed> {
+  /**
+   * A folder's children as the walk shows them: one pass over its listing, a path built only for what may be
+   * kept; links whose targets the walk tells are left in `links` for the caller (the one step that waits).
+   */
+  function prepare (folder: Held, depth: number, listing: Listing, levels: readonly RuleLevel[]): { children: WalkEntry[], skipped: Skipped, links: WalkEntry[] } {
     const base = host.childBase(folder.relative)
-    const listed = listNames(folder.fd, base)
-    const levels = opts.respectGitignore && !folder.own ? await ownRules(folder, new Set(listed.map(l => l.name))) : folder.levels
     const skipped: Skipped = { skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
     const children: WalkEntry[] = []
-    for (const { entry, name } of listed) {
-      const isDir = entry.kind === 'dir'
-      if (!opts.includeHidden && entry.name.startsWith('.')) { skipped.skippedHidden++; continue }
-      entry.fsPath = joinName(folder.fsPath, name)
-      if (isDir && opts.keepDir !== undefined && !opts.keepDir(entry.relative, depth)) continue
-      if (!isDir && opts.keepEntry !== undefined && !opts.keepEntry(entry, depth)) continue
-      let ignored = false
-      if (opts.respectGitignore && decide(levels, entry.name, isDir) !== undefined) {
-        const example = { relative: entry.relative, isDirectory: isDir }
+    const links: WalkEntry[] = []
+    const dirents = 'text' in listing ? listing.text : listing.bytes
+    // A name screens a file only where its shown path ends in `/name`: a root shown by its name shows a top-level file as `root:name`, one segment.
+    const keepName = base === '' || base.endsWith('/') ? opts.keepName : undefined
+    for (const d of dirents) {
+      const name = 'text' in listing ? displayText(d.name as string) : displayName(d.name as Buffer)
+      if (!opts.includeHidden && name.startsWith('.')) { skipped.skippedHidden++; continue }
+      const kind = kindOf(d)
+      const isDir = kind === 'dir'
+      if (!isDir && keepName !== undefined && !keepName(name)) continue
+      const held = 'text' in listing ? d.name as string : heldName(d.name as Buffer)
+      const child: WalkEntry = { name, relative: base + name, fsPath: joinName(folder.fsPath, held), kind, depth, size: -1, mtimeMs: 0 }
+      if (isDir && opts.keepDir !== undefined && !opts.keepDir(child.relative, depth)) continue
+      if (!isDir && opts.keepEntry !== undefined && !opts.keepEntry(child, depth)) continue
+      if (opts.respectGitignore && decide(levels, name, isDir) !== undefined) {
+        const example = { relative: child.relative, isDirectory: isDir }
         if (isDir) skipped.firstIgnoredDir ??= example
         else skipped.firstIgnoredFile ??= example
         if (!isDir || opts.showIgnoredDirs !== true) {
@@ -178,14 +105,12 @@ export async function walkFolders (host: FolderWalkHost, options: WalkOptions): 
           if (isDir) skipped.skippedIgnoredDirs++
           continue
         }
-        ignored = true
+        child.ignored = true
       }
-      const child: WalkEntry = { ...entry, depth, size: -1, mtimeMs: 0 }
-      if (ignored) child.ignored = true
       if (!(skipDirStats && isDir)) {
         let stats: fs.Stats | undefined
         try {
-          stats = fs.lstatSync(at(folder.fd, name), { throwIfNoEntry: false })
+          stats = fs.lstatSync(at(folder.fd, held), { throwIfNoEntry: false })
         /* c8 ignore next -- a no-follow lstat in a folder the walk holds open fails only without search permission, which binds no root */
         } catch {}
         if (stats !== undefined) {
@@ -193,18 +118,17 @@ export async function walkFolders (host: FolderWalkHost, options: WalkOptions): 
           child.mtimeMs = stats.mtimeMs
         }
       }
-      if (child.kind === 'symlink' && opts.resolveLinks === true) child.link = await host.linkTarget(child)
+      if (kind === 'symlink' && opts.resolveLinks === true) links.push(child)
       children.push(child)
     }
-    if (opts.order !== undefined) children.sort(opts.order)
-    return { children, skipped, levels }
+    return { children, skipped, links }
   }
 
   /** Lists the folder open as `fd` only to count its entries (a folder at the depth limit). */
   function count (parent: Held, child: WalkEntry): void {
     let fd: number | undefined
     try {
-      fd = openFolder(at(parent.fd, nameOf(child.fsPath)), host)
+      fd = openFolder(at(parent.fd, nameOf(child.fsPath)), host.inside)
       child.childCount = fs.readdirSync(fdPath(fd)).length
     } catch (err) {
       child.unreadable = errText(err)
@@ -213,66 +137,116 @@ export async function walkFolders (host: FolderWalkHost, options: WalkOptions): 
     }
   }
 
-  async function visit (folder: Held, depth: number, self: WalkEntry | undefined): Promise<void> {
+  /** Reads a folder and the folders below it that the walk expands, until the cap or a stop. */
+  async function read (folder: Held, depth: number, state: Reading): Promise<FolderFrame> {
     const stop = opts.signal?.aborted === true ? String(opts.signal.reason?.name ?? 'aborted') : opts.stopped?.()
     if (stop !== undefined) {
-      if (!result.truncated) result.notes.push(`stopped early (${stop}); results are partial`)
-      result.truncated = true
-      return
+      state.halted = true
+      return { stopped: stop }
     }
-    let listing: Listed
+    let listed
+    let inherited: readonly RuleLevel[]
     try {
-      listing = await prepare(folder, depth)
+      const listing = listFolder(folder.fd)
+      const levels = opts.respectGitignore && !folder.own && IGNORE_FILES.some(file => holds(listing, file))
+        ? await ownRules(folder, file => holds(listing, file))
+        : folder.levels
+      listed = prepare(folder, depth, listing, levels)
+      for (const link of listed.links) link.link = await host.linkTarget(link)
+      inherited = levels
     } catch (err) {
       // The folder the caller named must be listable: that is the caller's error, not an empty listing.
       if (depth === 1) throw err
-      unreadable(folder.relative, self, err)
-      return
+      return { unreadable: errText(err) }
     }
-    const { children, skipped, levels } = listing
-    result.skippedHidden += skipped.skippedHidden
-    result.skippedIgnored += skipped.skippedIgnored
-    result.skippedIgnoredDirs += skipped.skippedIgnoredDirs
-    result.firstIgnoredFile ??= skipped.firstIgnoredFile
-    result.firstIgnoredDir ??= skipped.firstIgnoredDir
-    for (const child of children) {
-      if (result.entries.length >= opts.maxEntries) {
-        if (!result.truncated) result.notes.push(`stopped after ${opts.maxEntries} entries; narrow path or patterns for the rest`)
-        result.truncated = true
-        return
+    const { children, skipped } = listed
+    if (opts.order !== undefined) children.sort(opts.order)
+    const frame = { children, skipped, sub: {} as Record<number, Frame> }
+    for (let i = 0; i < children.length && !state.halted; i++) {
+      if (state.count >= opts.maxEntries) {
+        state.halted = true
+        break
       }
-      result.entries.push(child)
+      state.count++
+      const child = children[i]
       const isFolder = child.kind === 'dir' && child.ignored !== true
       if (isFolder && depth < opts.maxDepth) {
-        let fd: number
-        try {
-          fd = openFolder(at(folder.fd, nameOf(child.fsPath)), host)
-        } catch (err) {
-          unreadable(child.relative, child, err)
+        if (part !== undefined && depth === 2) {
+          frame.sub[i] = { unit: units.length }
+          units.push({ parent: unitFolder(folder), folder: unitFolder(child) })
           continue
         }
-        try {
-          await visit({ fd, relative: child.relative, fsPath: child.fsPath, levels: inherit(levels, child.name), own: false }, depth + 1, child)
-        } finally {
-          fs.closeSync(fd)
-        }
+        frame.sub[i] = await readBelow(folder, child, depth + 1, inherited, state)
       } else if (isFolder && opts.countAtLimit === true) {
         count(folder, child)
       }
-      if (result.truncated) return
+    }
+    return frame
+  }
+
+  /** Opens a child folder inside its parent and reads it. */
+  async function readBelow (parent: Held, child: { relative: string, fsPath: string | Buffer, name: string }, depth: number, levels: readonly RuleLevel[], state: Reading): Promise<FolderFrame> {
+    let fd: number
+    try {
+      fd = openFolder(at(parent.fd, nameOf(child.fsPath)), host.inside)
+    } catch (err) {
+      return { unreadable: errText(err) }
+    }
+    try {
+      return await read({ fd, name: child.name, relative: child.relative, fsPath: child.fsPath, levels: inherit(levels, child.name), own: false }, depth, state)
+    } finally {
+      fs.closeSync(fd)
     }
   }
 
-  function unreadable (relative: string, self: WalkEntry | undefined, err: unknown): void {
-    const why = errText(err)
-    result.notes.push(`${relative}/: ${why}; its entries are not listed`)
-    if (self !== undefined) self.unreadable = why
+  const unitFolder = (f: { name: string, relative: string, fsPath: string | Buffer }): UnitFolder =>
+    ({ held: nameOf(f.fsPath), name: f.name, relative: f.relative, fsPath: f.fsPath })
+
+  /** Reads the units this thread claims, each below its parent (held open while its units follow one another). */
+  async function readUnits (start: Held, all: WalkUnit[], claim: SharedArrayBuffer): Promise<Record<number, FolderFrame>> {
+    const frames: Record<number, FolderFrame> = {}
+    const claims = new Int32Array(claim)
+    const state: Reading = { count: 0, halted: false }
+    let parent: { relative: string, held?: Held, failed?: FolderFrame } | undefined
+    try {
+      while (!state.halted) {
+        const k = Atomics.add(claims, 0, 1)
+        if (k >= all.length) break
+        const { parent: p, folder } = all[k]
+        if (parent?.relative !== p.relative) {
+          if (parent?.held !== undefined) fs.closeSync(parent.held.fd)
+          parent = { relative: p.relative }
+          const fsPath = asBuffer(p.fsPath)
+          try {
+            const fd = openFolder(at(start.fd, asBuffer(p.held)), host.inside)
+            parent.held = { fd, name: p.name, relative: p.relative, fsPath, levels: inherit(start.levels, p.name), own: false }
+            // Its rule files, as its listing showed them to the top part: whichever of them is there now.
+            if (opts.respectGitignore) parent.held.levels = await ownRules(parent.held, () => true)
+          } catch (err) {
+            parent.failed = { unreadable: errText(err) }
+          }
+        }
+        frames[k] = parent.held === undefined
+          ? parent.failed as FolderFrame
+          : await readBelow(parent.held, { relative: folder.relative, fsPath: asBuffer(folder.fsPath), name: folder.name }, 3, parent.held.levels, state)
+      }
+    } finally {
+      if (parent?.held !== undefined) fs.closeSync(parent.held.fd)
+    }
+    return frames
   }
 
-  const fd = openFolder(opts.start.fsPath, host)
+  const fd = openFolder(opts.start.fsPath, host.inside)
   try {
     const levels = opts.respectGitignore ? await host.rules.levelsFor(host.own(opts.start.relative)) : []
-    await visit({ fd, relative: opts.start.relative, fsPath: opts.start.fsPath, levels, own: true }, 1, undefined)
+    const start: Held = { fd, name: '', relative: opts.start.relative, fsPath: opts.start.fsPath, levels, own: true }
+    if (part !== undefined && 'units' in part) {
+      result.pieces = { frames: await readUnits(start, part.units, part.claim) }
+      return result
+    }
+    const frame = await read(start, 1, { count: 0, halted: false })
+    if (part !== undefined) result.pieces = { frame, units }
+    else emitFrames(frame, {}, opts, result)
   } finally {
     fs.closeSync(fd)
   }

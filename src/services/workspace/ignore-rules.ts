@@ -1,4 +1,5 @@
 import ignore, { type Ignore } from 'ignore'
+import { screenOf } from './ignore-screen.js'
 
 /** Names of the rule files read in every directory, in precedence order (later wins, as in ripgrep). */
 export const IGNORE_FILES = ['.gitignore', '.ignore'] as const
@@ -36,7 +37,13 @@ export interface RuleLevel {
   rules: Ignore
   dir: string
   below: string
+  /** No segment of `below` passes the set's screen (see ignore-screen.ts); worked out on first use when unset. */
+  clean?: boolean
 }
+
+/** Each rule set parseRules made, with its screen (one that passes every segment when the set is not screenable). */
+const screens = new WeakMap<Ignore, RegExp>()
+const UNSCREENED = /(?:)/
 
 /** One folder's rule files, read by whoever listed it, in IGNORE_FILES order (a missing one left out). */
 export interface RuleText {
@@ -47,13 +54,32 @@ export interface RuleText {
 /** Parses a folder's rule files, each line marked with where it is written; null when there are none. */
 export function parseRules (dir: string, files: readonly RuleText[]): Ignore | null {
   let rules: Ignore | null = null
+  const lines: string[] = []
   for (const { file, text } of files) {
     rules ??= ignore({ allowRelativePaths: true })
     // One pattern per line, marked with where it is written, so a verdict can name its rule.
     const source = dir === '.' ? file : `${dir}/${file}`
-    rules.add(text.split('\n').map((line, i) => ({ pattern: line.replace(/\r$/, ''), mark: `${source}:${i + 1}` })))
+    const patterns = text.split('\n').map(line => line.replace(/\r$/, ''))
+    lines.push(...patterns)
+    rules.add(patterns.map((pattern, i) => ({ pattern, mark: `${source}:${i + 1}` })))
   }
+  if (rules !== null) screens.set(rules, screenOf(lines) ?? UNSCREENED)
   return rules
+}
+
+/** True when no rule of the level can decide `name` (a segment): its screen passes neither it nor any segment above. */
+function screenedOut (level: RuleLevel, name: string): boolean {
+  // Every level's rules come from parseRules.
+  const screen = screens.get(level.rules) as RegExp
+  level.clean ??= level.below.split('/').every(segment => segment === '' || !screen.test(segment))
+  return level.clean && !screen.test(name)
+}
+
+/** The level as it applies one folder further down, in `name` (its screen's verdict carried down when known). */
+export function levelBelow (level: RuleLevel, name: string): RuleLevel {
+  const next: RuleLevel = { rules: level.rules, dir: level.dir, below: `${level.below}${name}/` }
+  if (level.clean !== undefined) next.clean = level.clean && !(screens.get(level.rules) as RegExp).test(name)
+  return next
 }
 
 /**
@@ -64,7 +90,9 @@ export function decide (levels: readonly RuleLevel[], name: string, isDirectory:
   if (name === '.git' && isDirectory) return { where: 'built-in', pattern: '.git/' }
   const leaf = isDirectory ? `${name}/` : name
   let decided: IgnoreMatch | undefined
-  for (const { rules, dir, below } of levels) {
+  for (const level of levels) {
+    if (screenedOut(level, name)) continue
+    const { rules, dir, below } = level
     const result = rules.test(below + leaf)
     // `ignore` returns the deciding rule with every ignored verdict; its type leaves it optional.
     /* c8 ignore next */

@@ -22,7 +22,16 @@ export function isEscapableByte (byte: number): boolean {
 }
 
 const hex = (byte: number): string => `\\x${byte.toString(16).padStart(2, '0')}`
-const escapeChars = (text: string): string => text.replace(UNSAFE_CHAR, ch => [...Buffer.from(ch)].map(hex).join(''))
+/** True when a character of `text` may need an escape (one UNSAFE_CHAR matches, or a backslash): most names have none. */
+function mayNeedEscape (text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x5c || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return true
+  }
+  return false
+}
+
+const escapeChars = (text: string): string => mayNeedEscape(text) ? text.replace(UNSAFE_CHAR, ch => [...Buffer.from(ch)].map(hex).join('')) : text
 
 /** Shows file-name bytes as one safe line of text; `parseName` turns it back into the same bytes. */
 export function displayName (bytes: Buffer): string {

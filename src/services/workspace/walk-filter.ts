@@ -1,6 +1,6 @@
-import picomatch from 'picomatch'
 import { toolError } from '../../errors.js'
 import { compareText } from '../compare-text.js'
+import { compileGlob, globMatches, nameMayMatch, type CompiledGlob } from './glob-match.js'
 import type { DirEntry } from './types.js'
 import type { WalkEntry, WalkOptions } from './walk.js'
 
@@ -11,6 +11,13 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** A glob matcher over one path. */
 export type Matcher = (path: string) => boolean
+
+/** Globs compiled once: whether one matches a path, and whether one may match a path ending in a name. */
+export interface GlobList {
+  matches: Matcher
+  /** False only when no glob can match a path ending in `name` (a walk then builds no path for it). */
+  mayMatchName: (name: string) => boolean
+}
 
 /** find_files' filter as data (a walk thread takes no functions): files that match `patterns`, nothing that matches `exclude`. */
 export interface GlobFilter {
@@ -26,11 +33,11 @@ export interface GlobFilter {
 export type WalkSort = 'name' | 'mtime' | 'size'
 
 /** Compiles globs (picomatch); a glob without `/` matches the base name at any depth. Refuses bad ones as `field[i]`. */
-export function compileGlobs (globs: string[], field: string): Matcher {
+export function compileGlobs (globs: string[], field: string): GlobList {
   if (globs.length > MAX_GLOBS) {
     throw toolError('TOO_MANY_ITEMS', `${field}: ${globs.length} globs given, at most ${MAX_GLOBS} per call`, 'split them over two calls')
   }
-  const matchers = globs.map((glob, i) => {
+  const compiled = globs.map((glob, i): CompiledGlob => {
     const problem = glob.trim() === ''
       ? 'is empty'
       : CONTROL.test(glob)
@@ -38,12 +45,19 @@ export function compileGlobs (globs: string[], field: string): Matcher {
         : glob.startsWith('/') || /(^|\/)\.\.(\/|$)/.test(glob) ? 'must be relative to path, without ".." or a leading "/"' : undefined
     if (problem !== undefined) throw toolError('INVALID_GLOB', `${field}[${i}] ${JSON.stringify(glob)} ${problem}`, 'use a relative glob such as "**/*.ts" or "*.test.ts"')
     try {
-      return picomatch(glob, { dot: true, strictBrackets: true, basename: !glob.includes('/') })
+      return compileGlob(glob)
     } catch (err) {
       throw toolError('INVALID_GLOB', `${field}[${i}] ${JSON.stringify(glob)}: ${(err as Error).message}`, 'escape literal brackets or braces with a backslash, e.g. "\\\\[id\\\\].ts"')
     }
   })
-  return (path) => matchers.some(m => m(path))
+  return {
+    matches: (path) => compiled.some(g => globMatches(g, path)),
+    mayMatchName (name) {
+      // A loop, not some(): this runs for every file a walk lists.
+      for (const g of compiled) if (nameMayMatch(g, name)) return true
+      return false
+    }
+  }
 }
 
 /** The entry order of a sort key: folders first, then the key, then the name. */
@@ -57,19 +71,23 @@ function orderOf (sort: WalkSort): (a: WalkEntry, b: WalkEntry) => number {
   }
 }
 
+/** Walk options ready for a walk: `keepName` screens a file by its name before its path is built (keepEntry decides). */
+export type FilteredOptions = WalkOptions & { keepName?: (name: string) => boolean }
+
 /** The walk options with their data forms (`match`, `sort`) turned into the functions a walk calls. */
-export function withFilters (opts: WalkOptions): WalkOptions {
-  const out = { ...opts }
+export function withFilters (opts: WalkOptions): FilteredOptions {
+  const out: FilteredOptions = { ...opts }
   if (opts.sort !== undefined) out.order = orderOf(opts.sort)
   if (opts.match !== undefined) {
     const { patterns, exclude, base, overRoots } = opts.match
-    const matches = compileGlobs(patterns, 'patterns')
-    const excluded = exclude.length > 0 ? compileGlobs(exclude, 'exclude') : () => false
+    const { matches, mayMatchName } = compileGlobs(patterns, 'patterns')
+    const excluded = compileGlobs(exclude, 'exclude').matches
     // Every walked entry's path starts with the folder's own (the walk builds it that way).
     const local = (relative: string): string => relative.slice(overRoots ? relative.indexOf(':') + 1 : base.length)
     const either = (m: Matcher, relative: string): boolean => m(local(relative)) || m(relative)
-    out.keepDir = (relative) => !either(excluded, relative)
+    if (exclude.length > 0) out.keepDir = (relative) => !either(excluded, relative)
     out.keepEntry = (entry: DirEntry) => either(matches, entry.relative) && !either(excluded, entry.relative)
+    out.keepName = mayMatchName
   }
   return out
 }

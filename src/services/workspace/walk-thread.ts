@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { createJobThread, threadModule, type JobThread } from '../threads/index.js'
+import { emitFrames, type FolderFrame } from './walk-frames.js'
 import type { WalkOptions, WalkResult } from './walk.js'
 
 /** A walk as data: the options without the functions a thread cannot take (find_files and list_directory give data). */
@@ -53,38 +54,89 @@ export function asBuffer<T extends string | Uint8Array> (p: T): string | Buffer 
 /** Failures of a walk thread: the caller walks in its own thread instead. */
 export class WalkThreadError extends Error {}
 
-/**
- * Threads for walks, started on the first walk and never keeping the process alive when idle. Each takes one
- * walk at a time; a walk goes to the thread with the fewest. A walk is not ended by killing its thread: an abort
- * is written to a buffer the walk reads at every folder, so it stops within a folder's time and answers with
- * what it walked (as an in-thread walk would) and the thread stays warm for the next.
- */
-export function createWalkThreads (size = Math.min(2, availableParallelism())): WalkThreads {
+/** The frames of a split walk's units from every thread's part, as soon as each unit has one (or the first failure). */
+async function gather (parts: Array<Promise<WalkAnswer>>, count: number): Promise<{ frames: Record<number, FolderFrame> } | { failed: string }> {
+  const frames: Record<number, FolderFrame> = {}
+  let answered = 0
+  let settled = 0
+  return await new Promise((resolve, reject) => {
+    const take = (answer: WalkAnswer): void => {
+      settled++
+      if ('failed' in answer) return resolve(answer)
+      // A units part always answers its frames.
+      for (const [k, frame] of Object.entries(answer.result.pieces?.frames as Record<number, FolderFrame>)) {
+        frames[Number(k)] = frame
+        answered++
+      }
+      // A part still queued behind another walk when every unit has its frame is not waited for (it claims none).
+      if (answered === count || settled === parts.length) resolve({ frames })
+    }
+    for (const part of parts) part.then(take, reject)
+  })
+}
+
+/** One walk thread (started on its first job); its failures are WalkThreadErrors. */
+function startWalkThread (): JobThread<WalkRequest, WalkAnswer> {
   const fail = (why: string): Error => new WalkThreadError(why)
   // No walk is given a signal here (a stop goes through the buffer): a job can end only by the thread ending.
   const ended = (): Error => fail('the walk thread stopped')
-  const threads: Array<JobThread<WalkRequest, WalkAnswer>> = Array.from({ length: size }, () => createJobThread<WalkRequest, WalkAnswer>({
+  return createJobThread<WalkRequest, WalkAnswer>({
     url: threadModule('walk-worker', import.meta.url),
     name: 'walk-worker',
     data: {},
     heapMb: HEAP_MB,
     errors: { failed: fail, stopped: ended, cancelled: ended }
-  }))
+  })
+}
+
+/**
+ * Threads for walks, started on the first walk and never keeping the process alive when idle. Each takes one
+ * walk at a time; a walk goes to the thread with the fewest. A walk is not ended by killing its thread: an abort
+ * is written to a buffer the walk reads at every folder, so it stops within a folder's time and answers with
+ * what it walked (as an in-thread walk would) and the thread stays warm for the next.
+ *
+ * A walk of more than two levels is split over the threads: one reads the start folder and its child folders,
+ * then every thread claims the folders below those (units) one at a time from a shared counter, and the answer is
+ * put together here from the frames they read, in pre-order with the walk's cap, as one thread would have given it.
+ * `start` makes a thread (tests give threads of their own).
+ */
+export function createWalkThreads (size = Math.min(2, availableParallelism()), start = startWalkThread): WalkThreads {
+  const threads = Array.from({ length: size }, start)
   const queued = new Array<number>(size).fill(0)
+
+  /** Runs a job on thread `i`, by default the least busy. */
+  async function job (request: WalkRequest, i = queued.indexOf(Math.min(...queued))): Promise<WalkAnswer> {
+    queued[i]++
+    try {
+      return await threads[i].run(request)
+    } finally {
+      queued[i]--
+    }
+  }
+
+  async function split (root: WalkRequest['root'], options: WalkSpec, stop: SharedArrayBuffer): Promise<WalkAnswer> {
+    const top = await job({ root, options: { ...options, part: { top: true } }, stop })
+    if ('failed' in top) return top
+    const { frame, units } = top.result.pieces as Required<Pick<NonNullable<WalkResult['pieces']>, 'frame' | 'units'>>
+    const part = { units, claim: new SharedArrayBuffer(4) }
+    const read = units.length === 0 ? { frames: {} } : await gather(threads.map(async (_, i) => await job({ root, options: { ...options, part }, stop }, i)), units.length)
+    if ('failed' in read) return read
+    const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
+    emitFrames(frame, read.frames, options, result)
+    return { result }
+  }
+
   return {
     async run (root, options, signal) {
       const stop = new SharedArrayBuffer(STOP_BYTES)
       const onAbort = (): void => stopWith(stop, signal?.reason)
       if (signal?.aborted === true) onAbort()
       else signal?.addEventListener('abort', onAbort, { once: true })
-      const i = queued.indexOf(Math.min(...queued))
-      queued[i]++
       try {
-        const answer = await threads[i].run({ root, options, stop })
+        const answer = size > 1 && options.maxDepth > 2 ? await split(root, options, stop) : await job({ root, options, stop })
         if ('result' in answer) for (const entry of answer.result.entries) entry.fsPath = asBuffer(entry.fsPath)
         return answer
       } finally {
-        queued[i]--
         signal?.removeEventListener('abort', onAbort)
       }
     },

@@ -1,5 +1,6 @@
 import type { DirEntry, LinkTarget, WorkspaceService } from './workspace.js'
 import { withFilters, type GlobFilter, type WalkSort } from './walk-filter.js'
+import type { WalkPart, WalkPieces } from './walk-frames.js'
 
 /** One entry found by a walk. */
 export interface WalkEntry extends DirEntry {
@@ -39,6 +40,8 @@ export interface WalkOptions {
   keepEntry?: (entry: DirEntry, depth: number) => boolean
   /** false: folders' size and mtime are not read (size -1, mtime 0) — a caller that shows only files saves an lstat a folder. */
   statDirs?: boolean
+  /** false: folders are walked, and count toward maxEntries, but are left out of `entries` (a caller that shows only files). */
+  showDirs?: boolean
   signal?: AbortSignal
   /** Polled at every folder beside `signal` by a walk thread's walk: the name of why to stop, or undefined (see walk-thread.ts). */
   stopped?: () => string | undefined
@@ -48,6 +51,8 @@ export interface WalkOptions {
   match?: GlobFilter
   /** order as data (folders first, then this key): see `match`. */
   sort?: WalkSort
+  /** One part of a walk split over the walk threads (walk-thread.ts): its frames come back in `pieces`. */
+  part?: WalkPart
 }
 
 /** An entry the ignore rules left out, named in a notice. */
@@ -71,6 +76,8 @@ export interface WalkResult {
   firstIgnoredFile?: IgnoredExample
   /** The first folder the ignore rules hid or left unexpanded. */
   firstIgnoredDir?: IgnoredExample
+  /** What a part of a split walk read (see WalkOptions.part); its entries come only once the parts are put together. */
+  pieces?: WalkPieces
 }
 
 /** Why a folder could not be listed, from its fs error's code. */
@@ -103,6 +110,8 @@ type Prepared = { children: WalkEntry[], skipped: Skipped } | { error: unknown }
 export async function walkTree (ws: WorkspaceService, options: WalkOptions): Promise<WalkResult> {
   const opts = withFilters(options)
   const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
+  /** Entries walked, shown or not (the cap counts them all). */
+  let taken = 0
 
   /** Lists a folder, drops hidden and excluded entries, applies the ignore rules, then reads the rest's metadata. */
   async function prepare (dir: { relative: string, fsPath: string | Buffer }, depth: number): Promise<Prepared> {
@@ -184,12 +193,13 @@ export async function walkTree (ws: WorkspaceService, options: WalkOptions): Pro
       }
     }
     for (const child of children) {
-      if (result.entries.length >= opts.maxEntries) {
+      if (taken >= opts.maxEntries) {
         if (!result.truncated) result.notes.push(`stopped after ${opts.maxEntries} entries; narrow path or patterns for the rest`)
         result.truncated = true
         return
       }
-      result.entries.push(child)
+      taken++
+      if (opts.showDirs !== false || child.kind !== 'dir') result.entries.push(child)
       readAhead()
       if (expand(child)) {
         const reading = ahead.get(child) as Promise<Prepared>

@@ -45,6 +45,7 @@ function joinFs (parent: string | Buffer, name: Buffer): string | Buffer {
 export async function createWorkspace (opts: WorkspaceOptions): Promise<WorkspaceService> {
   const root = await realpath(path.resolve(opts.root))
   const rootBytes = byteString(root)
+  const rootSlash = path.join(rootBytes, '/')
   const log = opts.log
   const allowHardLinks = opts.allowHardLinks ?? false
   const listing = opts.listing ?? promiseFs
@@ -380,7 +381,8 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
   const ignoreRules = createIgnoreRules((dir, name) => readRuleFile(dir, name, RULE_FILE_BYTES))
 
   const host: FolderWalkHost = {
-    inside: real => !isOutside(path.relative(rootBytes, real)),
+    // readlink of /proc/self/fd/N gives the folder's canonical path: inside is the root or below it, no resolving needed.
+    inside: real => real === rootBytes || real.startsWith(rootSlash),
     childBase: relative => baseOf(own(relative)),
     own,
     rules: ignoreRules,

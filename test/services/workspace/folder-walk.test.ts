@@ -11,6 +11,7 @@ import { walkTree, type WalkOptions, type WalkResult } from '../../../src/servic
 import { walkHandler } from '../../../src/services/workspace/walk-worker.js'
 import { createWalkThreads, WalkThreadError, type WalkThreads } from '../../../src/services/workspace/walk-thread.js'
 import { createWorkspace, type WorkspaceService } from '../../../src/services/workspace/workspace.js'
+import { emitFrames, type FolderFrame, type WalkUnit } from '../../../src/services/workspace/walk-frames.js'
 
 // The descriptor-relative walk (folder-walk.ts, as a walk thread runs it) gives what the promise walk (walk.ts)
 // gives, for every option, over a tree with every kind of entry; its threads and their failures.
@@ -38,6 +39,10 @@ function makeTree (t: Test): { root: string, outside: string } {
   write('src/deep/.ignore', '*.tmp\n')
   write('src/deep/x.tmp')
   write('src/deep/new\nline.ts')
+  // Rules of a folder one level down that decide entries two and three levels down (a split walk reads those apart).
+  write('src/.gitignore', '*.gen.ts\n')
+  write('src/deep/x.gen.ts')
+  write('src/deep/er/y.gen.ts')
   write('build/out.js')
   write('docs/.gitignore', '!*.log\n')
   write('docs/readme.md')
@@ -72,9 +77,12 @@ async function both (root: string): Promise<{ here: WorkspaceService, promise: W
   }
 }
 
-t.test('every option combination: the descriptor-relative walk answers exactly what the promise walk answers', { skip: linux }, async (t) => {
+t.test('every option combination: the descriptor-relative walk, whole or split over two threads, answers exactly what the promise walk answers', { skip: linux }, async (t) => {
   const { root } = makeTree(t)
   const { here, promise } = await both(root)
+  const threads = createWalkThreads(2)
+  t.teardown(() => threads.close())
+  const split = await createWorkspace({ root, log, walks: threads })
   const start = await here.resolve('.')
   const sub = await here.resolve('src')
   await fc.assert(fc.asyncProperty(
@@ -87,7 +95,8 @@ t.test('every option combination: the descriptor-relative walk answers exactly w
       countAtLimit: fc.boolean(),
       resolveLinks: fc.boolean(),
       statDirs: fc.boolean(),
-      maxEntries: fc.constantFrom(3, 12, 1000),
+      showDirs: fc.boolean(),
+      maxEntries: fc.constantFrom(3, 7, 12, 1000),
       sort: fc.constantFrom(undefined, 'name', 'mtime', 'size'),
       match: fc.constantFrom(undefined, { patterns: ['*.ts'], exclude: [] }, { patterns: ['**/*'], exclude: ['**/deep/**'] }, { patterns: ['*.log', 'src/**'], exclude: ['er'] })
     }),
@@ -101,7 +110,9 @@ t.test('every option combination: the descriptor-relative walk answers exactly w
       }
       const a = await here.walk(options)
       const b = await walkTree(promise, options)
+      const c = await split.walk(options)
       t.strictSame(shape(a), shape(b), JSON.stringify(options))
+      t.strictSame(shape(c), shape(b), `split: ${JSON.stringify(options)}`)
     }), runs(60))
 })
 
@@ -243,4 +254,98 @@ t.test('a rule file that cannot be opened (a socket) is no rules, as git treats 
   const walked = await here.walk(options)
   t.ok(walked.entries.some(e => e.relative === 'docs/.ignore' && e.kind === 'socket'), 'listed, never read')
   t.strictSame(shape(walked), shape(await walkTree(promise, options)))
+})
+
+t.test('a root shown with its name: the name screen never hides a top-level file a glob matches by its shown path', { skip: linux }, async (t) => {
+  const { root } = makeTree(t)
+  const named = { root, log, name: 'rt', prefixed: true }
+  const here = await createWorkspace({ ...named, listing: syncFs, walkHere: true })
+  const promise = await createWorkspace({ ...named, walks: { run: async () => { throw new WalkThreadError('not here') }, close: async () => {} } })
+  const start = await here.resolve('rt:')
+  // A top-level file is shown as `rt:name`, one segment: `**/rt:*` matches it, though no glob of it matches its name alone.
+  for (const patterns of [['**/rt:*'], ['**/rt*.txt'], ['**/src/*.ts']]) {
+    const options = { start, maxDepth: 3, includeHidden: false, respectGitignore: true, maxEntries: 1000, statDirs: false, match: { patterns, exclude: [], base: start.base, overRoots: false } }
+    const walked = await here.walk(options)
+    t.strictSame(shape(walked), shape(await walkTree(promise, options)), JSON.stringify(patterns))
+  }
+  t.ok((await here.walk({ start, maxDepth: 1, includeHidden: false, respectGitignore: true, maxEntries: 1000, match: { patterns: ['**/rt:*'], exclude: [], base: start.base, overRoots: false } })).entries.some(e => e.relative === 'rt:rules-target.txt'), 'found by its shown path')
+})
+
+/** A walk split in parts the way walk threads split it, each part read here in turn: the top, then `readers` claiming units. */
+async function inParts (here: WorkspaceService, options: WalkOptions, readers = 2, between?: () => void): Promise<WalkResult> {
+  const top = await here.walk({ ...options, part: { top: true } })
+  const { frame, units } = top.pieces as { frame: FolderFrame, units: WalkUnit[] }
+  between?.()
+  const part = { units, claim: new SharedArrayBuffer(4) }
+  const frames: Record<number, FolderFrame> = {}
+  for (let i = 0; i < readers; i++) Object.assign(frames, (await here.walk({ ...options, part })).pieces?.frames)
+  const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
+  emitFrames(frame, frames, options, result)
+  return result
+}
+
+t.test('a walk read in parts (the top, then units claimed one at a time) and put together answers what one walk answers', { skip: linux }, async (t) => {
+  const { root } = makeTree(t)
+  const { here } = await both(root)
+  const start = await here.resolve('.')
+  for (const respectGitignore of [true, false]) {
+    for (const maxEntries of [3, 9, 1000]) {
+      for (const readers of [1, 2]) {
+        const options = { start, maxDepth: 10, includeHidden: true, respectGitignore, maxEntries, showIgnoredDirs: true, countAtLimit: true }
+        t.strictSame(shape(await inParts(here, options, readers)), shape(await here.walk(options)), JSON.stringify({ respectGitignore, maxEntries, readers }))
+      }
+    }
+  }
+  const top = await here.walk({ start, maxDepth: 10, includeHidden: true, respectGitignore: true, maxEntries: 1000, part: { top: true } })
+  t.ok(new Set(top.pieces?.units?.map(u => u.parent.relative)).size > 1, 'units below more than one folder (each parent opened once, then closed)')
+})
+
+t.test('a folder above units removed or swapped for a link between the parts: its units are noted unreadable, nothing is followed', { skip: linux }, async (t) => {
+  const { root, outside } = makeTree(t)
+  const { here } = await both(root)
+  const options = { start: await here.resolve('.'), maxDepth: 10, includeHidden: false, respectGitignore: true, maxEntries: 1000 }
+  const moved = await inParts(here, options, 2, () => fs.renameSync(path.join(root, 'src'), path.join(root, 'src-moved')))
+  t.ok(moved.notes.some(n => n.startsWith('src/deep/: ') && n.endsWith('its entries are not listed')), 'a unit below the moved folder is noted')
+  t.notOk(moved.entries.some(e => e.relative.startsWith('src/deep/')), 'and not listed')
+  fs.mkdirSync(path.join(outside, 'deep', 'er'), { recursive: true })
+  fs.writeFileSync(path.join(outside, 'deep', 'er', 'outside.ts'), 'secret\n')
+  fs.renameSync(path.join(root, 'src-moved'), path.join(root, 'src'))
+  const swapped = await inParts(here, options, 2, () => {
+    fs.renameSync(path.join(root, 'src'), path.join(root, 'src-moved'))
+    fs.symlinkSync(outside, path.join(root, 'src'))
+  })
+  t.notOk(swapped.entries.some(e => e.name === 'outside.ts' || e.relative.startsWith('src/deep/')), 'nothing outside is listed')
+  t.ok(swapped.notes.some(n => n.startsWith('src/deep/: ')), 'the unit below the link is noted')
+})
+
+t.test('put together: a unit no part answered is a stop; a split walk with no folder two levels down needs no units', { skip: linux }, async (t) => {
+  const child = { name: 'a', relative: 'a', fsPath: '/x/a', kind: 'dir' as const, depth: 1, size: -1, mtimeMs: 0 }
+  const result: WalkResult = { entries: [], notes: [], truncated: false, skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }
+  emitFrames({ children: [child], skipped: { skippedHidden: 0, skippedIgnored: 0, skippedIgnoredDirs: 0 }, sub: { 0: { unit: 0 } } }, {}, { maxEntries: 10 }, result)
+  t.match(result, { truncated: true, notes: ['stopped early (aborted); results are partial'], entries: [{ relative: 'a' }] })
+
+  const { root } = makeTree(t)
+  const { here } = await both(root)
+  const threads = createWalkThreads(2)
+  t.teardown(() => threads.close())
+  const split = await createWorkspace({ root, log, walks: threads })
+  const options = { start: await here.resolve('docs'), maxDepth: 10, includeHidden: true, respectGitignore: true, maxEntries: 1000 }
+  t.strictSame(shape(await split.walk({ ...options, start: await split.resolve('docs') })), shape(await here.walk(options)))
+})
+
+t.test('a split walk whose start folder is gone when its units are read answers the start folder\'s tool error', { skip: linux }, async (t) => {
+  const { root } = makeTree(t)
+  const handler = walkHandler()
+  // Threads that walk here with the real handler; the start folder goes once the top part is read.
+  const threads = createWalkThreads(2, () => ({
+    run: async (request) => {
+      const answer = await handler(request)
+      if (request.options.part !== undefined && 'top' in request.options.part) fs.renameSync(path.join(root, 'src'), path.join(root, 'src-gone'))
+      return answer
+    },
+    close: async () => {}
+  }))
+  const workspace = await createWorkspace({ root, log, walks: threads })
+  const start = await workspace.resolve('src')
+  t.match(await workspace.walk({ start, maxDepth: 10, includeHidden: true, respectGitignore: true, maxEntries: 1000 }).catch((e: unknown) => e), { toolCode: 'PATH_NOT_FOUND' })
 })
