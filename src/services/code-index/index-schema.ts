@@ -4,7 +4,7 @@ import type { Chunk } from './chunker.js'
 import type { OutlineSymbol } from '../symbols/index.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
-export const SCHEMA_VERSION = '5'
+export const SCHEMA_VERSION = '6'
 
 /** The language of a file the index passed by (binary, too big): remembered so a rescan skips it, never counted. */
 export const NOT_INDEXED = '-'
