@@ -58,9 +58,11 @@ const TYPESCRIPT = `${JS_COMMON}
 (function_signature name: (identifier) @name) @definition.function
 `
 
+// A name bound to a lambda (`H = lambda x: md5(x)`) is a function, as ctags reads it.
 const PYTHON = `
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
+(assignment left: (identifier) @name right: (lambda)) @definition.function
 (module (expression_statement (assignment left: (identifier) @name) @definition.constant))
 `
 

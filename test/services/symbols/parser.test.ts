@@ -82,6 +82,17 @@ t.test('the outline: nesting, methods, one symbol per node, signatures', async (
   t.match(buildOutline(broken.definitions, attributed.split('\n')), [{ kind: 'function', name: 'kmalloc', line: 1, endLine: 4 }])
 })
 
+t.test('Python: a name bound to a lambda is a function, in a module or in a function', async (t) => {
+  const parser = createSymbolParser(where)
+  t.teardown(() => parser.close())
+  const python = symbolLanguageOf('a.py') as SymbolLanguage
+  const source = 'currentframe = lambda: sys._getframe(1)\ndef digest(algorithm):\n    H = lambda x: md5(x)\n    return H\nLIMIT = 3\n'
+
+  const outline = buildOutline((await parser.definitions(source, python)).definitions, source.split('\n'))
+
+  t.same(shown(outline), '1-1 function currentframe: currentframe = lambda: sys._getframe(1)\n2-4 function digest: def digest(algorithm):\n  3-3 function H in digest: H = lambda x: md5(x)\n5-5 constant LIMIT: LIMIT = 3\n')
+})
+
 t.test('one symbol per definition node: a constant gives way to what else names the node, in either order', async (t) => {
   const raw = { container: undefined, start: 0, nameRow: 0, end: 0, endColumn: 10, from: 0, to: 10 }
   const lines = ['const f = () => 1']
