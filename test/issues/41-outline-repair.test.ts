@@ -181,6 +181,12 @@ t.test('more kernel shapes: do … while_each_thread, macro-made functions, unkn
   ])
 })
 
+t.test('a header guarded for C++ (extern "C" { … }) keeps its functions, and a function in #if 0 stays as the grammar reads it', async (t) => {
+  const source = '#ifdef __cplusplus\nextern "C" {\n#endif\nstatic inline int first(void)\n{\n\treturn 1;\n}\n#if 0\nint old(void)\n{\n}\n#endif\n#ifdef __cplusplus\n}\n#endif\n'
+
+  t.same(shown(await outline(source)), ['4-7 function first', '9-11 function old'])
+})
+
 // Top-level C made of the shapes above in any order and number: every function is found with its exact lines, none
 // is owned by another, and every symbol lies inside its owner.
 const SHAPES: Array<(n: number) => { lines: string[], functions: Array<[string, number, number]> }> = [

@@ -247,6 +247,12 @@ export function scanC (s: string, statements = true): CSource {
         break
       }
       case 123:
+        // `extern "C" {` (a header's guard for C++) holds top-level declarations: not a block, and its `}` is then
+        // a stray one, passed over.
+        if (depth === 0 && prev === 34 && /\bextern\s*"C"\s*$/.test(s.slice(Math.max(0, i - 20), i))) {
+          prev = c
+          break
+        }
         if (depth === 0) {
           block = opens.length
           opens.push(i)

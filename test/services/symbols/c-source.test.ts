@@ -70,6 +70,9 @@ t.test('top-level braces: where each closes, and whether a ")" comes before it',
   t.same(scanned.closes.map(c => c === -1 ? -1 : text.slice(0, c).split('\n').length), [4, 5, 6, -1], 'the last one never closes')
   t.same(scanned.afterParen, [true, false, false, true])
   t.same(scanned.semicolons.map(c => text.slice(0, c).split('\n').length), [5, 6], 'top-level ";" only')
+
+  const guarded = '#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void) { }\n#ifdef __cplusplus\n}\n#endif\n'
+  t.same(scanC(guarded).opens, [guarded.indexOf('{ }')], 'extern "C" { … } holds top-level code')
 })
 
 t.test('#if branches: the first one counts; #if 0 is passed over, as ctags does', async (t) => {
