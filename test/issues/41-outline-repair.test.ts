@@ -181,10 +181,69 @@ t.test('more kernel shapes: do … while_each_thread, macro-made functions, unkn
   ])
 })
 
-t.test('a header guarded for C++ (extern "C" { … }) keeps its functions, and a function in #if 0 stays as the grammar reads it', async (t) => {
-  const source = '#ifdef __cplusplus\nextern "C" {\n#endif\nstatic inline int first(void)\n{\n\treturn 1;\n}\n#if 0\nint old(void)\n{\n}\n#endif\n#ifdef __cplusplus\n}\n#endif\n'
+t.test('a header guarded for C++ (extern "C" { … }) keeps its functions; in #if 0 the reading of the grammar stands, less the statements it misread', async (t) => {
+  const source = [
+    '#ifdef __cplusplus', // 1
+    'extern "C" {',
+    '#endif',
+    'static inline int first(void)', // 4
+    '{',
+    '\treturn 1;',
+    '}',
+    '#if 0', // 8
+    'static struct window *find_window(struct iommu *iommu)',
+    '{',
+    '\tlist_for_each_entry(window, &iommu->windows, list) {',
+    '\t\tif (window->offset == 0)',
+    '\t\t\treturn window;',
+    '\t}',
+    '\treturn NULL;',
+    '}',
+    '#endif',
+    'static int irq(int status)', // 18
+    '{',
+    '\tif (status & 1) {',
+    '\t\tack();',
+    '\t}',
+    '#if 0',
+    '\telse if (status & 2) {',
+    '\t\tdone();',
+    '\t}',
+    '#endif',
+    '\treturn 0;',
+    '}',
+    '#ifdef __cplusplus',
+    '}',
+    '#endif'
+  ].join('\n')
 
-  t.same(shown(await outline(source)), ['4-7 function first', '9-11 function old'])
+  t.same(shown(await outline(source)), ['4-7 function first', '9-16 function find_window', '18-29 function irq'])
+})
+
+t.test('an old-style head with no type (arch/parisc/math-emu): named and ended as ctags does', async (t) => {
+  const source = [
+    'int',
+    'dbl_fmpyfadd(dbl_floating_point *src1ptr, unsigned int *status)', // 2
+    '{',
+    '\treturn 0;',
+    '}',
+    '',
+    '/*',
+    ' *  Double Floating-point Multiply Negate Fused Add',
+    ' */',
+    '',
+    'dbl_fmpynfadd(src1ptr,status)', // 11
+    '',
+    'dbl_floating_point *src1ptr;',
+    'unsigned int *status;',
+    '{',
+    '\treturn(NOEXCEPTION);',
+    '}',
+    'NOKPROBE_SYMBOL(dbl_fmpynfadd)',
+    'int after(void) { return 1; }' // 19
+  ].join('\n')
+
+  t.same(shown(await outline(source)), ['1-5 function dbl_fmpyfadd', '11-17 function dbl_fmpynfadd', '19-19 function after'])
 })
 
 // Top-level C made of the shapes above in any order and number: every function is found with its exact lines, none

@@ -90,9 +90,14 @@ function invocationBefore (source: CSource, at: number): number {
   return end
 }
 
-/** Where the head of block `k`'s function can start: after the last top-level `;`, `}` or invocation before it. */
+/**
+ * Where the head of block `k`'s function can start: after the last top-level `;`, `}` or invocation before it — or
+ * at its old-style head, whose declarations end in `;`.
+ */
 function unitStart (source: CSource, k: number): number {
   const open = source.opens[k]
+  const old = source.oldStyle.indexOf(open)
+  if (old !== -1) return source.oldStyle[old - 1]
   const semicolon = source.semicolons[lastAtOrBelow(source.semicolons, open)] ?? -1
   return Math.max(semicolon + 1, k > 0 ? source.closes[k - 1] + 1 : 0, invocationBefore(source, open))
 }
@@ -118,15 +123,22 @@ function braced (d: FoundDefinition, k: number, source: CSource, at: (offset: nu
   return { ...d, ...head, to: close + 1, end: end.row, endColumn: end.column + 1 }
 }
 
+/** Words that name no function: a "function" so named is a statement the grammar misread (`else if (…) {` in #if 0). */
+const KEYWORDS = new Set(['if', 'else', 'for', 'while', 'do', 'switch', 'case', 'return', 'sizeof', 'goto'])
+
 /** Checks (and mends) the tree's C definitions against the braces. */
 export function checkAgainstBraces (found: readonly FoundDefinition[], source: CSource): BraceCheck {
   const at = positions(source.text)
   const kept: Array<FoundDefinition | undefined> = []
   const claimedBy = new Int32Array(source.opens.length).fill(-1)
   let broken = false
+  // A function in #if 0 is judged by the tree alone: one inside another is a statement the grammar misread.
+  const functions = found.filter(d => d.kind === 'function')
+  const inside = (d: FoundDefinition): boolean => functions.some(o => o.from <= d.from && d.to <= o.to && o.to - o.from > d.to - d.from)
   for (const d of found) {
+    if (d.kind === 'function' && KEYWORDS.has(d.name)) continue
     if (d.kind !== 'function' || skipped(source, d.from)) {
-      kept.push(d)
+      if (d.kind !== 'function' || !inside(d)) kept.push(d)
       continue
     }
     if (blockHolding(source, d.from) !== -1) continue

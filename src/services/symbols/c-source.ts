@@ -21,6 +21,8 @@ export interface CSource {
   skipped: number[]
   /** `[from, to)` pairs: top-level macro invocations without their `;`, each followed by a line of its own. */
   loose: number[]
+  /** `[head, open]` pairs: an old-style function (`f(a, b)\nint a, *b;\n{`): where its head starts, its body's `{`. */
+  oldStyle: number[]
   /** Offsets of the `;` outside any brace or parenthesis: a function's head never holds one. */
   semicolons: number[]
 }
@@ -51,6 +53,7 @@ export function scanC (s: string, statements = true): CSource {
   const skipped: number[] = []
   const loose: number[] = []
   const semicolons: number[] = []
+  const oldStyle: number[] = []
   // Rewrites as [from, to, what] triples: what 0 blanks the span, 1 puts a `;` at `from`.
   const edits: number[] = []
   const frames: Frame[] = []
@@ -236,9 +239,12 @@ export function scanC (s: string, statements = true): CSource {
           }
         } else if (kind === 3) {
           // Loose when the next line starts something else; not when a `{` comes (a body), nor across `#else` (one
-          // of several heads: `#ifdef A\nSYSCALL_DEFINE5(clone, …)\n#else\nSYSCALL_DEFINE5(clone, …)\n#endif\n{`).
+          // of several heads: `#ifdef A\nSYSCALL_DEFINE5(clone, …)\n#else\nSYSCALL_DEFINE5(clone, …)\n#endif\n{`),
+          // nor when declarations of its arguments come (an old-style head: `f(a, b)\nint a, *b;\n{`).
           const { at: k, alternative } = nextCode(s, i + 1)
-          if (k !== -1 && isWordStart(s.charCodeAt(k)) && !alternative && s.lastIndexOf('\n', k) > i) {
+          const body = oldStyleBody(s, from, i)
+          if (body !== -1) oldStyle.push(from, body)
+          else if (k !== -1 && isWordStart(s.charCodeAt(k)) && !alternative && s.lastIndexOf('\n', k) > i) {
             loose.push(from, i + 1)
             // As if its `;` were there: the next line starts afresh.
             prev = 59
@@ -257,7 +263,8 @@ export function scanC (s: string, statements = true): CSource {
           block = opens.length
           opens.push(i)
           closes.push(-1)
-          afterParen.push(prev === 41)
+          // An old-style head ends in declarations, not in its `)`: still a body.
+          afterParen.push(prev === 41 || oldStyle.at(-1) === i)
         }
         depth++
         prev = c
@@ -283,7 +290,7 @@ export function scanC (s: string, statements = true): CSource {
     }
     i++
   }
-  return { text: edits.length === 0 ? s : applyEdits(s, edits), opens, closes, afterParen, skipped, loose, semicolons }
+  return { text: edits.length === 0 ? s : applyEdits(s, edits), opens, closes, afterParen, skipped, loose, semicolons, oldStyle }
 
   function atStatement (): boolean {
     return inBody() && (prev === 59 || prev === 123 || prev === 125 || prev === 58 || prev === STATEMENT || prevWordIs('else') || prevWordIs('do'))
@@ -291,6 +298,19 @@ export function scanC (s: string, statements = true): CSource {
   function atTopLevel (): boolean {
     return depth === 0 && (prev === 59 || prev === 125 || prev === NONE)
   }
+}
+
+/**
+ * The `{` of the old-style function whose head runs from `from` to its `)` at `close`, or -1: its arguments are names
+ * only, and what follows up to the next `{` is declarations (`;`-ended, no parenthesis, brace, directive or `=`).
+ */
+function oldStyleBody (s: string, from: number, close: number): number {
+  const args = s.slice(s.indexOf('(', from) + 1, close)
+  if (!/^\s*[A-Za-z_$][\w$]*(?:\s*,\s*[A-Za-z_$][\w$]*)*\s*$/.test(args)) return -1
+  const open = s.indexOf('{', close)
+  if (open === -1 || open - close > 2000) return -1
+  const declarations = s.slice(close + 1, open).replace(/\/\*[^]*?\*\/|\/\/[^\n]*/g, ' ').trim()
+  return declarations.endsWith(';') && !/[(){}#=]/.test(declarations) ? open : -1
 }
 
 /** Only blanks between a word and its `(`. */

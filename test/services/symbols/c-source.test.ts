@@ -85,7 +85,7 @@ t.test('#if branches: the first one counts; #if 0 is passed over, as ctags does'
   const closed = '#ifdef A\nint f(void) {\n\treturn 1; }\n#else\n\treturn 2; }\n#endif\n'
   t.same(scanC(closed).closes, [closed.indexOf('}')], 'a "}" in the first branch is the one')
 
-  const zero = '#if 0 /* old */\nint f(void) {\n#if A\n}\n#endif\n#elif B\nint g(void) { }\n#endif\n#if 0\n{\n#endif\nint h(void) { }\n'
+  const zero = '# if 0 /* old */\nint f(void) {\n#if A\n}\n#endif\n#elif B\nint g(void) { }\n#endif\n#if 0\n{\n#endif\nint h(void) { }\n'
   const dead = scanC(zero)
   t.same(dead.opens.map(o => zero.slice(o - 12, o - 1)), ['int g(void)', 'int h(void)'], 'nothing in #if 0 counts, nested #if included')
   t.same(dead.skipped, [0, zero.indexOf('#elif'), zero.indexOf('#if 0\n{'), zero.indexOf('int h') - 1])
@@ -98,6 +98,12 @@ t.test('a top-level macro invocation on a line of its own is loose; a head over 
   const loose = 'NOKPROBE_SYMBOL(f)\n\nstatic int g(void) { }\nBTF_SET_START(s)\n#include "x.h"\nBTF_SET_END(s)\nvoid h(void) { }\nEXPORT_SYMBOL(h);\nFOO(a) int b;\n'
   const spans = scanC(loose).loose
   t.same(Array.from({ length: spans.length / 2 }, (_, k) => loose.slice(spans[2 * k], spans[2 * k + 1])), ['NOKPROBE_SYMBOL(f)', 'BTF_SET_START(s)', 'BTF_SET_END(s)'])
+
+  const old = 'f(a, b)\n/* the arguments */\nint a;\nchar *b;\n{\n}\nPAGEFLAG(Dirty, dirty)\nint g;\nH(a)\nint a = 1;\n{ }\n'
+  const scanned = scanC(old)
+  t.same(scanned.oldStyle, [0, old.indexOf('{')], 'an old-style head is not loose: its body follows its declarations')
+  t.same(scanned.afterParen, [true, false])
+  t.same(scanned.loose, [old.indexOf('PAGEFLAG'), old.indexOf(')\nint g') + 1, old.indexOf('H(a)'), old.indexOf('H(a)') + 4], 'names only, then declarations: not an initialised one')
 
   const continued = 'FOO(x)\n#define A \\\n\t1\nint g;\nBAR(y)\n#define B \\'
   t.same(scanC(continued).loose, [0, 6], 'past a directive continued over lines; up to a directive at the end')
