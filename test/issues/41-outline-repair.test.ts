@@ -165,6 +165,22 @@ t.test('more kernel shapes: do … while_each_thread, macro-made functions, unkn
     'void find_shim(const struct bpf_prog *prog)', // 50
     '{',
     '\treturn;',
+    '}',
+    'static inline void (*read_vector(uint width))(void __iomem *, ulong *)', // 54
+    '{',
+    '\treturn NULL;',
+    '}',
+    'int (atomic_read)(const atomic_t *v) { return v->counter; }', // 58
+    'static inline void NORETURN PRINTF(1, 2) die(const char *str, ...)', // 59
+    '{',
+    '\texit(1);',
+    '}',
+    'static _bsc0(char *, getserialnum)', // 63
+    'static DEF_SCSI_QCMD(blogic_qcmd)',
+    '',
+    'void __init init_ucsimm(char *command, int size)', // 66
+    '{',
+    '\tcommand[0] = 0;',
     '}'
   ].join('\n')
 
@@ -177,7 +193,11 @@ t.test('more kernel shapes: do … while_each_thread, macro-made functions, unkn
     '25-25 macro run.ALU',
     '34-40 function SYSCALL_DEFINE2',
     '42-45 function strnlen',
-    '50-53 function find_shim'
+    '50-53 function find_shim',
+    '54-57 function read_vector',
+    '58-58 function atomic_read',
+    '59-62 function die',
+    '66-69 function init_ucsimm'
   ])
 })
 

@@ -203,20 +203,26 @@ export function reparseText (found: readonly FoundDefinition[], source: CSource)
 }
 
 /**
- * A function the grammar cannot see even without bodies (its head split over `#if` branches): named as ctags names
- * it, by the first word of its head followed by `(`, from that word to its body's `}`.
+ * A function the grammar cannot see even without bodies (a head split over `#if` branches, one holding a macro it
+ * does not know), from its head's words to its body's `}`: named by the last word followed by `(` outside any
+ * parenthesis that is not all capitals (`NORETURN PRINTF(1, 2) die(const char *str, …)` is `die`), else by the first
+ * (`SYSCALL_DEFINE5(clone, …)`, a macro-made head) — as ctags names it.
  */
 function lexicalFunction (k: number, source: CSource, at: (offset: number) => { row: number, column: number }): FoundDefinition | undefined {
   const text = source.text
-  const words = /\/\*[^]*?\*\/|\/\/[^\n]*|^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*|([A-Za-z_$][\w$]*)\s*\(/gm
-  words.lastIndex = unitStart(source, k)
-  for (let m = words.exec(text); m !== null && m.index < source.opens[k]; m = words.exec(text)) {
-    if (m[1] === undefined) continue
-    const head = at(m.index)
-    const end = at(source.closes[k])
-    return { kind: 'function', name: m[1], start: head.row, nameRow: head.row, nameAt: m.index, end: end.row, endColumn: end.column + 1, from: m.index, to: source.closes[k] + 1, body: source.opens[k] }
+  const tokens = /\/\*[^]*?\*\/|\/\/[^\n]*|^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*|"(?:[^"\\\n]|\\.)*"|([A-Za-z_$][\w$]*)(?=\s*\()|([()])/gm
+  tokens.lastIndex = unitStart(source, k)
+  const named: RegExpExecArray[] = []
+  let depth = 0
+  for (let m = tokens.exec(text); m !== null && m.index < source.opens[k]; m = tokens.exec(text)) {
+    if (m[2] !== undefined) depth += m[2] === '(' ? 1 : -1
+    else if (m[1] !== undefined && depth === 0) named.push(m)
   }
-  return undefined
+  const word = named.findLast(m => /[a-z]/.test(m[1])) ?? named[0]
+  if (word === undefined) return undefined
+  const head = at(word.index)
+  const end = at(source.closes[k])
+  return { kind: 'function', name: word[1], start: head.row, nameRow: head.row, nameAt: word.index, end: end.row, endColumn: end.column + 1, from: word.index, to: source.closes[k] + 1, body: source.opens[k] }
 }
 
 /**

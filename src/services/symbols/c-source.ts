@@ -67,6 +67,8 @@ export function scanC (s: string, statements = true): CSource {
   // Where the last word stood: first in a statement of a function body, or first at the top level.
   let wordAtStatement = false
   let wordAtTop = false
+  // Where the top-level unit the last word stands in begins: the word, or a `static` before it.
+  let unitFrom = 0
   let lineStart = true
   let skipping = false
   let skipFrom = 0
@@ -202,7 +204,10 @@ export function scanC (s: string, statements = true): CSource {
         if (k !== -1 && s.charCodeAt(k) === 123) dos.push(i, depth + 1)
       }
       wordAtStatement = atStatement()
-      wordAtTop = atTopLevel()
+      // `static DEF_SCSI_QCMD(name)`: a macro invocation after a storage class is first in its unit too.
+      const afterStatic: boolean = wordAtTop && prevWordIs('static')
+      wordAtTop = atTopLevel() || afterStatic
+      if (!afterStatic) unitFrom = i
       wordStart = i
       wordEnd = j
       prev = WORD
@@ -218,7 +223,7 @@ export function scanC (s: string, statements = true): CSource {
           if (CONTROL.has(word)) kind = 1
           else if (!NOT_MACROS.has(word)) kind = wordAtStatement ? 2 : wordAtTop ? 3 : 0
         }
-        parens.push(kind, wordStart)
+        parens.push(kind, kind === 3 ? unitFrom : wordStart)
         prev = c
         break
       }

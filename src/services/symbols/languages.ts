@@ -101,11 +101,20 @@ const JAVA = `
 (constructor_declaration name: (identifier) @name) @definition.method
 `
 
-// C declarators nest: `int *f(void)` is a pointer declarator around the function declarator.
-const C_DECLARATORS = `[
-  (function_declarator declarator: (_) @name)
-  (pointer_declarator declarator: (function_declarator declarator: (_) @name))
-  (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (_) @name)))
+// C declarators nest: `int *f(void)` is a pointer declarator around the function declarator. The name is an
+// identifier — parenthesised (`int (atomic_read)(…)`), or the head of a function that returns a function pointer
+// (`void (*ctor(int shift))(void *)`) — or a macro call making it (`BTREE_FN(init)(…)`), shown as written. C++ takes
+// any declarator (qualified names, operators, destructors).
+const C_NAME = `[
+  (identifier) @name
+  (function_declarator) @name
+  (parenthesized_declarator (identifier) @name)
+  (parenthesized_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+]`
+const declarators = (name: string): string => `[
+  (function_declarator declarator: ${name})
+  (pointer_declarator declarator: (function_declarator declarator: ${name}))
+  (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: ${name})))
 ]`
 
 // A function whose head holds an attribute macro the scan does not know (`__alloc_size(1) void *kmalloc(…)`) parses
@@ -131,13 +140,13 @@ const C_COMMON = `
 //   named by the macro, as ctags names it: the grammar reads a type and a parenthesised name, or a call missing its
 //   `;` and then a block.
 const C = `
-((declaration (MISSING ";"))? @head . (function_definition declarator: ${C_DECLARATORS}) @definition.function)
+((declaration (MISSING ";"))? @head . (function_definition declarator: ${declarators(C_NAME)}) @definition.function)
 ((declaration (MISSING ";"))? @head . (function_definition type: (type_identifier) @name declarator: (parenthesized_declarator)) @definition.function)
 ((expression_statement (call_expression function: (identifier) @name)) @definition.function . (compound_statement) @body)
 ${C_COMMON}`
 
 const CPP = `
-(function_definition declarator: ${C_DECLARATORS}) @definition.function
+(function_definition declarator: ${declarators('(_) @name')}) @definition.function
 ${C_COMMON}
 (function_definition declarator: (reference_declarator (function_declarator declarator: (_) @name))) @definition.function
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
