@@ -167,12 +167,40 @@ export function checkAgainstBraces (found: readonly FoundDefinition[], source: C
   source.afterParen.forEach((after, k) => {
     if (after && claimedBy[k] === -1 && source.closes[k] !== -1 && !skipped(source, source.opens[k])) unclaimed.push(k)
   })
-  const starts = result.filter(d => d.kind === 'function').map(d => d.from).sort((a, b) => a - b)
-  const holdsFunction = (d: FoundDefinition): boolean => {
+  const held = holdingFunctions(result, source, at)
+  return { kept: held.definitions, broken: broken || unclaimed.length > 0 || held.found, unclaimed }
+}
+
+/** The definitions with those holding a function ended by the braces (`within`); `found`: there was one. */
+function holdingFunctions (definitions: FoundDefinition[], source: CSource, at: (offset: number) => { row: number, column: number }): { definitions: FoundDefinition[], found: boolean } {
+  const starts = definitions.filter(d => d.kind === 'function').map(d => d.from).sort((a, b) => a - b)
+  const holds = (d: FoundDefinition): boolean => {
     const next = lastAtOrBelow(starts, d.from) + 1
     return d.kind !== 'function' && next < starts.length && starts[next] < d.to
   }
-  return { kept: result, broken: broken || unclaimed.length > 0 || result.some(holdsFunction), unclaimed }
+  const found = definitions.some(holds)
+  return { definitions: found ? definitions.map(d => holds(d) ? within(d, source, at) : d) : definitions, found }
+}
+
+/**
+ * A struct, union, enum or type the grammar ran on into the functions after it (a body of bit-field macros it could
+ * not read), ended by the braces: inside a top-level block, at that block's `}`; else at its own block's `}` (a
+ * `typedef` at the `;` after it).
+ */
+function within (d: FoundDefinition, source: CSource, at: (offset: number) => { row: number, column: number }): FoundDefinition {
+  let to = d.to
+  const k = blockHolding(source, d.from)
+  if (k !== -1) to = source.closes[k] + 1
+  else {
+    const own = lastAtOrBelow(source.opens, d.from - 1) + 1
+    if (own < source.opens.length && source.opens[own] < d.to && source.closes[own] !== -1) {
+      to = source.closes[own] + 1
+      const semicolon = source.semicolons[lastAtOrBelow(source.semicolons, to) + 1]
+      if (d.kind === 'type' && semicolon !== undefined && semicolon < d.to) to = semicolon + 1
+    }
+  }
+  const end = at(to - 1)
+  return { ...d, to, end: end.row, endColumn: end.column + 1 }
 }
 
 /** The blocks parsed again without their inside: those after a `)`, and the bodies the tree's functions claimed. */
@@ -243,5 +271,5 @@ export function mergeReparsed (first: readonly FoundDefinition[], again: readonl
     const made = lexicalFunction(k, source, at)
     if (made !== undefined) merged.push(made)
   }
-  return merged
+  return holdingFunctions(merged, source, at).definitions
 }

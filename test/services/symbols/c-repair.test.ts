@@ -59,10 +59,19 @@ t.test('what the braces cannot judge is kept as the tree has it; what they contr
   const uncounted = '#if A\n{\n#endif\nint f(void) { return 0; }\n'
   const f = found(uncounted, 'function', 'int f', 'f', '{ return')
   t.match(checkAgainstBraces([f], scanC(uncounted)), { kept: [f], broken: true, unclaimed: [] }, 'a body the count does not see as top-level')
+})
 
-  const held = 'struct s {\n\tint a;\n};\nint f(void)\n{\n}\n'
-  const check = checkAgainstBraces([found(held, 'struct', 'struct s', 's', undefined, held.length - 1), found(held, 'function', 'int f', 'f', '{\n}')], scanC(held))
-  t.equal(check.broken, true, 'a struct holding a function')
+t.test('a struct, union or type the grammar ran on into a function is ended by the braces, and the file read again', async (t) => {
+  const text = 'union tag {\n\tstruct a {\n\t\tBITS(x:1,\n\t\t;))\n\t} a;\n};\ntypedef struct {\n\tint b;\n} b_t;\nstruct c { int c; };\nint f(void)\n{\n}\n'
+  const runOn = (kind: string, head: string, name: string): FoundDefinition => found(text, kind, head, name, undefined, text.length - 1)
+  const f = found(text, 'function', 'int f', 'f', '{\n}')
+
+  const check = checkAgainstBraces([runOn('struct', 'struct a', 'a'), runOn('type', 'typedef', 'b_t'), runOn('struct', 'struct c', 'c'), f], scanC(text))
+
+  t.equal(check.broken, true)
+  t.same(check.kept.map(d => `${d.kind} ${d.name} ${d.start + 1}-${d.end + 1}:${d.endColumn}`), ['struct a 2-6:1', 'type b_t 7-9:6', 'struct c 10-10:19', 'function f 11-13:1'],
+    'inside a block: to its "}"; a typedef: to the ";" after its own; a struct: to its own "}"')
+  t.same(mergeReparsed([], [runOn('struct', 'struct c', 'c'), f], scanC(text)).map(d => `${d.name} ${d.end + 1}`), ['c 10', 'f 13'], 'read again, the same')
 })
 
 t.test('a head starts after the top-level ";" before it, past blanks and comments; an old-style head is left alone', async (t) => {
