@@ -175,10 +175,11 @@ t.test('more kernel shapes: do … while_each_thread, macro-made functions, unkn
     '{',
     '\texit(1);',
     '}',
-    'static _bsc0(char *, getserialnum)', // 63
+    '#define REG_SPU (0x9050 /*| REG_OFFSET*/)', // 63
+    'static _bsc0(char *, getserialnum)',
     'static DEF_SCSI_QCMD(blogic_qcmd)',
     '',
-    'void __init init_ucsimm(char *command, int size)', // 66
+    'void __init init_ucsimm(char *command, int size)', // 67
     '{',
     '\tcommand[0] = 0;',
     '}'
@@ -197,7 +198,8 @@ t.test('more kernel shapes: do … while_each_thread, macro-made functions, unkn
     '54-57 function read_vector',
     '58-58 function atomic_read',
     '59-62 function die',
-    '66-69 function init_ucsimm'
+    '63-63 macro REG_SPU',
+    '67-70 function init_ucsimm'
   ])
 })
 

@@ -2,7 +2,8 @@
 // tree-sitter parses it. It finds the top-level braces — the extents the outline is checked against — and rewrites
 // what the grammar cannot read, without moving any character (same length, same line breaks):
 // - annotation macros (`__init`, `__printf(1, 2)`) become spaces: they carry no name and break the head's shape;
-// - comments inside a `#define` continued over lines become spaces: the grammar ends the macro at such a comment;
+// - comments inside a directive become spaces: the grammar ends a `#define` at one followed by a `\` (pktgen.c's
+//   list of pf(X) flags) or by more of the value (`#define REG (0x07F8 /*| OFFSET*/)`);
 // - a statement macro in a function body (`for_each_cpu(cpu) stmt;`, `list_for_each_entry(…) {`) gets a `;` in the
 //   blank after its `)`: read as a function head, it swallows the rest of the file;
 // - a `do { … } while_each_thread(…);` loses its `do`, which the grammar closes only with `while`.
@@ -85,22 +86,18 @@ export function scanC (s: string, statements = true): CSource {
     while (isWord(s.charCodeAt(k))) k++
     const name = s.slice(nameFrom, k)
     const bodyFrom = k
-    const comments: number[] = []
-    let continued = false
     while (k < n) {
       const c = s.charCodeAt(k)
       if (c === 10) {
         if (!continues(s, k)) break
-        continued = true
         k++
       } else if (isComment(s, k)) {
         const end = skipComment(s, k)
-        if (s.charCodeAt(k + 1) === 42) comments.push(k, end)
+        if (s.charCodeAt(k + 1) === 42 && !skipping) edits.push(k, end, 0)
         k = end
       } else if (c === 34 || c === 39) k = skipQuoted(s, k, c)
       else k++
     }
-    if (continued && !skipping) for (let c = 0; c < comments.length; c += 2) edits.push(comments[c], comments[c + 1], 0)
     if (name === 'if' || name === 'ifdef' || name === 'ifndef') {
       const zero = name === 'if' && /^\s*0\s*(\/[*/].*)?$/s.test(s.slice(bodyFrom, k))
       frames.push({ depth, block, firstDepth: -1, firstBlock: -1, zero: zero && !skipping, inert: skipping })

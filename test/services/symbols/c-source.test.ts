@@ -18,13 +18,13 @@ t.test('annotation macros become spaces in code, not in directives, strings or c
   t.equal(scanC('int __printf (1, 2) f(void);\n__section x;\nint __printf(1, 2').text, `int ${blanks('__printf (1, 2)')} f(void);\n__section x;\nint __printf(1, 2`, 'a blank before the arguments; none; never closed')
 })
 
-t.test('the comments of a #define continued over lines become spaces: the grammar ends the macro at one', async (t) => {
-  const list = '#define FLAGS\t\t\\\n\tpf(IPV6)\t/* in IPv6 mode */\t\\\n\tpf(NODE)\t/* node memory */\t\\\n\n#define ONE 1 /* kept */\n'
+t.test('the comments of a directive become spaces: the grammar ends a #define at one', async (t) => {
+  const list = '#define FLAGS\t\t\\\n\tpf(IPV6)\t/* in IPv6 mode */\t\\\n\tpf(NODE)\t/* node memory */\t\\\n\n#define REG (0x07F8 /*| OFFSET*/)\n'
 
   const { text } = scanC(list)
 
   t.equal(scanC('#define A \\\r\n\tx /* c */ \\\r\n\ty\r\n').text, `#define A \\\r\n\tx ${blanks('/* c */')} \\\r\n\ty\r\n`, 'CRLF line breaks')
-  t.equal(text, `#define FLAGS\t\t\\\n\tpf(IPV6)\t${blanks('/* in IPv6 mode */')}\t\\\n\tpf(NODE)\t${blanks('/* node memory */')}\t\\\n\n#define ONE 1 /* kept */\n`)
+  t.equal(text, `#define FLAGS\t\t\\\n\tpf(IPV6)\t${blanks('/* in IPv6 mode */')}\t\\\n\tpf(NODE)\t${blanks('/* node memory */')}\t\\\n\n#define REG (0x07F8 ${blanks('/*| OFFSET*/')})\n`)
 })
 
 t.test('a statement macro in a function body gets a ";" in the blank after its arguments', async (t) => {
@@ -45,7 +45,8 @@ t.test('a statement macro in a function body gets a ";" in the blank after its a
     '\tsizeof(int) ;',
     '\tcall(a)\n#ifdef B\n\tb();\n#endif',
     '\tper_cpu(v, c) = 1;',
-    '\tf (a) (b);'
+    '\tf (a) (b);',
+    '\tg /* not a call */ (a) b();'
   ]
   for (const line of alone) t.equal(scanC(body([line])).text, body([line]), line)
   t.equal(scanC('struct s {\n\tFOO(a) int b;\n};\nint x = { FOO(a) BAR(b) };\n').text, 'struct s {\n\tFOO(a) int b;\n};\nint x = { FOO(a) BAR(b) };\n', 'not in a struct or an initializer')
