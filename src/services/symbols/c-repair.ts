@@ -1,4 +1,5 @@
 import type { CSource } from './c-source.js'
+import { continues } from './c-tokens.js'
 import type { RawDefinition } from './parser.js'
 
 // The tree's C outline against the file's top-level braces (as c-source.ts counts them, and ctags): a function ends
@@ -183,14 +184,19 @@ function holdingFunctions (definitions: FoundDefinition[], source: CSource, at: 
 }
 
 /**
- * A struct, union, enum or type the grammar ran on into the functions after it (a body of bit-field macros it could
- * not read), ended by the braces: inside a top-level block, at that block's `}`; else at its own block's `}` (a
- * `typedef` at the `;` after it).
+ * A struct, union, enum, type or macro the grammar ran on into the functions after it (a body of bit-field macros it
+ * could not read, a `#define` ending in a `\` before an empty line), ended where it ends: a macro at the end of its
+ * logical line; inside a top-level block, at that block's `}`; else at its own block's `}` (a `typedef` at the `;`
+ * after it).
  */
 function within (d: FoundDefinition, source: CSource, at: (offset: number) => { row: number, column: number }): FoundDefinition {
   let to = d.to
   const k = blockHolding(source, d.from)
-  if (k !== -1) to = source.closes[k] + 1
+  if (d.kind === 'macro') {
+    to = source.text.indexOf('\n', d.from)
+    while (to !== -1 && continues(source.text, to)) to = source.text.indexOf('\n', to + 1)
+    to = to === -1 ? source.text.length : to + 1
+  } else if (k !== -1) to = source.closes[k] + 1
   else {
     const own = lastAtOrBelow(source.opens, d.from - 1) + 1
     if (own < source.opens.length && source.opens[own] < d.to && source.closes[own] !== -1) {

@@ -72,6 +72,12 @@ t.test('a struct, union or type the grammar ran on into a function is ended by t
   t.same(check.kept.map(d => `${d.kind} ${d.name} ${d.start + 1}-${d.end + 1}:${d.endColumn}`), ['struct a 2-6:1', 'type b_t 7-9:6', 'struct c 10-10:19', 'function f 11-13:1'],
     'inside a block: to its "}"; a typedef: to the ";" after its own; a struct: to its own "}"')
   t.same(mergeReparsed([], [runOn('struct', 'struct c', 'c'), f], scanC(text)).map(d => `${d.name} ${d.end + 1}`), ['c 10', 'f 13'], 'read again, the same')
+
+  const macro = '#define TIME(A, STR) \\\n\nint main(void)\n{\n}\n#define LAST \\\nint g(void) { }'
+  const time = found(macro, 'macro', '#define TIME', 'TIME', undefined, macro.indexOf('{'))
+  const last = found(macro, 'macro', '#define LAST', 'LAST', undefined, macro.length)
+  const kept = checkAgainstBraces([time, found(macro, 'function', 'int main', 'main', '{'), last, found(macro, 'function', 'int g', 'g', '{ }')], scanC(macro)).kept
+  t.same(kept.filter(d => d.kind === 'macro').map(d => `${d.name} ${d.start + 1}-${d.end + 1}`), ['TIME 1-2', 'LAST 6-7'], 'a macro ends with its logical line, the empty one a "\\" continues included')
 })
 
 t.test('a head starts after the top-level ";" before it, past blanks and comments; an old-style head is left alone', async (t) => {
