@@ -242,6 +242,34 @@ t.test('a header guarded for C++ (extern "C" { … }) keeps its functions; in #i
   t.same(shown(await outline(source)), ['4-7 function first', '9-16 function find_window', '18-29 function irq'])
 })
 
+t.test('a head over #if branches is read in its first, as ctags reads it', async (t) => {
+  const source = [
+    '#ifdef SNDRV_BIG_ENDIAN', // 1
+    'static u32 LowerWordSwap(u32 swappee)',
+    '#else',
+    'static u32 UpperWordSwap(u32 swappee)',
+    '#endif',
+    '{',
+    '\treturn swappee;',
+    '}',
+    'static void', // 9
+    '#ifdef HFC_REGISTER_DEBUG',
+    'HFC_outb_pcimem(struct hfc_multi *hc, u_char reg, const char *function)',
+    '#else',
+    '\tHFC_outb_pcimem(struct hfc_multi *hc, u_char reg)',
+    '#endif',
+    '{',
+    '}',
+    'static inline', // 17
+    'typeof(qla27xx_fwdt_entry_call->call)(qla27xx_find_entry(uint type))',
+    '{',
+    '\treturn NULL;',
+    '}'
+  ].join('\n')
+
+  t.same(shown(await outline(source)), ['2-8 function LowerWordSwap', '11-16 function HFC_outb_pcimem', '18-21 function qla27xx_find_entry'])
+})
+
 t.test('an old-style head with no type (arch/parisc/math-emu): named and ended as ctags does', async (t) => {
   const source = [
     'int',

@@ -125,7 +125,7 @@ function braced (d: FoundDefinition, k: number, source: CSource, at: (offset: nu
 }
 
 /** Words that name no function: a "function" so named is a statement the grammar misread (`else if (…) {` in #if 0). */
-const KEYWORDS = new Set(['if', 'else', 'for', 'while', 'do', 'switch', 'case', 'return', 'sizeof', 'goto'])
+const KEYWORDS = new Set(['if', 'else', 'for', 'while', 'do', 'switch', 'case', 'return', 'sizeof', 'goto', 'typeof', '__typeof__', '__typeof', '__attribute__', 'asm', '__asm__'])
 
 /** Checks (and mends) the tree's C definitions against the braces. */
 export function checkAgainstBraces (found: readonly FoundDefinition[], source: CSource): BraceCheck {
@@ -238,21 +238,23 @@ export function reparseText (found: readonly FoundDefinition[], source: CSource)
 
 /**
  * A function the grammar cannot see even without bodies (a head split over `#if` branches, one holding a macro it
- * does not know), from its head's words to its body's `}`: named by the last word followed by `(` outside any
- * parenthesis that is not all capitals (`NORETURN PRINTF(1, 2) die(const char *str, …)` is `die`), else by the first
- * (`SYSCALL_DEFINE5(clone, …)`, a macro-made head) — as ctags names it.
+ * does not know), from its head's words to its body's `}`: named by a word followed by `(` — of those in the fewest
+ * parentheses (`typeof(x->call)(find_entry(uint type))` is find_entry), the last not all capitals
+ * (`NORETURN PRINTF(1, 2) die(const char *str, …)` is die), else the first (`SYSCALL_DEFINE5(clone, …)`, a
+ * macro-made head) — as ctags names it.
  */
 function lexicalFunction (k: number, source: CSource, at: (offset: number) => { row: number, column: number }): FoundDefinition | undefined {
   const text = source.text
   const tokens = /\/\*[^]*?\*\/|\/\/[^\n]*|^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*|"(?:[^"\\\n]|\\.)*"|([A-Za-z_$][\w$]*)(?=\s*\()|([()])/gm
   tokens.lastIndex = unitStart(source, k)
-  const named: RegExpExecArray[] = []
+  const named: Array<{ word: RegExpExecArray, depth: number }> = []
   let depth = 0
   for (let m = tokens.exec(text); m !== null && m.index < source.opens[k]; m = tokens.exec(text)) {
     if (m[2] !== undefined) depth += m[2] === '(' ? 1 : -1
-    else if (m[1] !== undefined && depth === 0) named.push(m)
+    else if (m[1] !== undefined && !KEYWORDS.has(m[1])) named.push({ word: m, depth })
   }
-  const word = named.findLast(m => /[a-z]/.test(m[1])) ?? named[0]
+  const least = named.filter(n => n.depth === Math.min(...named.map(n => n.depth))).map(n => n.word)
+  const word = least.findLast(m => /[a-z]/.test(m[1])) ?? least[0]
   if (word === undefined) return undefined
   const head = at(word.index)
   const end = at(source.closes[k])

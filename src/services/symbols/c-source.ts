@@ -44,7 +44,9 @@ const WORD = -2
 /** The `)` closing a control condition or a statement macro's arguments: a statement follows. */
 const STATEMENT = -3
 
-interface Frame { depth: number, block: number, firstDepth: number, firstBlock: number, zero: boolean, inert: boolean }
+/** An `#if` group: the state at its start, and at the end of its first branch; `zero`: an `#if 0` being passed over;
+ * `only`: its other branches passed over (blank to the grammar too); `inert`: inside a branch passed over. */
+interface Frame { depth: number, block: number, firstDepth: number, firstBlock: number, zero: boolean, only: boolean, inert: boolean }
 
 /** Scans C source (`statements`: also rewrite statement macros and `do` — C; C++ gets the annotations and comments only). */
 export function scanC (s: string, statements = true): CSource {
@@ -73,6 +75,8 @@ export function scanC (s: string, statements = true): CSource {
   let lineStart = true
   let skipping = false
   let skipFrom = 0
+  // A top-level declaration or head has begun and not yet ended (with its `;`, its body's `}`, or its line).
+  let pending = false
   let i = 0
   const n = s.length
   const prevWordIs = (word: string): boolean => prev === WORD && wordEnd - wordStart === word.length && s.startsWith(word, wordStart)
@@ -100,7 +104,7 @@ export function scanC (s: string, statements = true): CSource {
     }
     if (name === 'if' || name === 'ifdef' || name === 'ifndef') {
       const zero = name === 'if' && /^\s*0\s*(\/[*/].*)?$/s.test(s.slice(bodyFrom, k))
-      frames.push({ depth, block, firstDepth: -1, firstBlock: -1, zero: zero && !skipping, inert: skipping })
+      frames.push({ depth, block, firstDepth: -1, firstBlock: -1, zero: zero && !skipping, only: false, inert: skipping })
       if (zero && !skipping) {
         skipping = true
         skipFrom = i
@@ -113,6 +117,14 @@ export function scanC (s: string, statements = true): CSource {
           frame.zero = false
           skipping = false
           skipped.push(skipFrom, i)
+        } else if (frame.only) {
+          // Already passing over the other branches.
+        } else if (frame.firstDepth === -1 && depth === 0 && frame.depth === 0 && pending) {
+          // A head or declaration the first branch left open (`static u32 LowerWordSwap(u32 x)\n#else\nstatic u32
+          // UpperWordSwap(u32 x)\n#endif\n{`): ctags reads the first branch alone, and so shall the grammar.
+          frame.only = true
+          skipping = true
+          skipFrom = i
         } else {
           if (frame.firstDepth === -1) {
             frame.firstDepth = depth
@@ -126,9 +138,10 @@ export function scanC (s: string, statements = true): CSource {
     } else if (name === 'endif') {
       const frame = frames.pop()
       if (frame !== undefined && !frame.inert) {
-        if (frame.zero) {
+        if (frame.zero || frame.only) {
           skipping = false
           skipped.push(skipFrom, k)
+          if (frame.only) edits.push(skipFrom, i, 0)
         } else if (frame.firstDepth !== -1) {
           depth = frame.firstDepth
           block = frame.firstBlock
@@ -158,6 +171,7 @@ export function scanC (s: string, statements = true): CSource {
       i = skipComment(s, i)
       continue
     }
+    if (depth === 0 && !skipping) pending = true
     if (c === 34 || c === 39) {
       i = skipQuoted(s, i, c)
       prev = c
@@ -250,6 +264,7 @@ export function scanC (s: string, statements = true): CSource {
             loose.push(from, i + 1)
             // As if its `;` were there: the next line starts afresh.
             prev = 59
+            pending = false
           }
         }
         break
@@ -275,6 +290,7 @@ export function scanC (s: string, statements = true): CSource {
         prev = c
         if (depth === 0) break
         depth--
+        if (depth === 0) pending = false
         if (depth === 0 && closes[block] === -1) closes[block] = i
         if (dos.length > 0 && dos[dos.length - 1] === depth + 1) {
           dos.pop()
@@ -284,6 +300,7 @@ export function scanC (s: string, statements = true): CSource {
         }
         break
       case 59:
+        if (depth === 0) pending = false
         if (depth === 0 && parens.length === 0) semicolons.push(i)
         prev = c
         break
@@ -321,7 +338,7 @@ function nothingBetween (s: string, from: number, to: number): boolean {
   return true
 }
 
-/** Applies the rewrites (each character is one token's: they never overlap): spaces for every character but line breaks, or a `;`. */
+/** Applies the rewrites (one inside another is passed over): spaces for every character but line breaks, or a `;`. */
 function applyEdits (s: string, edits: number[]): string {
   const order = Array.from({ length: edits.length / 3 }, (_, k) => k * 3).sort((a, b) => edits[a] - edits[b])
   const parts: string[] = []
@@ -329,6 +346,8 @@ function applyEdits (s: string, edits: number[]): string {
   for (const e of order) {
     const from = edits[e]
     const to = edits[e + 1]
+    // A comment of an `#else` line, inside the branches passed over.
+    if (from < at) continue
     parts.push(s.slice(at, from), edits[e + 2] === 1 ? ';' : s.slice(from, to).replace(/[^\r\n]/g, ' '))
     at = to
   }

@@ -91,6 +91,13 @@ t.test('#if branches: the first one counts; #if 0 is passed over, as ctags does'
   t.same(dead.opens.map(o => zero.slice(o - 12, o - 1)), ['int g(void)', 'int h(void)'], 'nothing in #if 0 counts, nested #if included')
   t.same(dead.skipped, [0, zero.indexOf('#elif'), zero.indexOf('#if 0\n{'), zero.indexOf('int h') - 1])
 
+  const open = '#ifdef BIG\nstatic u32 lower(u32 x)\n#else /* little */\nstatic u32 upper(u32 x)\n#elif X\nint y;\n#endif\n{\n}\n'
+  const first = scanC(open)
+  t.equal(first.text, `#ifdef BIG\nstatic u32 lower(u32 x)\n${blanks('#else /* little */\nstatic u32 upper(u32 x)\n#elif X\nint y;\n')}#endif\n{\n}\n`, 'a head left open by the first branch: the others are blank')
+  t.same(first.skipped, [open.indexOf('#else'), open.indexOf('{') - 1])
+  const complete = '#ifdef A\nextern int f(void);\n#else\nstatic inline int f(void) { return 0; }\n#endif\n'
+  t.equal(scanC(complete).text, complete, 'a first branch that ends its declaration: every branch stays')
+
   const unbalanced = scanC('#endif\n#else\nint f(void) { }\n')
   t.same(unbalanced.closes.length, 1, 'a stray #else or #endif changes nothing')
 })
