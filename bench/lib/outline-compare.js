@@ -34,11 +34,25 @@ export function createTally (keep = Number(process.env.BENCH_OUTLINE_EXAMPLES ??
    */
   const misreading = (tag, ours, lines) => {
     if (tag.end === undefined) return undefined
-    const text = lines[tag.line - 1] ?? ''
-    if (new RegExp(`^\\s*${tag.name.replace(/\$/g, '\\$')}\\s*\\(`).test(text) && !text.includes(';') && ours.some(f => f.line > tag.line && f.endLine === tag.end)) {
-      return 'oracle misreads: a macro invocation on a line of its own taken as the head of the function after it'
+    // One macro invocation and nothing else (comments aside; over lines while its parentheses are open; maybe after
+    // `static`) — `NOKPROBE_SYMBOL(f)`, `static DEF_SCSI_QCMD(q)`, `SEC("kprobe/" SYSCALL(sys_getuid))` — naming the
+    // oracle's function, whose end is that of one of our functions starting after it.
+    let text = ''
+    for (let k = tag.line - 1; k < Math.min(lines.length, tag.line + 8); k++) {
+      text += (lines[k] ?? '').replace(/\/\*.*?\*\/|\/\/.*$/g, '') + '\n'
+      if ((text.match(/\(/g) ?? []).length <= (text.match(/\)/g) ?? []).length) break
     }
-    if (ours.some(f => f.line <= tag.line && tag.line <= f.nameLine && f.endLine === tag.end)) return 'oracle misreads: a function named by another word of its head'
+    const alone = /^\s*(?:static\s+)?[A-Za-z_]\w*\s*\([^;]*\)\s*$/.test(text) && new RegExp(`\\b${tag.name.replace(/\$/g, '\\$')}\\s*\\(`).test(text)
+    if (alone && ours.some(f => f.line > tag.line && f.endLine === tag.end)) {
+      return 'oracle misreads: a macro invocation of its own taken as the head of the function after it'
+    }
+    // An annotation macro of our function's head taken for its name: `bool __init __attribute((weak))
+    // arch_hugetlb_valid_size(…)` is `__init` to ctags 5.9, `static void __acquires(q)\nstop_queue(…)` is `__acquires`.
+    const annotation = (f) => {
+      const head = lines.slice(f.line - 1, f.nameLine).join('\n')
+      return tag.name.startsWith('__') && f.line <= tag.line && tag.line <= f.nameLine && head.indexOf(tag.name) !== -1 && head.indexOf(tag.name) < head.lastIndexOf(f.name)
+    }
+    if (ours.some(f => f.endLine === tag.end && annotation(f))) return 'oracle misreads: an annotation macro taken for the name'
     return undefined
   }
   /** Adds one file: the oracle's functions in it, ours, and its lines. */
@@ -57,8 +71,10 @@ export function createTally (keep = Number(process.env.BENCH_OUTLINE_EXAMPLES ??
       // The same name may be defined twice in a file (#ifdef branches): the nearest unclaimed one is the match.
       let best
       for (const f of ours) {
-        // ctags names `BTREE_FN(init)(…)` by the macro that makes the name: the same function.
-        if ((f.name !== tag.name && !f.name.startsWith(`${tag.name}(`)) || taken.has(f)) continue
+        // ctags names a function a macro names by the macro: `BTREE_FN(init)(…)` (ours `BTREE_FN(init)`),
+        // `PROG(PARSE_IP)(struct __sk_buff *skb)` (ours PARSE_IP) — the same function.
+        const byMacro = f.name.startsWith(`${tag.name}(`) || (lines[tag.line - 1] ?? '').includes(`${tag.name}(${f.name})`)
+        if ((f.name !== tag.name && !byMacro) || taken.has(f)) continue
         const distance = tag.line >= f.line && tag.line <= f.nameLine ? 0 : Math.min(Math.abs(tag.line - f.line), Math.abs(tag.line - f.nameLine))
         if (distance <= 3 && (best === undefined || distance < best.distance)) best = { f, distance }
       }
