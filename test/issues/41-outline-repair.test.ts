@@ -111,6 +111,94 @@ t.test('net/core/pktgen.c: a #define list of pf(X) invocations with comments is 
   t.same(shown(await outline(source)), ['1-5 macro PKT_FLAGS', '6-6 macro pf', '7-9 enum pkt_flags', '12-15 function pktgen_if_show'])
 })
 
+t.test('mm/page_alloc.c (__show_free_areas): after braced and brace-less iterator macros the function does not own the ones after it', async (t) => {
+  const source = [
+    'void show_free(unsigned int filter, int max_zone)', // 1
+    '{',
+    '\tunsigned long free = 0;',
+    '\tint cpu;',
+    '',
+    '\tfor_each_populated_zone(zone) {',
+    '\t\tif (zone_idx(zone) > max_zone)',
+    '\t\t\tcontinue;',
+    '',
+    '\t\tfor_each_online_cpu(cpu)',
+    '\t\t\tfree += per_cpu(zone, cpu)->count;',
+    '\t}',
+    '',
+    '\tfor_each_populated_zone(zone) {',
+    '\t\tint i;',
+    '',
+    '\t\tprintk("lowmem_reserve[]:");',
+    '\t\tfor (i = 0; i < MAX_NR_ZONES; i++)',
+    '\t\t\tprintk(KERN_CONT " %ld", zone->lowmem_reserve[i]);',
+    '\t\tprintk(KERN_CONT "\\n");',
+    '\t}',
+    '',
+    '\tfor_each_node_state(n, N_MEMORY) {',
+    '\t\tif (val < min_val)',
+    '\t\t\tmin_val = val;',
+    '\t}',
+    '\tzonerefs->zone = NULL;',
+    '}',
+    '',
+    'static void build_all(void *data)', // 30
+    '{',
+    '\tlocal_irq_restore(flags);',
+    '}',
+    '',
+    'static noinline void __init', // 35
+    'build_all_init(void)',
+    '{',
+    '\tcpuset_init();',
+    '}'
+  ].join('\n')
+
+  // Read as the grammar recovers from it, show_free ran over 1-39 and owned both functions after it.
+  t.same(shown(await outline(source)), ['1-28 function show_free', '30-33 function build_all', '35-39 function build_all_init'])
+})
+
+t.test('net/core/pktgen.c (pf(IPV6)): a commented #define list before a struct does not become a function owning the rest', async (t) => {
+  const source = [
+    '#define PKT_FLAGS\t\t\t\t\\', // 1
+    ...['IPV6', 'IPSRC_RND', 'IPDST_RND', 'TXSIZE_RND', 'UDPSRC_RND', 'UDPDST_RND'].map((flag, i) => `\tpf(${flag})\t\t/* flag ${i} */\t\t\\`),
+    '',
+    '#define pf(flag)\t\tflag##_SHIFT,', // 9
+    'enum pkt_flags {',
+    '\tPKT_FLAGS',
+    '};',
+    '#undef pf',
+    '',
+    'struct pktgen_dev {', // 15
+    '\t/*',
+    '\t * frequent and infrequent fields apart',
+    '\t */',
+    '\tstruct proc_dir_entry *entry;\t/* proc file */',
+    '\tstruct pktgen_thread *pg_thread;/* the owner */',
+    '\tstruct list_head list;\t/* run-queue */',
+    '\tstruct rcu_head\t rcu;\t/* freed by RCU */',
+    '\twait_queue_head_t queue;',
+    '};',
+    '',
+    'static ssize_t pgctrl_write(struct file *file, const char __user *buf,', // 26
+    '\t\t\t    size_t count, loff_t *ppos)',
+    '{',
+    '\tchar data[128];',
+    '\tstruct pktgen_net *pn = net_generic(current->nsproxy->net_ns, pg_net_id);',
+    '',
+    '\treturn count;',
+    '}',
+    '',
+    'static int pgctrl_open(struct inode *inode, struct file *file)', // 35
+    '{',
+    '\treturn single_open(file, pgctrl_show, NULL);',
+    '}'
+  ].join('\n')
+
+  // Read as the grammar recovers from it, pf was a function over 3-38 owning the struct and both functions.
+  t.same(shown(await outline(source)), ['1-8 macro PKT_FLAGS', '9-9 macro pf', '10-12 enum pkt_flags', '15-24 struct pktgen_dev', '26-33 function pgctrl_write', '35-38 function pgctrl_open'])
+})
+
 t.test('more kernel shapes: do … while_each_thread, macro-made functions, unknown annotations, a body the grammar cannot read', async (t) => {
   const source = [
     'int attach_task(struct cgroup *dst, struct task_struct *leader)', // 1
