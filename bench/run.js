@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency, build-floor and outlines (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency, build-floor, outlines and outline-cost (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
 // retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp asks one tree.
 // `--bin` points the reads section at another build's dist/bin/cli.js.
@@ -47,7 +47,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor', 'outlines'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor', 'outlines', 'outline-cost'] : [])]
 const outFile = values.out ?? fileURLToPath(new URL(`results/${values.only === undefined ? 'latest' : sections.join('-')}.md`, import.meta.url))
 const log = (line) => process.stderr.write(line + '\n')
 
@@ -69,6 +69,7 @@ const runners = {
   'build-latency': async () => (await import('./lib/build-bench.js')).runBuildLatencyBench(log),
   'build-floor': async () => (await import('./lib/build-bench.js')).runBuildFloorBench(log),
   outlines: async () => (await import('./lib/outline-bench.js')).runOutlineBench(log),
+  'outline-cost': async () => (await import('./lib/outline-cost-bench.js')).runOutlineCostBench(log, { rounds: quick ? 1 : 3 }),
   search: async () => {
     if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
     const { runSearchBench, searchBenchTable } = await import(searchModule.href)
