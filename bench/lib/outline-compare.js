@@ -22,7 +22,7 @@ export function ourFunctions (outline, definitions) {
 
 /** The figures of one language: counts, and up to `keep` examples of each kind of disagreement. */
 export function createTally (keep = Number(process.env.BENCH_OUTLINE_EXAMPLES ?? 12)) {
-  const tally = { files: 0, oracle: 0, misread: 0, ours: 0, found: 0, start: 0, end: 0, ends: 0, owner: 0, ownedByFunction: 0, examples: {} }
+  const tally = { files: 0, oracle: 0, misread: 0, endless: 0, ours: 0, found: 0, start: 0, end: 0, ends: 0, owner: 0, ownedByFunction: 0, examples: {} }
   const note = (kind, text) => {
     const list = (tally.examples[kind] ??= { count: 0, shown: [] })
     list.count++
@@ -81,6 +81,7 @@ export function createTally (keep = Number(process.env.BENCH_OUTLINE_EXAMPLES ??
       if (best === undefined) {
         const misread = misreading(tag, ours, lines)
         if (misread !== undefined) tally.misread++
+        else if (tag.end === undefined) tally.endless++
         note(misread ?? 'not found', `${file}:${tag.line}${tag.end === undefined ? '' : `-${tag.end}`} ${tag.name}`)
         continue
       }
@@ -89,7 +90,8 @@ export function createTally (keep = Number(process.env.BENCH_OUTLINE_EXAMPLES ??
       tally.found++
       if (f.nameLine === tag.line) tally.start++
       else note('start differs', `${file}:${tag.line} ${tag.name}: ours ${f.nameLine}`)
-      if (tag.end !== undefined) {
+      if (tag.end === undefined) tally.endless++
+      else {
         tally.ends++
         if (f.endLine === tag.end) tally.end++
         else note(f.endLine > tag.end ? 'ends later' : 'ends earlier', `${file}:${tag.line} ${tag.name}: oracle ${tag.line}-${tag.end}, ours ${f.line}-${f.endLine}`)
@@ -114,7 +116,8 @@ export const TALLY_HEADER = [
 export function tallyRow (label, oracleName, tally) {
   const right = tally.oracle - tally.misread
   const share = (n) => `${percent(n, right)} (${percent(n, tally.oracle)})`
-  const ends = tally.ends === 0 ? 'n/a (no end lines)' : share(tally.end)
+  // An end is compared only where the oracle gives one (ctags gives none for a Python lambda).
+  const ends = tally.ends === 0 ? 'n/a (no end lines)' : `${percent(tally.end, right - tally.endless)} (${percent(tally.end, tally.oracle - tally.endless)})`
   return `| ${label} | ${oracleName} | ${count(tally.files)} | ${count(tally.oracle)} | ${count(tally.misread)} | ${share(tally.found)} | ${share(tally.start)} | ${ends} | ${share(tally.owner)} | ${count(tally.ownedByFunction)} |`
 }
 
