@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency and build-floor (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency, build-floor, outlines and outline-cost (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
 // retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp,python asks some trees (or sets) only;
 // BENCH_RETRIEVAL_SPLIT=tuning asks only the questions not held out (results/retrieval-tuning.md); BENCH_RETRIEVAL_BIN=<other build's dist/bin/cli.js>
@@ -50,7 +50,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor', 'outlines', 'outline-cost'] : [])]
 // A run of the tuning questions alone (or of another build) never replaces the file of a full retrieval run.
 const retrievalPart = process.env.BENCH_RETRIEVAL_SPLIT === 'tuning' ? '-tuning' : ''
 const retrievalBuild = process.env.BENCH_RETRIEVAL_LABEL === undefined ? '' : `-${process.env.BENCH_RETRIEVAL_LABEL}`
@@ -85,6 +85,8 @@ const runners = {
     const { runWalkBench, walkRows } = await import('./lib/walk-bench.js')
     return walkRows(await runWalkBench({ runs: quick ? 3 : 5, progress: log }))
   },
+  outlines: async () => (await import('./lib/outline-bench.js')).runOutlineBench(log),
+  'outline-cost': async () => (await import('./lib/outline-cost-bench.js')).runOutlineCostBench(log, { rounds: quick ? 1 : 3 }),
   search: async () => {
     if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
     const { runSearchBench, searchBenchTable } = await import(searchModule.href)

@@ -16,9 +16,15 @@ export interface SymbolLanguage {
   grammar: string
   /** Tree-sitter query: each pattern captures `@definition.<kind>` (the whole definition) and `@name`. */
   query: string
-  /** Rewrites the text before parsing without moving any character (same length, same line breaks). */
-  prepare?: (text: string) => string
+  /**
+   * C and C++ are scanned before parsing (c-source.ts): annotation macros and the comments of continued `#define`s
+   * blanked; C's statement macros rewritten too, and its outline checked against its braces (c-repair.ts).
+   */
+  dialect?: Dialect
 }
+
+/** How a C-family file is prepared for the grammar: `c` in full, `c++` its annotations and directive comments only. */
+export type Dialect = 'c' | 'c++'
 
 // The queries are our own compact versions of each grammar's queries/tags.scm: definitions only, no
 // references, and one capture convention so the outline code stays language-free. A name that is itself a
@@ -52,9 +58,11 @@ const TYPESCRIPT = `${JS_COMMON}
 (function_signature name: (identifier) @name) @definition.function
 `
 
+// A name bound to a lambda (`H = lambda x: md5(x)`) is a function, as ctags reads it.
 const PYTHON = `
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
+(assignment left: (identifier) @name right: (lambda)) @definition.function
 (module (expression_statement (assignment left: (identifier) @name) @definition.constant))
 `
 
@@ -93,15 +101,25 @@ const JAVA = `
 (constructor_declaration name: (identifier) @name) @definition.method
 `
 
-// C declarators nest: `int *f(void)` is a pointer declarator around the function declarator. A function
-// whose head holds an attribute macro (the kernel's `__alloc_size(1) void *kmalloc(…)`) parses as an ERROR
-// node ending in its declarator, followed by the body: that shape is a definition too.
-const C_FUNCTION = `
-(function_definition declarator: [
-  (function_declarator declarator: (_) @name)
-  (pointer_declarator declarator: (function_declarator declarator: (_) @name))
-  (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (_) @name)))
-]) @definition.function
+// C declarators nest: `int *f(void)` is a pointer declarator around the function declarator. The name is an
+// identifier — parenthesised (`int (atomic_read)(…)`), or the head of a function that returns a function pointer
+// (`void (*ctor(int shift))(void *)`) — or a macro call making it (`BTREE_FN(init)(…)`), shown as written. C++ takes
+// any declarator (qualified names, operators, destructors).
+const C_NAME = `[
+  (identifier) @name
+  (function_declarator) @name
+  (parenthesized_declarator (identifier) @name)
+  (parenthesized_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+]`
+const declarators = (name: string): string => `[
+  (function_declarator declarator: ${name})
+  (pointer_declarator declarator: (function_declarator declarator: ${name}))
+  (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: ${name})))
+]`
+
+// A function whose head holds an attribute macro the scan does not know (`__alloc_size(1) void *kmalloc(…)`) parses
+// as an ERROR node ending in its declarator, followed by the body: that shape is a definition too.
+const C_COMMON = `
 ((ERROR [
   (function_declarator declarator: (identifier) @name)
   (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
@@ -114,37 +132,32 @@ const C_FUNCTION = `
 (preproc_function_def name: (identifier) @name) @definition.macro
 `
 
-const CPP = `${C_FUNCTION}
+// C only, where the outline is checked against the braces (c-repair.ts), which leaves out what these shapes match
+// inside a function body:
+// - a head an unknown word splits (`static int __init_memblock\nf(void)`: a declaration missing its `;`, then the
+//   function) starts at that declaration;
+// - a function made by a macro (`SYSCALL_DEFINE0(getpid) { … }`, `SYSCALL_DEFINE1(umask, int, mask) { … }`) is
+//   named by the macro, as ctags names it: the grammar reads a type and a parenthesised name, or a call missing its
+//   `;` and then a block.
+const C = `
+((declaration (MISSING ";"))? @head . (function_definition declarator: ${declarators(C_NAME)}) @definition.function)
+((declaration (MISSING ";"))? @head . (function_definition type: (type_identifier) @name declarator: (parenthesized_declarator)) @definition.function)
+((expression_statement (call_expression function: (identifier) @name)) @definition.function . (compound_statement) @body)
+${C_COMMON}`
+
+const CPP = `
+(function_definition declarator: ${declarators('(_) @name')}) @definition.function
+${C_COMMON}
 (function_definition declarator: (reference_declarator (function_declarator declarator: (_) @name))) @definition.function
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
 (namespace_definition name: (_) @name) @definition.module
 (alias_declaration name: (type_identifier) @name) @definition.type
 `
 
-// Annotation macros of C code (the Linux kernel's compiler.h and friends, GNU attributes) that the grammar
-// cannot tell from a type or a declarator: `static __always_inline __alloc_size(1) void *kmalloc(…)` parses
-// as an ERROR node. They carry no name, so they are blanked out before parsing — each character a space,
-// so lines and columns stay where they were and signatures are still shown from the original text.
-const ANNOTATION_WORDS = '__always_inline|__init|__exit|__cold|__hot|__weak|__must_check|__malloc|__pure|__maybe_unused|__always_unused|__used|' +
-  '__noreturn|noinline|notrace|noinstr|asmlinkage|__visible|__ref|__sched|__latent_entropy|__randomize_layout|__packed|__user|__iomem|' +
-  '__percpu|__rcu|__force|__kprobes|__flatten|__ro_after_init|__read_mostly|__initdata|__initconst|__meminit|__nocfi|__attribute_const__|' +
-  '__no_sanitize_address|__no_kcsan|__cpuidle|__irq_entry|__softirq_entry|__net_init|__net_exit|__devinit|__refdata|__init_or_module'
-const ANNOTATION_CALLS = '__alloc_size|__printf|__scanf|__section|__aligned|__assume_aligned|__attribute__|__attribute|__diagnose_as|' +
-  '__counted_by|__must_hold|__acquires|__releases|__cond_lock|__nonstring|__realloc_size|__malloc_like'
-// A call's arguments: up to two levels of nested parentheses (`__attribute__((format(printf, 1, 2)))`), on
-// one line, so an unclosed one costs a scan of that line only.
-const ARGUMENTS = String.raw`\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)`
-const ANNOTATIONS = new RegExp(String.raw`\b(?:${ANNOTATION_WORDS})\b|\b(?:${ANNOTATION_CALLS})\s*${ARGUMENTS}`, 'g')
-
-/** Blanks C annotation macros (see ANNOTATIONS): spaces for every character but line breaks. */
-export function blankAnnotations (text: string): string {
-  return text.replace(ANNOTATIONS, (match) => match.replace(/[^\n]/g, ' '))
-}
-
 const TYPESCRIPT_LANGUAGE: SymbolLanguage = { name: 'TypeScript', grammar: 'tree-sitter-typescript.wasm', query: TYPESCRIPT }
 const JAVASCRIPT_LANGUAGE: SymbolLanguage = { name: 'JavaScript', grammar: 'tree-sitter-javascript.wasm', query: JAVASCRIPT }
-const CPP_LANGUAGE: SymbolLanguage = { name: 'C++', grammar: 'tree-sitter-cpp.wasm', query: CPP, prepare: blankAnnotations }
-const C_LANGUAGE: SymbolLanguage = { name: 'C', grammar: 'tree-sitter-c.wasm', query: C_FUNCTION, prepare: blankAnnotations }
+const CPP_LANGUAGE: SymbolLanguage = { name: 'C++', grammar: 'tree-sitter-cpp.wasm', query: CPP, dialect: 'c++' }
+const C_LANGUAGE: SymbolLanguage = { name: 'C', grammar: 'tree-sitter-c.wasm', query: C, dialect: 'c' }
 
 /** File extension → language. `.h` is read as C (the kernel's headers are); C++ headers use .hpp/.hh. */
 export const SYMBOL_LANGUAGES: ReadonlyMap<string, SymbolLanguage> = new Map([

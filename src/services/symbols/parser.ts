@@ -86,7 +86,7 @@ export function createSymbolParser (where: TreeSitterLocation, background?: Back
     }
   })
   return {
-    definitions: async (text, language, signal) => await thread.run({ grammar: language.grammar, query: language.query, text: language.prepare?.(text) ?? text }, signal),
+    definitions: async (text, language, signal) => await thread.run({ grammar: language.grammar, query: language.query, text, dialect: language.dialect }, signal),
     close: async () => { await thread.close() }
   }
 }

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { buildOutline, type OutlineSymbol } from '../../../src/services/symbols/outline.js'
-import { blankAnnotations, SYMBOL_LANGUAGES, symbolLanguageOf, type SymbolLanguage } from '../../../src/services/symbols/languages.js'
+import { SYMBOL_LANGUAGES, symbolLanguageOf, type SymbolLanguage } from '../../../src/services/symbols/languages.js'
 import { createSymbolParser, locateTreeSitter, symbolParser, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 
 // Golden outlines of one small file per grammar: loading every grammar into the pinned runtime and running its
@@ -77,11 +77,20 @@ t.test('the outline: nesting, methods, one symbol per node, signatures', async (
   const clean = await parser.definitions(attributed, c)
   t.equal(clean.hasErrors, false, 'blanked annotations parse cleanly')
   t.match(buildOutline(clean.definitions, attributed.split('\n')), [{ kind: 'function', name: 'kmalloc', line: 1, endLine: 4, signature: 'static __always_inline __alloc_size(1) void *kmalloc(size_t size, gfp_t flags)' }])
-  const broken = await parser.definitions(attributed, { ...c, prepare: undefined })
+  const broken = await parser.definitions(attributed, { ...c, dialect: undefined })
   t.equal(broken.hasErrors, true)
   t.match(buildOutline(broken.definitions, attributed.split('\n')), [{ kind: 'function', name: 'kmalloc', line: 1, endLine: 4 }])
-  t.equal(blankAnnotations('int __printf(1, 2) __attribute__((format(printf, 1, 2))) __cold f(void);\n__section(".x"\n)'),
-    `int ${' '.repeat('__printf(1, 2) __attribute__((format(printf, 1, 2))) __cold'.length)} f(void);\n__section(".x"\n)`, 'same length, line breaks kept, an argument list over two lines left alone')
+})
+
+t.test('Python: a name bound to a lambda is a function, in a module or in a function', async (t) => {
+  const parser = createSymbolParser(where)
+  t.teardown(() => parser.close())
+  const python = symbolLanguageOf('a.py') as SymbolLanguage
+  const source = 'currentframe = lambda: sys._getframe(1)\ndef digest(algorithm):\n    H = lambda x: md5(x)\n    return H\nLIMIT = 3\n'
+
+  const outline = buildOutline((await parser.definitions(source, python)).definitions, source.split('\n'))
+
+  t.same(shown(outline), '1-1 function currentframe: currentframe = lambda: sys._getframe(1)\n2-4 function digest: def digest(algorithm):\n  3-3 function H in digest: H = lambda x: md5(x)\n5-5 constant LIMIT: LIMIT = 3\n')
 })
 
 t.test('one symbol per definition node: a constant gives way to what else names the node, in either order', async (t) => {
