@@ -223,6 +223,8 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     retries = 0
     const counts = status()
     log.info({ files: counts.files, chunks: counts.chunks, symbols: counts.symbols, changed: found.changed, removed: found.gone, ms: progress.lastScanMs }, 'code index scan finished')
+    // Such files are not written, so the next scan tries them again; said here, or an index of none of them looks whole.
+    if (found.skipped > 0) log.warn({ skipped: found.skipped, first: found.skippedWhy }, 'code index passed by files it could not read or parse')
     for (const listener of scanned) listener(found.changed + found.gone)
   }
 

@@ -20,8 +20,8 @@ import type { WorkspaceRoot } from '../workspace/index.js'
  */
 export type IndexRequest = { scan: true } | { abort: true } | { release: true }
 
-/** The answer to a scan: what it found and did, or who holds the lease (nothing was walked). */
-export type ScanAnswer = { busy?: undefined, changed: number, gone: number, bytes: number } | { busy: LeaseHolder }
+/** The answer to a scan: what it found and did (`skipped`: files it could not read or parse, the first one's reason), or who holds the lease (nothing was walked). */
+export type ScanAnswer = { busy?: undefined, changed: number, gone: number, bytes: number, skipped: number, skippedWhy?: string } | { busy: LeaseHolder }
 
 /** What the index thread is started with. */
 export interface IndexThreadData {
@@ -113,17 +113,19 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       watch?.update(found.folders)
       if (found.gone.length > 0) store.remove(found.gone)
       let done = 0
+      let skipped = 0
+      let skippedWhy: string | undefined
       const report = (): void => notify({ notice: 'progress', done, pending: found.changed.length, bytes: found.bytes })
       report()
       const timer = setInterval(report, PROGRESS_MS)
       try {
-        await parseAndWrite(found.changed, { workspace, parsers, write: (entries) => store.write(entries), progress: (n) => { done = n }, pause }, signal)
+        await parseAndWrite(found.changed, { workspace, parsers, write: (entries) => store.write(entries), progress: (n) => { done = n }, pause, skipped: (file, err) => { skipped++; skippedWhy ??= `${file.relative}: ${err instanceof Error ? err.message : String(err)}` } }, signal)
       } finally {
         clearInterval(timer)
         report()
       }
       store.finished(Date.now())
-      return { changed: found.changed.length, gone: found.gone.length, bytes: found.bytes }
+      return { changed: found.changed.length, gone: found.gone.length, bytes: found.bytes, skipped, ...(skippedWhy === undefined ? {} : { skippedWhy }) }
     } finally {
       release()
     }

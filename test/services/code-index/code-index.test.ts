@@ -395,3 +395,16 @@ t.test('codeIndex watch: a change in an indexed folder is scanned in by itself; 
   await waitUntil(() => warned.length > 0, 'the watch-failed warning')
   t.match(warned, [{ reason: 'ENOSPC', msg: /no longer watched/ }])
 })
+
+t.test('files the parser cannot read are counted and warned of, not passed by in silence; the next scan tries them again', async (t) => {
+  const warned: Array<Record<string, unknown>> = []
+  const spy = pino({ level: 'warn' }, { write: (line: string) => { warned.push(JSON.parse(line)) } })
+  // Grammars that are not there: every parse fails, as when the parser threads cannot start (an index of no file).
+  const broken = { ...where, grammars: path.join(tempDir(t, 'wmcp-no-grammars-'), 'missing') }
+  const { root, index } = await built(t, { 'a.ts': 'export function a () {}\n', 'b.py': 'def b():\n    pass\n' }, { treeSitter: broken, log: spy })
+  t.equal(await index.ready(60_000, new AbortController().signal), true)
+  t.equal(index.status().files, 0, 'nothing was written')
+  await waitUntil(() => warned.length > 0, 'the warning')
+  t.match(warned, [{ skipped: 2, first: /^(a\.ts|b\.py): /, msg: /could not read or parse/ }])
+  t.notMatch(String(warned[0].first), root, 'the reason names the file as the workspace shows it')
+})

@@ -144,7 +144,7 @@ t.test('index-worker: a lease held elsewhere, an abort mid-scan, a store problem
   const busy = indexer(t, { 'a.ts': 'export const a = 1\n' })
   fs.writeFileSync(`${busy.indexFile}.lock`, JSON.stringify({ pid: 1, host: os.hostname(), since: 5 }))
   t.same(await busy.handle({ scan: true }), { busy: { pid: 1, host: os.hostname(), since: 5 } }, 'nothing walked')
-  t.same(await indexer(t, { 'a.ts': 'export const a = 1\n' }, { lease: false }).handle({ scan: true }), { changed: 1, gone: 0, bytes: 19 }, 'no lease asked for: the caller holds it')
+  t.same(await indexer(t, { 'a.ts': 'export const a = 1\n' }, { lease: false }).handle({ scan: true }), { changed: 1, gone: 0, bytes: 19, skipped: 0 }, 'no lease asked for: the caller holds it')
 
   const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.py`, Array.from({ length: 400 }, (_, j) => `def f${i}_${j}():\n    pass\n`).join('')]))
   const aborting = indexer(t, many)
