@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, semantic, retrieval, sizing, build-latency and build-floor (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, documents, search (only with --search or BENCH_SEARCH=1), index, references, semantic, retrieval, sizing, build-latency and build-floor (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
 // retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp asks one tree.
 // `--bin` points the reads section at another build's dist/bin/cli.js.
@@ -47,7 +47,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'documents', ...(values.search ? ['search'] : []), ...(values.index ? ['index', 'references', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor'] : [])]
 const outFile = values.out ?? fileURLToPath(new URL(`results/${values.only === undefined ? 'latest' : sections.join('-')}.md`, import.meta.url))
 const log = (line) => process.stderr.write(line + '\n')
 
@@ -63,6 +63,7 @@ const runners = {
   reads: async () => (await import('./lib/reads-bench.js')).runReadsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   index: async () => (await import('./lib/index-bench.js')).runIndexBench(log),
+  references: async () => (await import('./lib/references-bench.js')).runReferencesBench(log),
   semantic: async () => (await import('./lib/semantic-bench.js')).runSemanticBench(log),
   retrieval: async () => (await import('./lib/retrieval-bench.js')).runRetrievalBench(log, { only: process.env.BENCH_RETRIEVAL_TREES?.split(',') }),
   sizing: async () => (await import('./lib/build-bench.js')).runSizingBench(log),

@@ -6,6 +6,7 @@ import { searchRegex } from './search-regex.js'
 import { searchCode } from './search-code.js'
 import { searchSemantic } from './search-semantic.js'
 import { findSymbol } from './find-symbol.js'
+import { findReferences } from './find-references.js'
 import { readFiles } from './read-files.js'
 import { getFileInfo } from './get-file-info.js'
 import { getSymbols } from './get-symbols.js'
@@ -23,6 +24,7 @@ export const tools: AnyTool[] = [
   searchCode,
   searchSemantic,
   findSymbol,
+  findReferences,
   readFiles,
   getFileInfo,
   getSymbols,

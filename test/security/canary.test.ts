@@ -45,6 +45,7 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     { name: 'get_workspace_info', arguments: {} },
     { name: 'search_code', arguments: { query: 'top secret canary inner evil' } },
     { name: 'find_symbol', arguments: { name: 'secret', match: 'substring' } },
+    { name: 'find_references', arguments: { name: 'secret' } },
     { name: 'search_semantic', arguments: { query: 'top secret canary inner evil', page_size: 50 } }
   ]
   for (const group of chunks(paths, 20)) {
@@ -58,6 +59,8 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     calls.push({ name: 'find_files', arguments: { patterns: ['**/*'], path, include_hidden: true, respect_gitignore: false } })
     calls.push({ name: 'search_regex', arguments: { pattern: 'CANARY', path } })
     calls.push({ name: 'find_symbol', arguments: { name: 'secret', match: 'substring', path } })
+    calls.push({ name: 'find_references', arguments: { name: 'secret', path } })
+    calls.push({ name: 'find_references', arguments: { name: 'secret', definition: path } })
     calls.push({ name: 'search_semantic', arguments: { query: 'secret canary', path } })
   }
   return calls

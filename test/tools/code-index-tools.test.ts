@@ -169,6 +169,7 @@ function fakeIndex (status: Partial<CodeIndexStatus>): CodeIndex {
     findSymbols: () => [],
     searchChunks: () => [],
     chunksById: () => [],
+    references: { counts: () => [], sites: () => [], calls: () => [], imports: () => new Map(), outlines: () => new Map(), fileIds: () => new Map() },
     onScanned: () => {},
     file: () => undefined,
     close: async () => {}

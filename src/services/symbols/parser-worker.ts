@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Language as LanguageType, Parser as ParserType, Query as QueryType, Tree } from 'web-tree-sitter'
 import { serveAs } from '../threads/index.js'
 import type { ParsedDefinitions, RawDefinition, TreeSitterLocation } from './parser.js'
+import { collectReferences } from './reference-collect.js'
 
 /** What the parsing thread is started with. */
 export interface ParserThreadData extends TreeSitterLocation {
@@ -10,11 +11,12 @@ export interface ParserThreadData extends TreeSitterLocation {
   yieldFlag?: Int32Array
 }
 
-/** One parse: the grammar's file name, the definitions query, the text. */
+/** One parse: the grammar's file name, the definitions query, the text, and the references query when they are wanted. */
 export interface ParseRequest {
   grammar: string
   query: string
   text: string
+  references?: string
 }
 
 interface Grammar {
@@ -55,14 +57,17 @@ export function parserHandler (data: ParserThreadData): (request: ParseRequest) 
     }
     return { parser: grammar.parser, query }
   }
-  return async ({ grammar, query: source, text }) => {
+  return async ({ grammar, query: source, text, references }) => {
     ready ??= Parser.init()
     await ready
     const { parser, query } = await prepare(grammar, source)
+    // The references query is compiled before the parse, so a grammar's query failing never costs one.
+    const referenceQuery = references === undefined ? undefined : (await prepare(grammar, references)).query
     // Null only when a progress callback stops the parse, and this one never does.
     const tree = parser.parse(text, null, options) as Tree
     try {
       const definitions: RawDefinition[] = []
+      const nameStarts = new Set<number>()
       for (const match of query.matches(tree.rootNode, options)) {
         const named = new Map(match.captures.map(capture => [capture.name, capture.node]))
         const def = match.captures.findLast(capture => capture.name.startsWith('definition.'))
@@ -70,6 +75,7 @@ export function parserHandler (data: ParserThreadData): (request: ParseRequest) 
         if (def === undefined || name === undefined) continue
         const last = named.get('body') ?? def.node
         const container = named.get('container')?.text
+        nameStarts.add(name.startIndex)
         definitions.push({
           kind: def.name.slice('definition.'.length),
           name: name.text,
@@ -82,7 +88,9 @@ export function parserHandler (data: ParserThreadData): (request: ParseRequest) 
           to: last.endIndex
         })
       }
-      return { definitions, hasErrors: tree.rootNode.hasError }
+      const parsed: ParsedDefinitions = { definitions, hasErrors: tree.rootNode.hasError }
+      if (referenceQuery !== undefined) parsed.references = collectReferences(referenceQuery.captures(tree.rootNode, options), text, nameStarts)
+      return parsed
     } finally {
       tree.delete()
     }
