@@ -103,7 +103,7 @@ export const findReferences = defineTool({
   category: 'search',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Find where a function, type, macro or variable is used — calls, type uses, imports and other references, never comments or strings — grouped by file with the enclosing definition named.\n\n' +
-    'Served from the code index (or a parse of the files holding the name when it is off). find_symbol finds the definition; search_regex finds any text.',
+    'Served from the code index (or a parse of the files holding the name when it is off). find_symbol finds the definition; get_call_graph follows calls; search_regex finds any text.',
   input: FindReferencesInput,
   output: FindReferencesOutput,
   task: INDEX_TASK,

@@ -7,6 +7,7 @@ import { searchCode } from './search-code.js'
 import { searchSemantic } from './search-semantic.js'
 import { findSymbol } from './find-symbol.js'
 import { findReferences } from './find-references.js'
+import { getCallGraph } from './get-call-graph.js'
 import { readFiles } from './read-files.js'
 import { getFileInfo } from './get-file-info.js'
 import { getSymbols } from './get-symbols.js'
@@ -25,6 +26,7 @@ export const tools: AnyTool[] = [
   searchSemantic,
   findSymbol,
   findReferences,
+  getCallGraph,
   readFiles,
   getFileInfo,
   getSymbols,

@@ -46,6 +46,7 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     { name: 'search_code', arguments: { query: 'top secret canary inner evil' } },
     { name: 'find_symbol', arguments: { name: 'secret', match: 'substring' } },
     { name: 'find_references', arguments: { name: 'secret' } },
+    { name: 'get_call_graph', arguments: { name: 'secret', depth: 3 } },
     { name: 'search_semantic', arguments: { query: 'top secret canary inner evil', page_size: 50 } }
   ]
   for (const group of chunks(paths, 20)) {
@@ -61,6 +62,7 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     calls.push({ name: 'find_symbol', arguments: { name: 'secret', match: 'substring', path } })
     calls.push({ name: 'find_references', arguments: { name: 'secret', path } })
     calls.push({ name: 'find_references', arguments: { name: 'secret', definition: path } })
+    calls.push({ name: 'get_call_graph', arguments: { name: 'secret', path, definition: path } })
     calls.push({ name: 'search_semantic', arguments: { query: 'secret canary', path } })
   }
   return calls
