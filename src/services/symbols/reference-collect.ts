@@ -88,6 +88,8 @@ export function collectReferences (captures: readonly CapturedNode[], text: stri
   const imports: string[] = []
   const ignored: Array<{ start: number, end: number }> = []
   for (const { name, node } of captures) {
+    // A node tree-sitter made up to recover from an error (MISSING, zero width: `static DEFINE_PER_CPU(struct s, v);`) names nothing.
+    if (node.endIndex === node.startIndex) continue
     const at = node.startIndex
     if (name === 'scope') scopes.push({ start: at, end: node.endIndex, locals: new Map() })
     else if (name === 'ignore') ignored.push({ start: at, end: node.endIndex })

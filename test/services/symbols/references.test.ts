@@ -80,6 +80,21 @@ t.test('C: calls in macro bodies, locals of their block only, a misread statemen
   ])
 })
 
+t.test('C: a declaration tree-sitter completes with a made-up (zero-width) name still parses, its real uses kept', async (t) => {
+  // mm/slub.c and kernel/sched/core.c: before, the made-up name stopped the parse and the whole file left the index.
+  const text = [
+    'static DEFINE_PER_CPU(struct slub_flush_work, slub_flush);',
+    'void sched_core_put(void)',
+    '{',
+    '\tstatic DECLARE_WORK(_work, __sched_core_put);',
+    '\tqueue_work(system_wq, &_work);',
+    '}'
+  ].join('\n')
+  const { sites } = await referencesOf(text, 'a.c')
+  t.ok(sites.some(s => s.line === 5 && s.kind === 'call' && s.name === 'queue_work'), shown(sites))
+  t.ok(sites.some(s => s.line === 1 && s.name === 'slub_flush_work'), shown(sites))
+})
+
 t.test('tokens keep names apart by case, read back, and refuse what the full-text index would split', async (t) => {
   t.equal(nameToken('kmalloc'), 'kmalloc')
   t.equal(nameToken('getUser'), 'get#user')
