@@ -15,6 +15,8 @@ export interface IndexWriter {
   counts(): StoreCounts
   /** Records that a scan finished (the index is complete as of `at`, ms since the epoch). */
   finished(at: number): void
+  /** Merges the references' full-text segments into one (after a scan that wrote many files: lookups probe one segment). */
+  optimize(): void
   /** The inode of the file this writer has open (a file renamed into its place is another one). */
   readonly inode: number | undefined
   close(): void
@@ -147,6 +149,9 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
         setMeta('complete', '1')
         setMeta('built', String(at))
       })
+    },
+    optimize () {
+      db.exec("INSERT INTO refs_fts (refs_fts) VALUES ('optimize')")
     },
     inode: inodeOf(file),
     close: () => db.close()

@@ -4,6 +4,7 @@ import pino from 'pino'
 import t, { type Test } from 'tap'
 import { createCodeIndex, type CodeIndex } from '../../../src/services/code-index/code-index.js'
 import { followIndexFile } from '../../../src/services/code-index/index-reader.js'
+import { indexHandler, OPTIMIZE_AFTER } from '../../../src/services/code-index/index-worker.js'
 import { loadSqlite } from '../../../src/services/code-index/index-schema.js'
 import { locateTreeSitter, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { nameToken } from '../../../src/services/symbols/references.js'
@@ -90,4 +91,28 @@ t.test('a reader with no index file yet answers every reference question with no
   t.same(reader.references.imports([1]), new Map())
   t.same(reader.references.outlines([1]), new Map())
   t.same(reader.references.fileIds(['/a']), new Map())
+})
+
+t.test('a scan that wrote many files merges the references\' full-text segments into one; a smaller one leaves them', async (t) => {
+  const root = tempDir(t, 'wmcp-refs-merge-')
+  fs.writeFileSync(path.join(root, 'a.c'), 'void a(void) { b(); }\n')
+  const segments = async (optimizeAfter: number): Promise<number> => {
+    const indexFile = path.join(tempDir(t, 'wmcp-refs-merge-state-'), 'index.sqlite')
+    const handle = indexHandler({ indexFile, roots: [{ name: 'r', path: root }], treeSitter: where, threads: 1, watch: false, lease: true, optimizeAfter }, () => {}, sqlite)
+    await handle({ scan: true })
+    // A second scan writes a second file: a second segment, unless the scan merges them.
+    fs.writeFileSync(path.join(root, `z${optimizeAfter}.c`), 'void z(void) { b(); }\n')
+    await handle({ scan: true })
+    await handle({ release: true })
+    const db = new sqlite.DatabaseSync(indexFile, { readOnly: true })
+    try {
+      t.same((db.prepare("SELECT count(*) AS n FROM refs_vocab WHERE term = 'b'").get() as { n: number }).n, optimizeAfter === 1 ? 2 : 3, 'the references are all there')
+      return (db.prepare('SELECT count(DISTINCT segid) AS n FROM refs_fts_idx').get() as { n: number }).n
+    } finally {
+      db.close()
+    }
+  }
+  t.ok(OPTIMIZE_AFTER >= 100, 'only a big scan pays for the merge')
+  t.equal(await segments(1), 1)
+  t.ok(await segments(1000) > 1)
 })
