@@ -7,7 +7,8 @@ import { ALL_WORDS_ENOUGH, CANDIDATES, rankChunks } from './chunk-ranking.js'
 import { matchExpression } from './code-tokens.js'
 import { after, SCOPE_SQL, scopeArgs, scopeSql } from './scope-sql.js'
 import { referenceQueries, type ReferenceQueries } from './reference-reader.js'
-import { FIELD_WEIGHTS, metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
+import { mapQueries, type MapQueries } from './map-reader.js'
+import { FIELD_WEIGHTS, metaOf, NOT_INDEXED, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
 
 /** The queries of an index file, on a read-only connection of this thread. */
 export interface IndexReader {
@@ -21,6 +22,8 @@ export interface IndexReader {
   state(): { counts: StoreCounts, complete: boolean, built?: number }
   /** Where names are used (find_references, the call graph, the repository map). */
   references: ReferenceQueries
+  /** What the repository map reads: files, their definitions, how much each name is used. */
+  map: MapQueries
   close(): void
 }
 
@@ -143,6 +146,7 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
         .all(...ids) as unknown as ChunkRow[]
     },
     references: referenceQueries(db),
+    map: mapQueries(db, NOT_INDEXED),
     state () {
       const counts = metaOf(db, 'counts')
       const built = metaOf(db, 'built')
@@ -190,6 +194,14 @@ export function followIndexFile (sqlite: Sqlite, file: string, immutable: boolea
       imports: (files) => live()?.references.imports(files) ?? new Map(),
       outlines: (files) => live()?.references.outlines(files) ?? new Map(),
       fileIds: (paths) => live()?.references.fileIds(paths) ?? new Map()
+    },
+    map: {
+      files: (scope) => live()?.map.files(scope) ?? [],
+      definitions: (files, kinds) => live()?.map.definitions(files, kinds) ?? [],
+      uses: (tokens) => live()?.map.uses(tokens) ?? [],
+      definers: (names) => live()?.map.definers(names) ?? new Map(),
+      paths: (files) => live()?.map.paths(files) ?? new Map(),
+      totals: (files) => live()?.map.totals(files) ?? new Map()
     },
     current: live,
     check,
