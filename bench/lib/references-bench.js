@@ -7,14 +7,15 @@
 // - the TypeScript language service (TypeScript): every exported function, class, interface and type alias of this
 //   repository's src/, `findReferences` at its name (definitions left out), against find_references with that
 //   definition meant, compared as (file, line, column).
-// - the index of the tree (BENCH_REFS_TREE, default the whole Linux tree) built by `workspace-mcp index` of this
-//   commit and of the commit before references were stored (built into bench/.scratch/), one after the other:
-//   index size, wall time and CPU time (/usr/bin/time) — then find_references p50/p95 on this commit's index.
-import { execFileSync, spawn } from 'node:child_process'
+// - the index of the tree (BENCH_REFS_TREE, default the whole Linux tree) built by the stdio server of this commit
+//   and of the commit before references were stored (built into bench/.scratch/), one after the other: index size,
+//   wall and CPU time (/proc), peak RSS — then find_references p50/p95, get_repo_map and get_call_graph on it.
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { cpuSeconds } from './measure.js'
 import { stdioServer } from './stdio-client.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -27,8 +28,10 @@ const CSCOPE_FOLDERS = ['mm', 'kernel/sched', 'include/linux']
 /** Functions and macros whose call sites are compared with cscope's (each has callers in those folders). */
 export const CSCOPE_NAMES = ['kmalloc', 'kfree', '__free_pages', 'alloc_pages', 'vfree', 'vmalloc', 'schedule', 'wake_up_process', 'find_vma', 'get_page',
   'put_page', 'kmem_cache_alloc', 'page_address', 'mutex_lock', 'spin_lock_irqsave', 'set_page_dirty', 'rcu_read_lock', 'cond_resched', 'lru_add_drain', 'update_rq_clock']
+/** The files a map of Linux's mm/ must lead with (issue 41). */
+export const MM_CORE = ['mm/page_alloc.c', 'mm/memory.c', 'mm/slub.c', 'mm/vmscan.c', 'mm/mmap.c']
 /** Names timed on the whole tree (the cscope names and find_symbol's bench names). */
-const TIMED_NAMES = [...CSCOPE_NAMES, 'printk', 'copy_process', 'task_struct', 'list_add', 'spin_lock', 'vfs_read']
+export const TIMED_NAMES = [...CSCOPE_NAMES, 'printk', 'copy_process', 'task_struct', 'list_add', 'spin_lock', 'vfs_read']
 
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]
 const ratio = (hit, n) => n === 0 ? 1 : hit / n
@@ -55,18 +58,34 @@ function baseBin (commit, log) {
   return bin
 }
 
-/** Runs `bin index` over `root` into `state` under /usr/bin/time: wall and CPU seconds, peak RSS, the index's bytes. */
-async function indexWith (bin, root, state) {
-  const child = spawn('/usr/bin/time', ['-f', 'TIME %e %U %S %M', process.execPath, bin, 'index', '--root', root, '--state-dir', state, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  child.stdout.on('data', chunk => { out += chunk })
-  child.stderr.on('data', chunk => { err += chunk })
-  const code = await new Promise(resolve => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`index exited ${code}: ${out}${err}`)
-  const [wall, user, sys, rssKb] = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(err).slice(1).map(Number)
-  const bytes = readdirSync(state).filter(n => n.endsWith('.sqlite')).reduce((sum, n) => sum + statSync(path.join(state, n)).size, 0)
-  return { wall, cpu: user + sys, rssMb: rssKb / 1024, bytes }
+/**
+ * Starts `bin stdio` over `root` with the state folder `state` and waits for its first index: wall and CPU seconds
+ * (the server's, all threads), peak RSS. The server writes its index with a write-ahead log (readers never hold the
+ * writer up, as they can `index`'s staging file on a loaded machine).
+ */
+async function buildWith (bin, root, state, log) {
+  const server = stdioServer(bin, root, ['--state-dir', state, '--tool-timeout-ms', '600000'])
+  const started = performance.now()
+  await server.initialize()
+  for (let polls = 0; ; polls++) {
+    const info = (await server.call('tools/call', { name: 'get_workspace_info', arguments: {} })).result
+    const status = info.structuredContent.code_index
+    if (status.state === 'ready') {
+      const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))[1]) / 1024
+      return { server, wall: (performance.now() - started) / 1000, cpu: cpuSeconds(server.child.pid), rssMb: rss, status }
+    }
+    if (status.state === 'failed' || status.state === 'unavailable') throw new Error(`the index failed: ${JSON.stringify(status)}`)
+    if (polls % 150 === 0) log(`  index: ${status.done} of ${status.pending} files (${Math.round((performance.now() - started) / 1000)} s)`)
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
+}
+
+/** Ends a server by closing its stdin (it closes the index, checkpointing its log), then the index's bytes on disk. */
+async function stopAndMeasure (server, state) {
+  const exited = new Promise(resolve => server.child.once('exit', resolve))
+  server.child.stdin.end()
+  await exited
+  return readdirSync(state).filter(n => /\.sqlite(-wal)?$/.test(n)).reduce((sum, n) => sum + statSync(path.join(state, n)).size, 0)
 }
 
 /** Every reference find_references gives for `args`, page after page. */
@@ -83,16 +102,16 @@ async function allReferences (server, args) {
 }
 
 /** cscope's call sites of each name against find_references kind=call, over CSCOPE_FOLDERS. */
-async function againstCscope (server, log) {
+export async function againstCscope (server, tree, log) {
   const dir = mkdtempSync(path.join(tmpdir(), 'wmcp-cscope-'))
   try {
-    const files = execFileSync('find', [...CSCOPE_FOLDERS, '-name', '*.[ch]'], { cwd: LINUX, encoding: 'utf8' })
+    const files = execFileSync('find', [...CSCOPE_FOLDERS, '-name', '*.[ch]'], { cwd: tree, encoding: 'utf8' })
     execFileSync('sh', ['-c', `cat > "${dir}/files"`], { input: files })
     log(`references: cscope -b -q -k over ${files.trim().split('\n').length} files`)
-    execFileSync('cscope', ['-b', '-q', '-k', '-i', `${dir}/files`, '-f', `${dir}/cscope.out`], { cwd: LINUX })
+    execFileSync('cscope', ['-b', '-q', '-k', '-i', `${dir}/files`, '-f', `${dir}/cscope.out`], { cwd: tree })
     const rows = []
     for (const name of CSCOPE_NAMES) {
-      const oracle = new Set(execFileSync('cscope', ['-d', '-L', '-3', name, '-f', `${dir}/cscope.out`], { cwd: LINUX, encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(line => {
+      const oracle = new Set(execFileSync('cscope', ['-d', '-L', '-3', name, '-f', `${dir}/cscope.out`], { cwd: tree, encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(line => {
         const [file, , at] = line.split(' ')
         return `${file}:${at}`
       }))
@@ -169,19 +188,18 @@ async function againstTypeScript (server, log) {
 export async function runReferencesBench (log) {
   if (!existsSync(path.join(LINUX, 'Makefile'))) throw new Error('the Linux tree is missing: run bench/corpus.sh first')
   const tree = process.env.BENCH_REFS_TREE ? path.resolve(LINUX, process.env.BENCH_REFS_TREE) : LINUX
-  const shown = path.relative(path.dirname(LINUX), tree)
+  const shown = tree.startsWith(path.dirname(LINUX) + path.sep) ? path.relative(path.dirname(LINUX), tree) : tree
   const base = baseCommit()
   const baseline = baseBin(base, log)
   const states = { base: mkdtempSync(path.join(tmpdir(), 'wmcp-refs-base-')), ours: mkdtempSync(path.join(tmpdir(), 'wmcp-refs-ours-')), repo: mkdtempSync(path.join(tmpdir(), 'wmcp-refs-repo-')) }
   try {
     log(`references: index ${shown} with the base commit ${base.slice(0, 12)}`)
-    const before = await indexWith(baseline, tree, states.base)
+    const before = await buildWith(baseline, tree, states.base, log)
+    before.bytes = await stopAndMeasure(before.server, states.base)
     rmSync(states.base, { recursive: true, force: true })
     log(`references: index ${shown} with this commit`)
-    const after = await indexWith(BIN, tree, states.ours)
-
-    const linux = stdioServer(BIN, tree, ['--state-dir', states.ours, '--code-index', 'shared', '--tool-timeout-ms', '600000'])
-    await linux.initialize()
+    const after = await buildWith(BIN, tree, states.ours, log)
+    const linux = after.server
     const times = []
     for (let round = 0; round < 5; round++) {
       for (const name of TIMED_NAMES) {
@@ -191,15 +209,31 @@ export async function runReferencesBench (log) {
         times.push(performance.now() - started)
       }
     }
-    const cscope = tree === LINUX ? await againstCscope(linux, log) : []
-    linux.child.kill()
+    // The whole tree, or a part of it (BENCH_REFS_TREE) holding the compared folders (a copy of mm, kernel/sched, include/linux).
+    const cscope = CSCOPE_FOLDERS.every(folder => existsSync(path.join(tree, folder))) ? await againstCscope(linux, tree, log) : []
+    // The map of mm/: the first call reads what it needs from a cold cache, the next ones as a warm server answers.
+    const maps = []
+    if (existsSync(path.join(tree, 'mm'))) {
+      for (let round = 0; round < 4; round++) {
+        const started = performance.now()
+        const answer = await linux.call('tools/call', { name: 'get_repo_map', arguments: { path: 'mm' } })
+        if (answer.result.isError) throw new Error(`get_repo_map: ${answer.result.content[0].text}`)
+        maps.push({ ms: performance.now() - started, files: answer.result.structuredContent.files.map(f => f.path) })
+      }
+    }
+    const graphs = []
+    for (const name of ['kmem_cache_alloc', 'schedule', 'copy_process']) {
+      const started = performance.now()
+      const answer = await linux.call('tools/call', { name: 'get_call_graph', arguments: { name, depth: 2 } })
+      if (answer.result.isError) throw new Error(`get_call_graph: ${answer.result.content[0].text}`)
+      graphs.push(performance.now() - started)
+    }
+    after.bytes = await stopAndMeasure(linux, states.ours)
 
     log('references: index this repository')
-    await indexWith(BIN, REPO, states.repo)
-    const repo = stdioServer(BIN, REPO, ['--state-dir', states.repo, '--code-index', 'shared', '--tool-timeout-ms', '600000'])
-    await repo.initialize()
+    const repo = (await buildWith(BIN, REPO, states.repo, log)).server
     const typescript = await againstTypeScript(repo, log)
-    repo.child.kill()
+    await stopAndMeasure(repo, states.repo)
 
     const c = cscope.reduce((sum, r) => ({ oracle: sum.oracle + r.oracle, ours: sum.ours + r.ours, hit: sum.hit + r.hit }), { oracle: 0, ours: 0, hit: 0 })
     const rows = []
@@ -212,8 +246,16 @@ export async function runReferencesBench (log) {
     const tp = ratio(typescript.hits, typescript.ours)
     rows.push({ name: `find_references against the TypeScript language service, ${typescript.targets} exported declarations of src/ (definition meant given)`, measured: `recall ${tr.toFixed(3)}, precision ${tp.toFixed(3)} (${typescript.hits} of its ${typescript.oracle} references; ${typescript.ours} ours)`, baseline: '`ts.createLanguageService().findReferences`', ratio: '—', goal: 'recall ≥ 0.95, precision ≥ 0.9', pass: tr >= 0.95 && tp >= 0.9 })
     rows.push({ name: `find_references, ${TIMED_NAMES.length} names × 5 over ${shown} (stdio, shared index, as the client waits)`, measured: `p50 ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms`, baseline: '—', ratio: '—', goal: 'p50 ≤ 50 ms', pass: percentile(times, 0.5) <= 50 })
+    if (maps.length > 0) {
+      const first = maps[0].files
+      const places = MM_CORE.map(file => first.indexOf(file) + 1)
+      const warm = maps.slice(1).map(m => m.ms)
+      rows.push({ name: 'get_repo_map path=mm on the Linux index: where the core files come (page_alloc.c, memory.c, slub.c, vmscan.c, mmap.c)', measured: `places ${places.join(', ')}; the map leads with ${first.slice(0, 6).map(f => f.replace('mm/', '')).join(', ')}`, baseline: '—', ratio: '—', goal: 'the five lead (places 1–5)', pass: places.every(p => p >= 1 && p <= MM_CORE.length) })
+      rows.push({ name: 'get_repo_map path=mm on the Linux index, time', measured: `first ${maps[0].ms.toFixed(0)} ms; warm median ${percentile(warm, 0.5).toFixed(0)} ms`, baseline: '—', ratio: '—', goal: 'info: cheap when warm', pass: '—' })
+    }
+    rows.push({ name: 'get_call_graph depth 2 (kmem_cache_alloc, schedule, copy_process) on the Linux index', measured: graphs.map(ms => `${ms.toFixed(0)} ms`).join(', '), baseline: '—', ratio: '—', goal: 'info', pass: '—' })
     rows.push({ name: `index size of ${shown} with references, against ${base.slice(0, 8)} without`, measured: `${(after.bytes / 1048576).toFixed(0)} MB`, baseline: `${(before.bytes / 1048576).toFixed(0)} MB`, ratio: after.bytes / before.bytes, goal: '≤ 1.3×', pass: after.bytes <= 1.3 * before.bytes })
-    rows.push({ name: `index build of ${shown} with references, against ${base.slice(0, 8)} without (\`workspace-mcp index\`, one after the other)`, measured: `${after.wall.toFixed(0)} s wall, ${after.cpu.toFixed(0)} s CPU, peak RSS ${after.rssMb.toFixed(0)} MiB`, baseline: `${before.wall.toFixed(0)} s wall, ${before.cpu.toFixed(0)} s CPU, peak RSS ${before.rssMb.toFixed(0)} MiB`, ratio: after.wall / before.wall, cpuRatio: before.cpu / after.cpu, goal: '≤ 1.3× (wall)', pass: after.wall <= 1.3 * before.wall, note: `CPU ${(after.cpu / before.cpu).toFixed(2)}×` })
+    rows.push({ name: `index build of ${shown} with references, against ${base.slice(0, 8)} without (the stdio server's first scan, one after the other)`, measured: `${after.wall.toFixed(0)} s wall, ${after.cpu.toFixed(0)} s CPU, peak RSS ${after.rssMb.toFixed(0)} MiB`, baseline: `${before.wall.toFixed(0)} s wall, ${before.cpu.toFixed(0)} s CPU, peak RSS ${before.rssMb.toFixed(0)} MiB`, ratio: after.wall / before.wall, cpuRatio: before.cpu / after.cpu, goal: '≤ 1.3× (wall)', pass: after.wall <= 1.3 * before.wall, note: `CPU ${(after.cpu / before.cpu).toFixed(2)}×` })
     const table = ['| name | cscope call sites | ours | recall | precision | cscope only | ours only |', '|---|---|---|---|---|---|---|',
       ...cscope.map(r => `| ${r.name} | ${r.oracle} | ${r.ours} | ${ratio(r.hit, r.oracle).toFixed(3)} | ${ratio(r.hit, r.ours).toFixed(3)} | ${r.missed.slice(0, 3).join(' ')} | ${r.extra.slice(0, 3).join(' ')} |`)]
     const markdown = `## find_references against cscope\n\n${table.join('\n')}\n\n## find_references against the TypeScript language service\n\n${typescript.misses.length === 0 ? 'Every declaration agrees.' : typescript.misses.map(m => `- ${m}`).join('\n')}`
