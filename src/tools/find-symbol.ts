@@ -43,7 +43,7 @@ const KIND_RANK: Record<string, number> = { class: 0, struct: 0, interface: 0, t
 interface Found extends SymbolRow { shown: string }
 
 /** Best first: the exact spelling, a definition over a macro or constant, main code over tests and tools, a shorter name, a shallower path. */
-function rank (name: string): (a: Found, b: Found) => number {
+export function rank (name: string): (a: Found, b: Found) => number {
   const key = (f: Found): number[] => [Number(f.name !== name), KIND_RANK[f.kind], Number(ASIDE.test(f.shown)), f.name.length, f.shown.split('/').length]
   return (a, b) => {
     const [ka, kb] = [key(a), key(b)]

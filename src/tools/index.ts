@@ -6,6 +6,9 @@ import { searchRegex } from './search-regex.js'
 import { searchCode } from './search-code.js'
 import { searchSemantic } from './search-semantic.js'
 import { findSymbol } from './find-symbol.js'
+import { findReferences } from './find-references.js'
+import { getCallGraph } from './get-call-graph.js'
+import { getRepoMap } from './get-repo-map.js'
 import { readFiles } from './read-files.js'
 import { getFileInfo } from './get-file-info.js'
 import { getSymbols } from './get-symbols.js'
@@ -18,11 +21,14 @@ import { gitBlame } from './git-blame.js'
 /** The product's tools, in the order tools/list publishes them. */
 export const tools: AnyTool[] = [
   listDirectory,
+  getRepoMap,
   findFiles,
   searchRegex,
   searchCode,
   searchSemantic,
   findSymbol,
+  findReferences,
+  getCallGraph,
   readFiles,
   getFileInfo,
   getSymbols,

@@ -23,25 +23,19 @@ export interface Page<T> {
 /** Compares strings by UTF-16 code units (the services' one order, re-exported for the tools that page). */
 export { compareText } from '../services/compare-text.js'
 
-/** Slices one page out of a sorted array; an offset past the end yields an empty page. */
-export function paginate<T> (sorted: readonly T[], offset: number, pageSize: number, totalIsLowerBound = false): Page<T> {
+/** The pagination of items offset..offset+pageSize of `total` sorted items (an offset past the end: an empty page). */
+export function pageOfCount (total: number, offset: number, pageSize: number, totalIsLowerBound = false): Pagination {
   const start = Math.max(0, Math.floor(offset))
   const size = Math.max(1, Math.floor(pageSize))
-  const items = sorted.slice(start, start + size)
-  const end = start + items.length
-  const hasMore = end < sorted.length
-  return {
-    items,
-    pagination: {
-      offset: start,
-      page_size: size,
-      returned: items.length,
-      total: sorted.length,
-      total_is_lower_bound: totalIsLowerBound,
-      has_more: hasMore,
-      next_offset: hasMore ? end : -1
-    }
-  }
+  const end = start + Math.max(0, Math.min(size, total - start))
+  const hasMore = end < total
+  return { offset: start, page_size: size, returned: end - start, total, total_is_lower_bound: totalIsLowerBound, has_more: hasMore, next_offset: hasMore ? end : -1 }
+}
+
+/** Slices one page out of a sorted array; an offset past the end yields an empty page. */
+export function paginate<T> (sorted: readonly T[], offset: number, pageSize: number, totalIsLowerBound = false): Page<T> {
+  const pagination = pageOfCount(sorted.length, offset, pageSize, totalIsLowerBound)
+  return { items: sorted.slice(pagination.offset, pagination.offset + pagination.returned), pagination }
 }
 
 /** The arguments whose value differs from the schema's default, services left out: a footer repeats only what the caller chose. */

@@ -32,7 +32,7 @@ const END = '<!-- tool-cost:end -->'
 const SETS: Array<{ label: string, flags: { tools?: string, excludeTools?: string } }> = [
   { label: 'every tool (the default, with an embeddings provider: `search_semantic` is listed only with one)', flags: {} },
   { label: '`--exclude-tools git_log,git_show,git_diff,git_blame` (no history)', flags: { excludeTools: 'git_log,git_show,git_diff,git_blame' } },
-  { label: '`--tools find_symbol,get_symbols,search_code,read_files` (code navigation)', flags: { tools: 'find_symbol,get_symbols,search_code,read_files' } },
+  { label: '`--tools find_symbol,find_references,get_symbols,search_code,read_files` (code navigation)', flags: { tools: 'find_symbol,find_references,get_symbols,search_code,read_files' } },
   { label: '`--tools list_directory,find_files,search_regex,read_files` (files and text)', flags: { tools: 'list_directory,find_files,search_regex,read_files' } },
   { label: '`--tools read_files`', flags: { tools: 'read_files' } }
 ]
@@ -52,5 +52,5 @@ t.test('docs/configuration.md prices the full tool list and the chosen sets as t
   const present = doc.slice(doc.indexOf(START), doc.indexOf(END) + END.length)
   if (process.env.UPDATE_DOCS === '1') writeFileSync(DOC, doc.replace(present, table))
   t.equal(process.env.UPDATE_DOCS === '1' ? table : present, table, 'the table is current (UPDATE_DOCS=1 rewrites it)')
-  t.match(table, /\| every tool [^|]*\| 15 \|/, 'every product tool is priced')
+  t.match(table, /\| every tool [^|]*\| 18 \|/, 'every product tool is priced')
 })

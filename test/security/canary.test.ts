@@ -46,6 +46,9 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     { name: 'get_workspace_info', arguments: {} },
     { name: 'search_code', arguments: { query: 'top secret canary inner evil' } },
     { name: 'find_symbol', arguments: { name: 'secret', match: 'substring' } },
+    { name: 'find_references', arguments: { name: 'secret' } },
+    { name: 'get_call_graph', arguments: { name: 'secret', depth: 3 } },
+    { name: 'get_repo_map', arguments: { max_response_tokens: 20000 } },
     { name: 'search_semantic', arguments: { query: 'top secret canary inner evil', page_size: 50 } }
   ]
   for (const group of chunks(paths, 20)) {
@@ -59,6 +62,10 @@ function battery (fx: HostileWorkspace): Array<{ name: string, arguments: Record
     calls.push({ name: 'find_files', arguments: { patterns: ['**/*'], path, include_hidden: true, respect_gitignore: false } })
     calls.push({ name: 'search_regex', arguments: { pattern: 'CANARY', path } })
     calls.push({ name: 'find_symbol', arguments: { name: 'secret', match: 'substring', path } })
+    calls.push({ name: 'find_references', arguments: { name: 'secret', path } })
+    calls.push({ name: 'find_references', arguments: { name: 'secret', definition: path } })
+    calls.push({ name: 'get_call_graph', arguments: { name: 'secret', path, definition: path } })
+    calls.push({ name: 'get_repo_map', arguments: { path } })
     calls.push({ name: 'search_semantic', arguments: { query: 'secret canary', path } })
   }
   return calls

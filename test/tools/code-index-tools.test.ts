@@ -174,6 +174,8 @@ function fakeIndex (status: Partial<CodeIndexStatus>): CodeIndex {
     findSymbols: () => [],
     searchChunks: () => [],
     chunksById: () => [],
+    references: { counts: () => [], sites: () => [], calls: () => [], imports: () => new Map(), outlines: () => new Map(), fileIds: () => new Map() },
+    map: { files: () => [], definitions: () => [], uses: () => [], definers: () => new Map(), paths: () => new Map(), totals: () => new Map() },
     onScanned: () => {},
     file: () => undefined,
     close: async () => {}

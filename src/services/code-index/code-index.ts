@@ -11,6 +11,8 @@ import type { ChunkRow, NameMatch, PathScope, Sqlite, StoreCounts, SymbolRow } f
 import type { IndexRequest, IndexThreadData, ScanAnswer } from './index-worker.js'
 import { INDEX_NICENESS, startThread, threadModule, ThreadError, type Thread } from '../threads/index.js'
 import type { StoreProblem } from './store-errors.js'
+import type { ReferenceQueries } from './reference-reader.js'
+import type { MapQueries } from './map-reader.js'
 import type { Activity } from '../activity.js'
 
 /** Why the index cannot be written (or, shared, read), with what an operator needs to act on it. */
@@ -70,6 +72,10 @@ export interface CodeIndex {
   searchChunks(terms: readonly string[], scope: PathScope, limit: number): ChunkRow[]
   /** The chunks with these ids that are still indexed. */
   chunksById(ids: readonly number[]): ChunkRow[]
+  /** Where names are used, and what the outline says around them. */
+  readonly references: ReferenceQueries
+  /** What a repository map reads: source files, their definitions, how much each name is used. */
+  readonly map: MapQueries
   /** Calls `listener` after every scan that finished, with how many files it wrote or removed. */
   onScanned(listener: (changed: number) => void): void
   /** The SQLite file, once the index is open (another thread may open it to read). */
@@ -334,6 +340,8 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
     findSymbols: (...args) => reader.findSymbols(...args),
     searchChunks: (...args) => reader.searchChunks(...args),
     chunksById: (ids) => reader.chunksById(ids),
+    references: reader.references,
+    map: reader.map,
     onScanned: (listener) => { scanned.push(listener) },
     // The file once it is there (another thread opens it itself), whether or not this thread's reader is open now.
     file: () => started && fs.existsSync(file) ? file : undefined,

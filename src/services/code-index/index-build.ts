@@ -1,4 +1,4 @@
-import { buildOutline, MAX_SOURCE_BYTES, symbolLanguageOf, type SymbolLanguage, type OutlineSymbol, type RawDefinition, type SymbolParser } from '../symbols/index.js'
+import { buildOutline, MAX_SOURCE_BYTES, symbolLanguageOf, type FileReferences, type SymbolLanguage, type OutlineSymbol, type RawDefinition, type SymbolParser } from '../symbols/index.js'
 
 /** What the build asks of a parser. */
 type Parse = Pick<SymbolParser, 'definitions'>
@@ -20,6 +20,7 @@ export interface ParsedFile {
   language: string
   text: string
   definitions: RawDefinition[]
+  references?: FileReferences
 }
 
 /**
@@ -51,7 +52,7 @@ export function entryOf (file: ParsedFile): FileEntry {
     while (next < byLine.length && byLine[next].line <= chunk.end) next++
     return { ...chunk, hash: chunkHash(chunkText(lines, chunk.start, chunk.end)), fields: fieldsOf(lines, chunk, byLine.slice(from, next), where) }
   })
-  return { path: file.path, size: file.size, mtimeMs: file.mtimeMs, language: file.language, chunks, symbols }
+  return { path: file.path, size: file.size, mtimeMs: file.mtimeMs, language: file.language, chunks, symbols, ...(file.references === undefined ? {} : { references: file.references }) }
 }
 
 /** A write batch holds about this much: each file counts its text plus FILE_WEIGHT (so ~100 small files, or fewer big ones). */
@@ -90,8 +91,8 @@ async function readParsed (workspace: WorkspaceService, entry: Changed, parser: 
     if (stats.size > MAX_SOURCE_BYTES) return none
     const text = await readSourceText(workspace, handle, stats.size, signal)
     if (text === undefined) return none
-    const parsed = await parser.definitions(text, entry.language, signal)
-    return { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: entry.language.name, text, definitions: parsed.definitions }
+    const parsed = await parser.definitions(text, entry.language, signal, { references: true })
+    return { path: entry.fsPath, shown: entry.relative, size: stats.size, mtimeMs: stats.mtimeMs, language: entry.language.name, text, definitions: parsed.definitions, ...(parsed.references === undefined ? {} : { references: parsed.references }) }
   } finally {
     await handle.close()
   }
@@ -141,7 +142,7 @@ export async function parseAndWrite (changedFiles: readonly ChangedFile[], optio
       try {
         const parsed = await readParsed(workspace, file, parser, signal)
         batch.push(parsed)
-        weight += parsed.text.length + FILE_WEIGHT + parsed.definitions.length * DEFINITION_WEIGHT
+        weight += parsed.text.length + FILE_WEIGHT + parsed.definitions.length * DEFINITION_WEIGHT + (parsed.references?.sites.byteLength ?? 0)
       } catch (err) {
         if (signal.aborted) break
         // A file that vanished or changed kind since the walk, or one the parser gave up on: the next scan retries it.

@@ -5,7 +5,10 @@ import { pathToFileURL } from 'node:url'
 import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
 import { ALL_WORDS_ENOUGH, CANDIDATES, rankChunks } from './chunk-ranking.js'
 import { matchExpression } from './code-tokens.js'
-import { FIELD_WEIGHTS, metaOf, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
+import { after, SCOPE_SQL, scopeArgs, scopeSql } from './scope-sql.js'
+import { referenceQueries, type ReferenceQueries } from './reference-reader.js'
+import { mapQueries, type MapQueries } from './map-reader.js'
+import { FIELD_WEIGHTS, metaOf, NOT_INDEXED, SCHEMA_VERSION, schemaOf, type ChunkRow, type NameMatch, type PathScope, type Sqlite, type StoreCounts, type SymbolRow } from './index-schema.js'
 
 /** The queries of an index file, on a read-only connection of this thread. */
 export interface IndexReader {
@@ -17,14 +20,12 @@ export interface IndexReader {
   chunksById(ids: readonly number[]): ChunkRow[]
   /** What the writer last recorded: the counts, whether a scan ever finished, and when (ms since the epoch). */
   state(): { counts: StoreCounts, complete: boolean, built?: number }
+  /** Where names are used (find_references, the call graph, the repository map). */
+  references: ReferenceQueries
+  /** What the repository map reads: files, their definitions, how much each name is used. */
+  map: MapQueries
   close(): void
 }
-
-/** Upper bound of a path range: every path that starts with `prefix` sorts below it (the last code unit + 1). */
-const after = (prefix: string): string => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
-
-/** Rows of one file or folder (`f` is the files table): the path itself, or any path below it. */
-const SCOPE_SQL = ' AND (f.path = ? OR (f.path >= ? AND f.path < ?))'
 
 /** A LIKE pattern for a literal substring (`\` escapes the wildcards). */
 const likeLiteral = (text: string): string => `%${text.replace(/[\\%_]/g, c => `\\${c}`)}%`
@@ -83,8 +84,6 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
     }
     return statement
   }
-  const scopeSql = (scope: PathScope): string => scope === undefined ? '' : SCOPE_SQL
-  const scopeArgs = (scope: PathScope): string[] => scope === undefined ? [] : [scope, `${scope}/`, after(`${scope}/`)]
 
   /**
    * The best chunks for a MATCH expression. Unscoped, the full-text index ranks and cuts alone, and only the
@@ -146,6 +145,8 @@ export function openIndexReader (sqlite: Sqlite, file: string, immutable = false
       return db.prepare(`SELECT c.id, f.path, c.start, c.end, c.symbol, c.kind, 0 AS score FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN (${ids.map(() => '?').join(', ')})`)
         .all(...ids) as unknown as ChunkRow[]
     },
+    references: referenceQueries(db),
+    map: mapQueries(db, NOT_INDEXED),
     state () {
       const counts = metaOf(db, 'counts')
       const built = metaOf(db, 'built')
@@ -186,6 +187,22 @@ export function followIndexFile (sqlite: Sqlite, file: string, immutable: boolea
     searchChunks: (...args) => live()?.searchChunks(...args) ?? [],
     chunksById: (ids) => live()?.chunksById(ids) ?? [],
     state: () => live()?.state() ?? { counts: NO_COUNTS, complete: false },
+    references: {
+      counts: (...args) => live()?.references.counts(...args) ?? [],
+      sites: (...args) => live()?.references.sites(...args) ?? [],
+      calls: (...args) => live()?.references.calls(...args) ?? [],
+      imports: (files) => live()?.references.imports(files) ?? new Map(),
+      outlines: (files) => live()?.references.outlines(files) ?? new Map(),
+      fileIds: (paths) => live()?.references.fileIds(paths) ?? new Map()
+    },
+    map: {
+      files: (scope) => live()?.map.files(scope) ?? [],
+      definitions: (files, kinds) => live()?.map.definitions(files, kinds) ?? [],
+      uses: (tokens) => live()?.map.uses(tokens) ?? [],
+      definers: (names) => live()?.map.definers(names) ?? new Map(),
+      paths: (files) => live()?.map.paths(files) ?? new Map(),
+      totals: (files) => live()?.map.totals(files) ?? new Map()
+    },
     current: live,
     check,
     close () {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import type { DatabaseSyncInstance } from '@photostructure/sqlite'
 import type { Chunk } from './chunker.js'
-import type { OutlineSymbol } from '../symbols/index.js'
+import { REFERENCE_KINDS, type FileReferences, type OutlineSymbol } from '../symbols/index.js'
 
 /** Bump when the tables or what goes into them change: an index of another version is rebuilt from scratch. */
 export const SCHEMA_VERSION = '6'
@@ -37,6 +37,8 @@ export interface FileEntry extends IndexedFile {
   /** Each chunk with its search fields and the hash of its text (what its vector is keyed by). */
   chunks: Array<Chunk & { fields: ChunkFields, hash: string }>
   symbols: OutlineSymbol[]
+  /** The uses of names the parse found (absent for a file the index passed by). */
+  references?: FileReferences
 }
 
 /** A definition found by name. */
@@ -102,6 +104,9 @@ CREATE TABLE IF NOT EXISTS symbols (id INTEGER PRIMARY KEY, file INTEGER NOT NUL
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_lc);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file);
 CREATE TABLE IF NOT EXISTS vectors (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vector BLOB NOT NULL, UNIQUE (hash, model, dims));
+CREATE VIRTUAL TABLE IF NOT EXISTS refs_fts USING fts5(${REFERENCE_KINDS.join(', ')}, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 0 tokenchars '_$#'");
+CREATE VIRTUAL TABLE IF NOT EXISTS refs_vocab USING fts5vocab(refs_fts, instance);
+CREATE TABLE IF NOT EXISTS ref_sites (file INTEGER PRIMARY KEY, sites BLOB NOT NULL, calls TEXT NOT NULL, imports TEXT NOT NULL);
 `
 
 /** What schemaOf says of a file that is some other kind of file. */

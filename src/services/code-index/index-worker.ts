@@ -46,7 +46,12 @@ export interface IndexThreadData {
   niceness?: number
   /** Names the leases this thread takes (see dropLease). */
   leaseToken?: string
+  /** A scan that wrote this many files merges the references' index after it. Default OPTIMIZE_AFTER. */
+  optimizeAfter?: number
 }
+
+/** A scan that wrote this many files merges the references' index after it (a term's lookup then reads one segment). */
+export const OPTIMIZE_AFTER = 500
 
 /** How often a running scan reports its progress, ms. */
 const PROGRESS_MS = 250
@@ -124,6 +129,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
         clearInterval(timer)
         report()
       }
+      if (found.changed.length >= (data.optimizeAfter ?? OPTIMIZE_AFTER)) store.optimize()
       store.finished(Date.now())
       return { changed: found.changed.length, gone: found.gone.length, bytes: found.bytes, skipped, ...(skippedWhy === undefined ? {} : { skippedWhy }) }
     } finally {

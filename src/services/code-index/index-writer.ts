@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import type { DatabaseSyncInstance } from '@photostructure/sqlite'
 import { removeIndexFile } from './index-file.js'
 import { NOT_INDEXED, SCHEMA, SCHEMA_VERSION, schemaOf, type FileEntry, type IndexedFile, type MetaKey, type Sqlite, type StoreCounts } from './index-schema.js'
+import { REFERENCE_KINDS } from '../symbols/index.js'
 
 /** The write side of an index file: the index thread's (or the `index` command's) only connection. */
 export interface IndexWriter {
@@ -14,6 +15,8 @@ export interface IndexWriter {
   counts(): StoreCounts
   /** Records that a scan finished (the index is complete as of `at`, ms since the epoch). */
   finished(at: number): void
+  /** Merges the references' full-text segments into one (after a scan that wrote many files: lookups probe one segment). */
+  optimize(): void
   /** The inode of the file this writer has open (a file renamed into its place is another one). */
   readonly inode: number | undefined
   close(): void
@@ -71,6 +74,10 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
     insertChunk: db.prepare('INSERT INTO chunks (file, start, end, symbol, kind, hash) VALUES (?, ?, ?, ?, ?, ?)'),
     insertFts: db.prepare('INSERT INTO chunks_fts (rowid, name, head, path, body) VALUES (?, ?, ?, ?, ?)'),
     insertSymbol: db.prepare('INSERT INTO symbols (file, name, name_lc, kind, container, line, end_line, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertRefs: db.prepare(`INSERT INTO refs_fts (rowid, ${REFERENCE_KINDS.join(', ')}) VALUES (?${', ?'.repeat(REFERENCE_KINDS.length)})`),
+    insertSites: db.prepare('INSERT INTO ref_sites (file, sites, calls, imports) VALUES (?, ?, ?, ?)'),
+    deleteSites: db.prepare('DELETE FROM ref_sites WHERE file = ?'),
+    deleteRefs: db.prepare('DELETE FROM refs_fts WHERE rowid = ?'),
     countRows: db.prepare('SELECT (SELECT count(*) FROM files WHERE language != ?) AS files, (SELECT count(*) FROM chunks) AS chunks, (SELECT count(*) FROM symbols) AS symbols'),
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
     setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)')
@@ -94,6 +101,8 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
     for (const chunk of q.chunkIds.all(row.id) as Array<{ id: number }>) q.deleteFts.run(chunk.id)
     delta.chunks -= Number(q.deleteChunks.run(row.id).changes)
     delta.symbols -= Number(q.deleteSymbols.run(row.id).changes)
+    // A contentless index takes a deletion of any rowid on trust: only a file that had references deletes any.
+    if (Number(q.deleteSites.run(row.id).changes) > 0) q.deleteRefs.run(row.id)
     q.deleteFile.run(row.id)
     if (row.language !== NOT_INDEXED) delta.files--
   }
@@ -123,6 +132,11 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
             q.insertFts.run(id, c.fields.name, c.fields.head, c.fields.path, c.fields.body)
           }
           for (const s of entry.symbols) q.insertSymbol.run(file, s.name, s.name.toLowerCase(), s.kind, s.container ?? null, s.line, s.endLine, s.signature)
+          const refs = entry.references
+          if (refs !== undefined) {
+            q.insertRefs.run(file, ...refs.names)
+            q.insertSites.run(file, refs.sites, refs.names[0], refs.imports.join('\n'))
+          }
         }
       })
     },
@@ -135,6 +149,9 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
         setMeta('complete', '1')
         setMeta('built', String(at))
       })
+    },
+    optimize () {
+      db.exec("INSERT INTO refs_fts (refs_fts) VALUES ('optimize')")
     },
     inode: inodeOf(file),
     close: () => db.close()

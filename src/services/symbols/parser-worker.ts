@@ -6,6 +6,7 @@ import { checkAgainstBraces, mergeReparsed, reparseText, type FoundDefinition } 
 import { scanC } from './c-source.js'
 import type { Dialect } from './languages.js'
 import type { ParsedDefinitions, TreeSitterLocation } from './parser.js'
+import { collectReferences } from './reference-collect.js'
 
 /** What the parsing thread is started with. */
 export interface ParserThreadData extends TreeSitterLocation {
@@ -13,12 +14,13 @@ export interface ParserThreadData extends TreeSitterLocation {
   yieldFlag?: Int32Array
 }
 
-/** One parse: the grammar's file name, the definitions query, the text, and how a C-family text is prepared. */
+/** One parse: the grammar's file name, the definitions query, the text, how a C-family text is prepared, and the references query when they are wanted. */
 export interface ParseRequest {
   grammar: string
   query: string
   text: string
   dialect?: Dialect
+  references?: string
 }
 
 interface Grammar {
@@ -61,10 +63,12 @@ export function parserHandler (data: ParserThreadData): (request: ParseRequest) 
     }
     return { parser: grammar.parser, query }
   }
-  return async ({ grammar, query: source, text, dialect }) => {
+  return async ({ grammar, query: source, text, dialect, references }) => {
     ready ??= Parser.init()
     await ready
     const { parser, query } = await prepare(grammar, source)
+    // The references query is compiled before the parse, so a grammar's query failing never costs one.
+    const referenceQuery = references === undefined ? undefined : (await prepare(grammar, references)).query
     // Null only when a progress callback stops the parse, and this one never does.
     const parse = (input: string): Tree => parser.parse(input, null, options) as Tree
     const scanned = dialect === undefined ? undefined : scanC(text, dialect === 'c')
@@ -84,7 +88,10 @@ export function parserHandler (data: ParserThreadData): (request: ParseRequest) 
           }
         }
       }
-      return { definitions: found.map(({ body, nameAt, ...definition }) => definition), hasErrors: tree.rootNode.hasError }
+      const parsed: ParsedDefinitions = { definitions: found.map(({ body, nameAt, ...definition }) => definition), hasErrors: tree.rootNode.hasError }
+      // Positions in the scanned text are the text's own (the scan never moves a character).
+      if (referenceQuery !== undefined) parsed.references = collectReferences(referenceQuery.captures(tree.rootNode, options), text, new Set(found.map(d => d.nameAt)))
+      return parsed
     } finally {
       tree.delete()
     }

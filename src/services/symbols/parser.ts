@@ -5,6 +5,8 @@ import type { Logger } from '../../logger.js'
 import { createJobThread, threadModule } from '../threads/index.js'
 import type { ParserThreadData, ParseRequest } from './parser-worker.js'
 import type { SymbolLanguage } from './languages.js'
+import type { FileReferences } from './references.js'
+import { REFERENCE_QUERIES } from './reference-queries.js'
 
 /** One definition as the query found it: rows are 0-based, `from`/`to` are character offsets. */
 export interface RawDefinition {
@@ -26,12 +28,17 @@ export interface ParsedDefinitions {
   definitions: RawDefinition[]
   /** The tree holds ERROR nodes: some of the file did not parse (macro-heavy C, newer syntax). */
   hasErrors: boolean
+  /** The uses of names, when they were asked for. */
+  references?: FileReferences
 }
 
 /** Parses source text into definitions off the event loop (tree-sitter, WASM, one worker thread). */
 export interface SymbolParser {
-  /** Definitions in `text` by the language's query; PARSE_FAILED or CANCELLED tool errors otherwise. */
-  definitions(text: string, language: SymbolLanguage, signal?: AbortSignal): Promise<ParsedDefinitions>
+  /**
+   * Definitions in `text` by the language's query (and, with `references`, the uses of names from the same
+   * parse); PARSE_FAILED or CANCELLED tool errors otherwise.
+   */
+  definitions(text: string, language: SymbolLanguage, signal?: AbortSignal, options?: { references?: boolean }): Promise<ParsedDefinitions>
   /** Ends the parsing thread (a later parse starts it again). */
   close(): Promise<void>
 }
@@ -86,7 +93,13 @@ export function createSymbolParser (where: TreeSitterLocation, background?: Back
     }
   })
   return {
-    definitions: async (text, language, signal) => await thread.run({ grammar: language.grammar, query: language.query, text, dialect: language.dialect }, signal),
+    definitions: async (text, language, signal, options) => await thread.run({
+      grammar: language.grammar,
+      query: language.query,
+      text,
+      dialect: language.dialect,
+      ...(options?.references === true ? { references: REFERENCE_QUERIES[language.grammar] } : {})
+    }, signal),
     close: async () => { await thread.close() }
   }
 }

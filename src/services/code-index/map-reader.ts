@@ -1,0 +1,74 @@
+import type { DatabaseSyncInstance } from '@photostructure/sqlite'
+import { REFERENCE_KINDS, type ReferenceKind } from '../symbols/index.js'
+import type { PathScope } from './index-schema.js'
+import { scopeArgs, scopeSql } from './scope-sql.js'
+
+/** An indexed source file: its row, real path and language. */
+export interface MapFile {
+  id: number
+  path: string
+  language: string
+}
+
+/** A definition of a file, as the outline gave it. */
+export interface MapDefinition {
+  file: number
+  name: string
+  kind: string
+  container: string | null
+  line: number
+  endLine: number
+  signature: string
+}
+
+/** How often one name (by index token) is used one way in one file. */
+export interface MapUse {
+  token: string
+  file: number
+  kind: ReferenceKind
+  count: number
+}
+
+/** What the repository map reads of an index file. */
+export interface MapQueries {
+  /** Every source file at or below `scope` (files passed by — binary, too big — left out). */
+  files(scope: PathScope): MapFile[]
+  /** The definitions of these files whose kind is one of `kinds`, in file and outline order. */
+  definitions(files: readonly number[], kinds: readonly string[]): MapDefinition[]
+  /** For each of these index tokens, how often each file uses it, by kind. */
+  uses(tokens: readonly string[]): MapUse[]
+  /** How many definitions each of these names has in the whole index (names spelled exactly). */
+  definers(names: readonly string[]): Map<string, number>
+  /** The real paths of these file rows. */
+  paths(files: readonly number[]): Map<number, string>
+  /** How many uses of names each of these files holds in all (of every name, in and out of any scope). */
+  totals(files: readonly number[]): Map<number, number>
+}
+
+/** The map queries on an open index connection (prepared on first use). */
+export function mapQueries (db: DatabaseSyncInstance, notIndexed: string): MapQueries {
+  // A file's sites blob: a count per reference kind, then a 32-bit word per site.
+  const header = 4 * REFERENCE_KINDS.length
+  return {
+    files: (scope) => db.prepare(`SELECT f.id, f.path, f.language FROM files f WHERE f.language != ?${scopeSql(scope)} ORDER BY f.path`).all(notIndexed, ...scopeArgs(scope)) as unknown as MapFile[],
+    definitions: (files, kinds) => files.length === 0
+      ? []
+      : db.prepare('SELECT file, name, kind, container, line, end_line AS endLine, signature FROM symbols WHERE file IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?)) ORDER BY file, id')
+        .all(JSON.stringify(files), JSON.stringify(kinds)) as unknown as MapDefinition[],
+    // One lookup of each term in the vocabulary's index (the join drives term = ?), counted per file in SQLite.
+    uses: (tokens) => tokens.length === 0
+      ? []
+      : db.prepare('SELECT n.value AS token, v.doc AS file, v.col AS kind, count(*) AS count FROM json_each(?) n JOIN refs_vocab v ON v.term = n.value GROUP BY n.value, v.doc, v.col')
+        .all(JSON.stringify(tokens)) as unknown as MapUse[],
+    definers: (names) => names.length === 0
+      ? new Map()
+      : new Map((db.prepare('SELECT s.name, count(*) AS n FROM json_each(?) k JOIN symbols s ON s.name_lc = k.value GROUP BY s.name')
+        .all(JSON.stringify([...new Set(names.map(n => n.toLowerCase()))])) as Array<{ name: string, n: number }>).map(r => [r.name, r.n])),
+    paths: (files) => files.length === 0
+      ? new Map()
+      : new Map((db.prepare('SELECT id, path FROM files WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(files)) as Array<{ id: number, path: string }>).map(r => [r.id, r.path])),
+    totals: (files) => files.length === 0
+      ? new Map()
+      : new Map((db.prepare('SELECT file, (length(sites) - ?) / 4 AS n FROM ref_sites WHERE file IN (SELECT value FROM json_each(?))').all(header, JSON.stringify(files)) as Array<{ file: number, n: number }>).map(r => [r.file, r.n]))
+  }
+}
