@@ -74,7 +74,10 @@ const paths = (r: ToolResult): string[] => data(r).results.map((x: { path: strin
 t.test('search_semantic: the nearest vectors first (word-hashing fake provider), fused with the word ranking, with the lines and the exact next call', async (t) => {
   const f = await fixture(t)
   t.match(f.semantic.status(), { state: 'ready', vectors: f.index.status().chunks })
-  t.ok(f.fake.requests.some(r => r.inputs.includes(`src/upload.ts: class Uploader\n${FILES['src/upload.ts'].slice(0, -1)}`)), 'a chunk is embedded under a line naming its file and definition')
+  // Prose first (chunk-text.ts): the file and definition as words, the names it defines, its comments, then its code as words.
+  const embedded = f.fake.requests.flatMap(r => r.inputs).find(input => input.includes('retry each failed upload with backoff'))
+  t.match(embedded, /^src\/upload: uploader \(retry failed upload\) retry each failed upload with backoff\n/i, 'a chunk is embedded under a line naming its file and definition in words')
+  t.match(embedded, /async retry failed upload \(path: string\)/i, 'then its code, identifiers as words')
   const found = await search(f, { query: 'retry the failed uploads', page_size: 3 })
   t.equal(paths(found)[0], 'src/upload.ts')
   t.ok(Value.Check(SearchSemanticOutput, data(found)), 'structuredContent matches the published schema')
