@@ -10,14 +10,12 @@ import { dropFiles, mergeSets, noticesOf, weightOf, type FileWindow, type PageCu
 import { toolError } from '../../errors.js'
 import { pinTarget, type SearchTarget } from './target.js'
 import { recheckFiles } from './recheck.js'
-import type { WorkspacePart } from '../workspace/index.js'
+import type { PinnedPath, WorkspacePart } from '../workspace/index.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './parse.js'
 export type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchMode, SearchPage, SearchRequest, SearchService } from './types.js'
 
 const MAX_FILE_SIZE = '10M'
-/** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
-const MAX_COUNTING_BYTES = 4 * 1024 * 1024
 /** A search finding fewer files than this also looks for matches the ignore rules hid (a near-empty answer is where a hidden tree misleads). */
 const PROBE_HIDDEN_BELOW = 20
 /** Rounds of re-checking one page (each drops the failing files and slices again). */
@@ -78,13 +76,24 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
   const { workspace, log, limiter } = opts
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
-    maxCollected: opts.maxCollected ?? 10_000,
     maxFiles: opts.maxFiles ?? 100_000,
     maxFileSize: MAX_FILE_SIZE,
     cacheTtlMs: opts.cacheTtlMs ?? 60_000
   }
   const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
   const { live } = shared
+
+  /** One file of a result, resolved again through the jail and opened no-follow for ripgrep; undefined when it no longer resolves to a file. */
+  async function pinFile (path: string): Promise<PinnedPath | undefined> {
+    try {
+      const pinned = await workspace.pin(await workspace.resolve(path, { field: 'path', mustExist: false }))
+      if (!pinned.isDirectory) return pinned
+      await pinned.close()
+    } catch {
+      // Moved, removed or replaced since it was counted: the page's re-check says so.
+    }
+    return undefined
+  }
 
   /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
   function passContext (part: WorkspacePart, clock: { deadline?: number }): PassContext {
@@ -110,18 +119,17 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
         })
       }),
       pin: () => pinTarget(part, false),
+      pinFile,
       timeoutMs: limits.timeoutMs,
-      maxCollected: limits.maxCollected,
       maxFiles: limits.maxFiles,
-      maxCountingBytes: opts.maxCountingBytes ?? MAX_COUNTING_BYTES,
       maxPageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES,
       seekFrom: opts.seekFrom ?? SEEK_FROM
     }
   }
 
   /**
-   * The items of one content page. A file the first pass held whole gives its lines; the others are read for the
-   * page's window only. When that read was cut, the page ends at the cut: what comes after it is the next page's.
+   * The items of one content page: its files' windows of lines, read for the page. When that read was cut, the page
+   * ends at the cut: what comes after it is the next page's.
    */
   async function contentPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<{ items: ContentItem[], cut?: PageCut }> {
     if (offset >= set.total) return { items: [] }
@@ -135,18 +143,12 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
     }
     const span: Array<{ file: ResultSet['files'][number], first: number }> = []
     for (let i = lo; i < set.files.length && set.prefix[i] < offset + pageSize; i++) span.push({ file: set.files[i], first: set.prefix[i] })
-    const windows = new Map<ResultSet['files'][number], FileWindow>()
-    const wants: WindowWant[] = []
-    for (const { file, first } of span) {
-      if (file.lines !== undefined) windows.set(file, { first: 0, lines: file.lines, whole: true })
-      else wants.push({ entry: file, from: Math.max(0, offset - first), to: Math.min(file.count, offset + pageSize - first) })
-    }
-    // Only a counted set (which has a fetch) holds files without their lines.
-    const fetched = wants.length === 0 ? undefined : await (set.fetch as NonNullable<ResultSet['fetch']>)(wants, signal)
-    for (const [entry, window] of fetched?.windows ?? []) windows.set(entry, window)
+    const wants: WindowWant[] = span.map(({ file, first }) => ({ entry: file, from: Math.max(0, offset - first), to: Math.min(file.count, offset + pageSize - first) }))
+    // A content set always has a fetch (passes.ts, mergeSets).
+    const { windows, cut } = await (set.fetch as NonNullable<ResultSet['fetch']>)(wants, signal)
     const items: ContentItem[] = []
     for (const { file, first } of span) {
-      // Every file of the span has a window: held, or read (a fetch answers for every file it is given).
+      // A fetch answers for every file it is given.
       const { lines, first: shift, whole } = windows.get(file) as FileWindow
       // A window cut short shows only the matches whose context below was read whole.
       const below = whole ? Number.POSITIVE_INFINITY : (lines.at(-1)?.line ?? 0) - contextLines
@@ -164,7 +166,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       }
       if (!whole) break
     }
-    return { items, ...(fetched?.cut === undefined ? {} : { cut: fetched.cut }) }
+    return { items, ...(cut === undefined ? {} : { cut }) }
   }
 
   /** Slices a page, re-checks its files, and slices again without the ones that failed (they leave the set for good). */
