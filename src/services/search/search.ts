@@ -5,6 +5,7 @@ import { createResultCache } from './result-cache.js'
 import type { SearchLine } from './parse.js'
 import { locateRg, probeRg } from './locate.js'
 import { runRg } from './rg.js'
+import { renice, SHARED_NICENESS } from './priority.js'
 import { probeHidden, searchContent, searchFiles, type Pass, type PassContext } from './passes.js'
 import { dropFiles, mergeSets, noticesOf, weightOf, type FileWindow, type PageCut, type ResultSet, type WindowWant } from './set.js'
 import { toolError } from '../../errors.js'
@@ -103,6 +104,9 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       run: (pass: Pass) => limiter.run('search', pass.signal, (running) => {
         clock.deadline ??= Date.now() + limits.timeoutMs
         const deadline = clock.deadline
+        // Alone, ripgrep keeps the server's priority; beside another search, both yield to the event loop.
+        const beside = running > 1
+        if (beside) for (const pid of live) renice(pid, SHARED_NICENESS)
         return runRg({
           rgPath: rg.rgPath,
           args: ['--threads', String(threadsFor(running)), ...pass.target.args, ...pass.args],
@@ -113,6 +117,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
           onRecord: pass.onRecord,
           onLongRecord: pass.onLongRecord,
           input: pass.input,
+          ...(beside ? { niceness: SHARED_NICENESS } : {}),
           names: pass.target.names,
           live,
           stops: shared.stops
