@@ -11,6 +11,7 @@ import { dropFiles, mergeSets, noticesOf, weightOf, type FileWindow, type PageCu
 import { toolError } from '../../errors.js'
 import { pinTarget, type SearchTarget } from './target.js'
 import { recheckFiles } from './recheck.js'
+import { slowSearchNotice } from './inspect.js'
 import type { PinnedPath, WorkspacePart } from '../workspace/index.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './parse.js'
@@ -30,6 +31,9 @@ const CORES = availableParallelism()
 
 /** What a page's cut is measured against. */
 interface PageLimits { timeoutMs: number, pageBytes: number }
+
+/** When one search's first ripgrep got its slot (the service's clock) and its deadline (Date.now()). */
+interface SearchClock { started?: number, deadline?: number }
 
 /** Why a page was cut short, in words (its notice). */
 const CUT_REASONS: Record<PageCut, (limits: PageLimits) => string> = {
@@ -83,6 +87,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
   }
   const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
   const { live } = shared
+  const now = opts.now ?? Date.now
 
   /** One file of a result, resolved again through the jail and opened no-follow for ripgrep; undefined when it no longer resolves to a file. */
   async function pinFile (path: string): Promise<PinnedPath | undefined> {
@@ -97,11 +102,12 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
   }
 
   /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
-  function passContext (part: WorkspacePart, clock: { deadline?: number }): PassContext {
+  function passContext (part: WorkspacePart, clock: SearchClock): PassContext {
     return {
       renewed: () => passContext(part, {}),
       // Every ripgrep child runs in a slot of the process-wide limiter (BUSY when its queue is full).
       run: (pass: Pass) => limiter.run('search', pass.signal, (running) => {
+        clock.started ??= now()
         clock.deadline ??= Date.now() + limits.timeoutMs
         const deadline = clock.deadline
         // Alone, ripgrep keeps the server's priority; beside another search, both yield to the event loop.
@@ -207,7 +213,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
   }
 
   /** One root's part of a search: its folder pinned, searched, and probed for hidden matches when the answer is small. */
-  async function searchPart (part: WorkspacePart, req: Required<SearchRequest>, clock: { deadline?: number }, signal?: AbortSignal): Promise<ResultSet> {
+  async function searchPart (part: WorkspacePart, req: Required<SearchRequest>, clock: SearchClock, signal?: AbortSignal): Promise<{ set: ResultSet, named: boolean }> {
     const ctx = passContext(part, clock)
     const target = await pinTarget(part, req.respectGitignore)
     try {
@@ -215,7 +221,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       if (req.respectGitignore && !target.named && set.complete && !set.lowerBound && set.files.length < PROBE_HIDDEN_BELOW) {
         set.hidden = await hiddenMatches(ctx, req, target, set, signal)
       }
-      return set
+      return { set, named: target.named }
     } finally {
       await target.close()
     }
@@ -247,23 +253,27 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       const key = JSON.stringify(req)
       let set = cache.get(key)
       const cached = set !== undefined
+      let slow: string | undefined
       if (set === undefined) {
         // A call that would only be refused skips pinning the target and reading its ignore rules.
         limiter.admit('search')
         const started = Date.now()
         // Several roots (the top of them) are searched one after the other, within one deadline, in root order.
-        const clock: { deadline?: number } = {}
-        const sets: ResultSet[] = []
-        for (const part of workspace.parts(resolved)) sets.push(await searchPart(part, req, clock, signal))
-        set = sets.length === 1 ? sets[0] : mergeSets(sets)
+        const clock: SearchClock = {}
+        const parts: Array<{ set: ResultSet, named: boolean }> = []
+        for (const part of workspace.parts(resolved)) parts.push(await searchPart(part, req, clock, signal))
+        set = parts.length === 1 ? parts[0].set : mergeSets(parts.map(p => p.set))
         // A run that did not finish (killed, crashed, cut) is never cached: the next call searches again.
         if (set.complete) cache.set(key, set, weightOf(set))
+        // A search cut short says so already; one that finished in more than half its time says it too.
+        if (!set.lowerBound) slow = slowSearchNotice(now() - (clock.started as number), limits.timeoutMs, parts[0].named)
         log.debug({ mode: req.mode, total: set.total, complete: set.complete, ms: Date.now() - started }, 'search finished')
       }
       const start = Math.max(0, Math.floor(offset))
       const size = Math.max(1, Math.floor(pageSize))
       const { content, files, cut } = await checkedPage(set, start, size, req.contextLines, signal)
       const notices = noticesOf(set)
+      if (slow !== undefined) notices.push(slow)
       if (cut !== undefined) {
         const pageLimits = { timeoutMs: limits.timeoutMs, pageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES }
         // A page cut before its first result would only repeat itself: the call fails, saying why.

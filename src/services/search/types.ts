@@ -129,4 +129,6 @@ export interface CreateSearchOptions {
   seekFrom?: number
   /** Process-wide bound on ripgrep children (default: a limiter of its own). */
   limiter?: Limiter
+  /** The clock a search's time is read from for its answer's notice (tests move it); default Date.now. */
+  now?: () => number
 }
