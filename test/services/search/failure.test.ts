@@ -58,6 +58,17 @@ t.test('a ripgrep that is killed, crashes or is cut off is never "no matches", a
   }
 })
 
+t.test('a page\'s read that ends without ripgrep\'s summary is SEARCH_FAILED, never a page that may miss lines', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  const rg = fakeRg(fx.base, 'no-summary', `case "$*" in *--json*) ${say(match('a.txt', 1))}; exit 0;; esac\nprintf './a.txt\\0001\\n'`)
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: rg })
+  t.teardown(() => search.close())
+
+  t.equal((await outcome(search)).code, 'SEARCH_FAILED')
+  await t.rejects(search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 }), { message: /ripgrep's output ended before its summary/ })
+})
+
 t.test('files and count modes: a killed ripgrep is SEARCH_FAILED, or partial when some files came', async (t) => {
   const fx = await hostileServices(t, { big: false })
   const files = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, 'files', "printf './a.txt\\0./b.txt\\0'\nkill -9 $$") })
