@@ -84,7 +84,7 @@ const runners = {
 /** One search-bench result as a table row (goal, issues 3, 31 and 43: ≤ 1.2× raw `rg -c` warm and cold, no event-loop stall over 100 ms). */
 function searchRow (r) {
   const cold = r.cold_ratio_vs_rg_c === undefined ? '' : `; cold ${r.cold_ours_ms} ms beside \`rg -c\` ${r.cold_rg_c_ms} ms (${r.cold_ratio_vs_rg_c}×, max loop delay ${r.cold_max_event_loop_delay_ms} ms)`
-  const before = r.before_ratio_vs_rg_c === undefined ? '' : `; other build ${r.before_ratio_vs_rg_c}× warm${r.cold_before_ratio_vs_rg_c === undefined ? '' : `, ${r.cold_before_ratio_vs_rg_c}× cold`}`
+  const before = r.before_ratio_vs_rg_c === undefined ? '' : `; other build ${r.before_ratio_vs_rg_c}× warm (CPU ${r.before_cpu_ratio_vs_rg_c}×)${r.cold_before_ratio_vs_rg_c === undefined ? '' : `, ${r.cold_before_ratio_vs_rg_c}× cold`}`
   // A stall counts only above the delay this machine shows while we merely drain raw rg (its noise floor).
   const calm = (delay) => delay === undefined || delay < 100 || delay <= r.noise_floor_delay_ms
   return {
@@ -94,6 +94,7 @@ function searchRow (r) {
     ratio: r.ratio_vs_rg_c,
     goal: '≤ 1.2× warm and cold, no loop stall > 100 ms',
     pass: r.ratio_vs_rg_c <= 1.2 && (r.cold_ratio_vs_rg_c ?? 0) <= 1.2 && calm(r.max_event_loop_delay_ms) && calm(r.cold_max_event_loop_delay_ms),
+    cpuRatio: r.cpu_ratio_vs_rg_c,
     note: `${r.ratio_vs_rg_n}× \`rg -n\`, ${r.ratio_vs_rg_json}× \`rg --json\`; ${r.matching_lines} lines; max loop delay ${r.max_event_loop_delay_ms} ms (floor ${r.noise_floor_delay_ms} ms)${cold}${before}`
   }
 }

@@ -2,7 +2,7 @@
 // Run alone: `npm run build && node bench/search.mjs [--runs 5] [--bin old/dist/bin/cli.js]`; bench/run.js calls
 // runSearchBench(). With a bin, that build's engine runs beside this one's (a before/after figure in one run).
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -37,15 +37,22 @@ function rawArgs (query, output) {
   return [...args, '--regexp', query.pattern, '--', '.']
 }
 
-/** Runs raw ripgrep with its stdout drained by this process (as a terminal or pipe would), returns wall ms. */
+/** CPU ms of this process's reaped children (cutime + cstime, /proc/self/stat, 100 Hz ticks): ripgrep's, ours or raw. */
+function childrenCpuMs () {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[13]) + Number(fields[14])) * 10
+}
+
+/** Runs raw ripgrep with its stdout drained by this process (as a terminal or pipe would): wall ms, its CPU ms, bytes. */
 function timeRaw (rgPath, args) {
   return new Promise((resolve, reject) => {
+    const cpu = childrenCpuMs()
     const started = performance.now()
     const child = spawn(rgPath, args, { cwd: CORPUS, stdio: ['ignore', 'pipe', 'ignore'] })
     let bytes = 0
     child.stdout.on('data', (chunk) => { bytes += chunk.length })
     child.on('error', reject)
-    child.on('close', () => resolve({ ms: performance.now() - started, bytes }))
+    child.on('close', () => resolve({ ms: performance.now() - started, cpu: childrenCpuMs() - cpu, bytes }))
   })
 }
 
@@ -77,17 +84,20 @@ function evictCorpus () {
   return spawnSync('python3', ['-c', script, CORPUS], { stdio: 'ignore' }).status === 0
 }
 
-/** One engine's search_regex first page: wall ms and the worst event-loop delay while it ran. */
+/** One engine's search_regex first page: wall ms, CPU ms (this process and its ripgrep children), the worst event-loop delay. */
 async function timeOurs (engine, query, ctx) {
   engine.search.close() // drop the cache: every run is a first page from a fresh scan
   const delay = monitorEventLoopDelay({ resolution: 10 })
   delay.enable()
+  const own = process.cpuUsage()
+  const children = childrenCpuMs()
   const started = performance.now()
   const result = await engine.searchRegex.run({ pattern: query.pattern, literal: query.literal, search: engine.search, tokenizer: engine.tokenizer }, ctx)
   const ms = performance.now() - started
+  const used = process.cpuUsage(own)
   delay.disable()
   if (result.isError) throw new Error(`${query.name}: ${result.content[0].text}`)
-  return { ms, delay: delay.max / 1e6, result }
+  return { ms, cpu: (used.user + used.system) / 1000 + childrenCpuMs() - children, delay: delay.max / 1e6, result }
 }
 
 async function openEngine (bin, log) {
@@ -135,6 +145,7 @@ export async function runSearchBench ({ runs = 5, coldRuns = 3, bin, queries = S
       const rawJson = []
       const mine = []
       const theirs = []
+      const cpu = { rgc: [], mine: [], theirs: [] }
       let worstDelay = 0
       let rawDelay = 0
       let total = 0
@@ -146,12 +157,19 @@ export async function runSearchBench ({ runs = 5, coldRuns = 3, bin, queries = S
         raw.push((await timeRaw(rgPath, rawArgs(query, ['--line-number']))).ms)
         floor.disable()
         rawDelay = Math.max(rawDelay, floor.max / 1e6)
-        rawCount.push((await timeRaw(rgPath, rawArgs(query, ['--count']))).ms)
+        const counted = await timeRaw(rgPath, rawArgs(query, ['--count']))
+        rawCount.push(counted.ms)
+        cpu.rgc.push(counted.cpu)
         rawJson.push((await timeRaw(rgPath, rawArgs(query, ['--json']))).ms)
         const run = await timeOurs(ours, query, ctx)
         mine.push(run.ms)
+        cpu.mine.push(run.cpu)
         worstDelay = Math.max(worstDelay, run.delay)
-        if (before !== undefined) theirs.push((await timeOurs(before, query, ctx)).ms)
+        if (before !== undefined) {
+          const other = await timeOurs(before, query, ctx)
+          theirs.push(other.ms)
+          cpu.theirs.push(other.cpu)
+        }
         const result = run.result
         total = result.structuredContent.pagination.total
         totalIsLowerBound = result.structuredContent.pagination.total_is_lower_bound
@@ -169,7 +187,10 @@ export async function runSearchBench ({ runs = 5, coldRuns = 3, bin, queries = S
         ratio_vs_rg_json: +(median(mine) / median(rawJson)).toFixed(2),
         max_event_loop_delay_ms: +worstDelay.toFixed(1),
         noise_floor_delay_ms: +rawDelay.toFixed(1),
-        ...(theirs.length === 0 ? {} : { before_first_page_ms: Math.round(median(theirs)), before_ratio_vs_rg_c: +(median(theirs) / median(rawCount)).toFixed(2) }),
+        raw_rg_c_cpu_ms: Math.round(median(cpu.rgc)),
+        ours_cpu_ms: Math.round(median(cpu.mine)),
+        cpu_ratio_vs_rg_c: +(median(cpu.mine) / median(cpu.rgc)).toFixed(2),
+        ...(theirs.length === 0 ? {} : { before_first_page_ms: Math.round(median(theirs)), before_ratio_vs_rg_c: +(median(theirs) / median(rawCount)).toFixed(2), before_cpu_ratio_vs_rg_c: +(median(cpu.theirs) / median(cpu.rgc)).toFixed(2) }),
         ...(cold.ours.length === 0
           ? {}
           : {
@@ -196,10 +217,10 @@ export async function runSearchBench ({ runs = 5, coldRuns = 3, bin, queries = S
 /** Renders the rows as Markdown tables: warm, then (when any query ran cold) cold. */
 export function searchBenchTable (rows) {
   const dash = (v) => v ?? '—'
-  const head = ['query', 'pattern', 'matching lines', 'rg -n ms', 'rg -c ms', 'rg --json ms', 'search_regex ms', 'ratio vs rg -n', 'ratio vs rg -c', 'ratio vs rg --json', 'max loop delay ms', 'loop delay floor ms', 'other build ms', 'other build vs rg -c']
+  const head = ['query', 'pattern', 'matching lines', 'rg -n ms', 'rg -c ms', 'rg --json ms', 'search_regex ms', 'ratio vs rg -n', 'ratio vs rg -c', 'ratio vs rg --json', 'max loop delay ms', 'loop delay floor ms', 'CPU ms rg -c / ours', 'CPU ratio vs rg -c', 'other build ms', 'other build vs rg -c', 'other build CPU vs rg -c']
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`]
   for (const r of rows) {
-    lines.push(`| ${r.query} | \`${r.pattern}\` | ${r.matching_lines} | ${r.raw_rg_n_ms} | ${r.raw_rg_c_ms} | ${r.raw_rg_json_ms} | ${r.ours_first_page_ms} | ${r.ratio_vs_rg_n} | ${r.ratio_vs_rg_c} | ${r.ratio_vs_rg_json} | ${r.max_event_loop_delay_ms} | ${r.noise_floor_delay_ms} | ${dash(r.before_first_page_ms)} | ${dash(r.before_ratio_vs_rg_c)} |`)
+    lines.push(`| ${r.query} | \`${r.pattern}\` | ${r.matching_lines} | ${r.raw_rg_n_ms} | ${r.raw_rg_c_ms} | ${r.raw_rg_json_ms} | ${r.ours_first_page_ms} | ${r.ratio_vs_rg_n} | ${r.ratio_vs_rg_c} | ${r.ratio_vs_rg_json} | ${r.max_event_loop_delay_ms} | ${r.noise_floor_delay_ms} | ${r.raw_rg_c_cpu_ms} / ${r.ours_cpu_ms} | ${r.cpu_ratio_vs_rg_c} | ${dash(r.before_first_page_ms)} | ${dash(r.before_ratio_vs_rg_c)} | ${dash(r.before_cpu_ratio_vs_rg_c)} |`)
   }
   const cold = rows.filter(r => r.cold_ours_ms !== undefined)
   if (cold.length > 0) {
