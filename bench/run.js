@@ -6,7 +6,7 @@
 // BENCH_RETRIEVAL_SPLIT=tuning asks only the questions not held out (results/retrieval-tuning.md); BENCH_RETRIEVAL_BIN=<other build's dist/bin/cli.js>
 // with BENCH_RETRIEVAL_LABEL=<name> measures another build (results/retrieval-<name>.md). Only a full run of every tree rewrites the README block.
 // code-latency (only when named): BENCH_BEFORE_BIN=<another build's dist/bin/cli.js> [BENCH_BEFORE_LABEL=<name>]: both builds index the whole Linux tree (or BENCH_LATENCY_TREE=<folder>), then search_code p50/p95 side by side.
-// `--bin` points the reads and search-memory sections at another build's dist/bin/cli.js.
+// `--bin` points the reads and search-memory sections at another build's dist/bin/cli.js; the search section times it beside this one.
 // Usage: node bench/run.js [--quick] [--only http,stdio] [--search] [--index] [--duration 5] [--rounds 2]
 //        [--count 60000] [--runs 15] [--out bench/results/latest.md | --no-write] [--strict] [--bin path]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -91,22 +91,26 @@ const runners = {
   search: async () => {
     if (!existsSync(searchModule)) throw new Error('bench/search.mjs is not there')
     const { runSearchBench, searchBenchTable } = await import(searchModule.href)
-    const results = await runSearchBench({ runs: quick ? 3 : 5, progress: log })
+    const results = await runSearchBench({ runs: quick ? 3 : 5, coldRuns: quick ? 1 : 3, bin: values.bin, progress: log })
     return { rows: results.map(searchRow), markdown: `## search_regex over linux-source-6.1\n\n${searchBenchTable(results)}` }
   }
 }
 
-/** One search-bench result as a table row (goal, issues 3 and 31: ≤ 1.2× raw `rg -c`, no event-loop stall over 100 ms). */
+/** One search-bench result as a table row (goal, issues 3, 31 and 43: ≤ 1.2× raw `rg -c` warm and cold, no event-loop stall over 100 ms). */
 function searchRow (r) {
+  const cold = r.cold_ratio_vs_rg_c === undefined ? '' : `; cold ${r.cold_ours_ms} ms beside \`rg -c\` ${r.cold_rg_c_ms} ms (${r.cold_ratio_vs_rg_c}×, max loop delay ${r.cold_max_event_loop_delay_ms} ms)`
+  const before = r.before_ratio_vs_rg_c === undefined ? '' : `; other build ${r.before_ratio_vs_rg_c}× warm (CPU ${r.before_cpu_ratio_vs_rg_c}×)${r.cold_before_ratio_vs_rg_c === undefined ? '' : `, ${r.cold_before_ratio_vs_rg_c}× cold`}`
+  // A stall counts only above the delay this machine shows while we merely drain raw rg (its noise floor).
+  const calm = (delay) => delay === undefined || delay < 100 || delay <= r.noise_floor_delay_ms
   return {
     name: `search_regex first page, ${r.query} (\`${r.pattern}\`), Linux 6.1 tree`,
     measured: `ours ${r.ours_first_page_ms} ms`,
     baseline: `\`rg -c\` ${r.raw_rg_c_ms} ms`,
     ratio: r.ratio_vs_rg_c,
-    goal: '≤ 1.2×, no loop stall > 100 ms',
-    // A stall counts only above the delay this machine shows while we merely drain raw rg (its noise floor).
-    pass: r.ratio_vs_rg_c <= 1.2 && (r.max_event_loop_delay_ms < 100 || r.max_event_loop_delay_ms <= r.noise_floor_delay_ms),
-    note: `${r.ratio_vs_rg_n}× \`rg -n\`, ${r.ratio_vs_rg_json}× \`rg --json\`; ${r.matching_lines} lines; max loop delay ${r.max_event_loop_delay_ms} ms (floor ${r.noise_floor_delay_ms} ms)`
+    goal: '≤ 1.2× warm and cold, no loop stall > 100 ms',
+    pass: r.ratio_vs_rg_c <= 1.2 && (r.cold_ratio_vs_rg_c ?? 0) <= 1.2 && calm(r.max_event_loop_delay_ms) && calm(r.cold_max_event_loop_delay_ms),
+    cpuRatio: r.cpu_ratio_vs_rg_c,
+    note: `${r.ratio_vs_rg_n}× \`rg -n\`, ${r.ratio_vs_rg_json}× \`rg --json\`; ${r.matching_lines} lines; max loop delay ${r.max_event_loop_delay_ms} ms (floor ${r.noise_floor_delay_ms} ms)${cold}${before}`
   }
 }
 

@@ -8,6 +8,13 @@ import { waitUntil } from './wait.js'
 /** One `rg --json` match event for `file` (a path as ripgrep prints it, `./…`). */
 export const matchEvent = (file: string): string => JSON.stringify({ type: 'match', data: { path: { text: file }, lines: { text: 'hit\n' }, line_number: 1, submatches: [] } })
 
+/** The `rg --json` begin and end events around a file's lines (a page's read keeps the lines of a begun file only). */
+export const beginEvent = (file: string): string => JSON.stringify({ type: 'begin', data: { path: { text: file } } })
+export const endEvent = (file: string, lines = 1): string => JSON.stringify({ type: 'end', data: { path: { text: file }, binary_offset: null, stats: { matched_lines: lines, matches: lines } } })
+
+/** The shell that prints one `rg --count --null --with-filename` record: `file` (as ripgrep prints it) and its count. */
+export const countRecord = (file: string, count: number): string => `printf '%s\\000%d\\n' '${file}' ${count}`
+
 /** A stand-in ripgrep at `dir/name`: answers --version, else runs the shell `body`. */
 export function scriptRg (dir: string, name: string, body: string): string {
   const file = path.join(dir, name)

@@ -66,7 +66,7 @@ t.test('search_regex: every root in root order, one root by name, counted sets f
 
   // A tiny collection cap: the app root's many matches are counted then fetched, the others streamed.
   fs.writeFileSync(path.join(services.workspace.roots[0].path, 'src', 'many.ts'), 'needle\n'.repeat(50))
-  const search = await createSearch({ workspace: services.workspace, log: pino({ level: 'silent' }), maxCollected: 10, limiter: services.limiter })
+  const search = await createSearch({ workspace: services.workspace, log: pino({ level: 'silent' }), limiter: services.limiter })
   const mixed = await searchRegex.run({ ...services, search, pattern: 'needle', page_size: 100 }, toolContext())
   t.match(textOf(mixed), /53 matching lines in 4 files/)
   t.same(textOf(mixed).match(/^## .*$/gm), ['## app:src/many.ts', '## app:src/upload.ts', '## docs:guide/intro.md', '## plain:notes.txt'])

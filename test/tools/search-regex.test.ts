@@ -164,7 +164,7 @@ t.test('a page whose files changed since they were counted is stepped over; a pa
   const files = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.txt`, 'needle\n'.repeat(5)]))
   const workspace = await createWorkspace({ root: t.testdir(files), log })
   // A tiny collection cap: the set is counted, and each page reads its window.
-  const search = await createSearch({ workspace, log, maxCollected: 4, maxPageBytes: 1000 })
+  const search = await createSearch({ workspace, log, maxPageBytes: 1000 })
   const tokenizer = createTokenizer()
   t.teardown(() => { search.close(); tokenizer.close().catch(() => {}) })
   const run = (args: Record<string, unknown>) => searchRegex.run({ search, tokenizer, pattern: 'needle', ...args }, toolContext())

@@ -65,3 +65,13 @@ export function failedRun (failed: string, collected: number, notices: string[])
   }
   notices.push(`INCOMPLETE: ${failed}; the search did not finish — these results are partial (a lower bound) and not cached; call again for a complete answer`)
 }
+
+/**
+ * The notice of a search that took more than half the time a search may take, or undefined: the next one like it,
+ * over a larger tree or on a busier machine, would stop with partial results, and the model can narrow it first.
+ */
+export function slowSearchNotice (spentMs: number, timeoutMs: number, named: boolean): string | undefined {
+  if (spentMs <= timeoutMs / 2) return undefined
+  const narrow = named ? 'make the pattern more specific' : 'narrow path or include, or make the pattern more specific'
+  return `this search took ${(spentMs / 1000).toFixed(1)} s of the ${Math.round(timeoutMs / 1000)} s a search may take; one like it over more files or on a busier machine would stop with partial results — ${narrow}`
+}

@@ -78,11 +78,6 @@ export function recordKind (record: Buffer): RecordKind {
   return 'other'
 }
 
-/** True when a `rg --json` line is a file's `end` event (which carries its matched-line count). */
-export function isEndRecord (record: Buffer): boolean {
-  return recordKind(record) === 'end'
-}
-
 /** Parses one `rg --json` line; begin/summary events are skipped without parsing. */
 export function parseRgJson (record: Buffer): RgEvent {
   const kind = recordKind(record)

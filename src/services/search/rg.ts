@@ -1,8 +1,8 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
-import { setPriority } from 'node:os'
 import { toolError, type ToolError } from '../../errors.js'
 import { withoutServerPaths } from '../server-paths.js'
+import { renice } from './priority.js'
 
 /** How a ripgrep run ended. */
 export type RgEnd = 'exit' | 'stopped' | 'deadline' | 'shutdown' | 'aborted'
@@ -63,6 +63,8 @@ export interface RunRgOptions {
   stops?: Set<() => void>
   /** Bytes for ripgrep's stdin (searched as `-`); destroyed when the run ends. */
   input?: Readable
+  /** Niceness of the child, every thread of it (priority.ts); without it, the server's own. */
+  niceness?: number
 }
 
 const STDERR_CAP = 16 * 1024
@@ -84,25 +86,9 @@ export function debugSkip (line: string): keyof RgSkipped | undefined {
   return undefined
 }
 
-/**
- * ripgrep runs below the server's priority: when searches saturate the cores, the event loop that
- * answers every client still gets them first (a cheap call's p50 under 200 concurrent searches went
- * from 44 ms to 13 ms, idle being 12 ms; `npm run bench -- --only limits`). On an idle machine it costs nothing.
- */
-const RG_NICENESS = 10
-
-function lowerPriority (pid: number): void {
-  try {
-    setPriority(pid, RG_NICENESS)
-  } catch /* c8 ignore start */ {
-    // Raising a child's niceness is always permitted on Linux; this is for platforms that say no.
-    // The search still runs, at normal priority.
-  } /* c8 ignore stop */
-}
-
 /** Spawns ripgrep with an argument array (never a shell) and streams its stdout records to `onRecord`. */
 export function runRg (options: RunRgOptions): Promise<RgRun> {
-  const { rgPath, args, cwd, signal, deadline, separator, onRecord, onLongRecord, live, stops, input } = options
+  const { rgPath, args, cwd, signal, deadline, separator, onRecord, onLongRecord, live, stops, input, niceness } = options
   const maxRecord = options.maxRecordBytes ?? MAX_RECORD_BYTES
   const skipped: RgSkipped = { binary: 0, tooLarge: 0 }
   return new Promise<RgRun>((resolve) => {
@@ -125,7 +111,7 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
     const pid = child.pid
     if (pid !== undefined) {
       live?.add(pid)
-      lowerPriority(pid)
+      if (niceness !== undefined) renice(pid, niceness)
     }
     let end: RgEnd = 'exit'
     let stopped = false

@@ -5,19 +5,19 @@ import { createResultCache } from './result-cache.js'
 import type { SearchLine } from './parse.js'
 import { locateRg, probeRg } from './locate.js'
 import { runRg } from './rg.js'
+import { renice, SHARED_NICENESS } from './priority.js'
 import { probeHidden, searchContent, searchFiles, type Pass, type PassContext } from './passes.js'
 import { dropFiles, mergeSets, noticesOf, weightOf, type FileWindow, type PageCut, type ResultSet, type WindowWant } from './set.js'
 import { toolError } from '../../errors.js'
 import { pinTarget, type SearchTarget } from './target.js'
 import { recheckFiles } from './recheck.js'
-import type { WorkspacePart } from '../workspace/index.js'
+import { slowSearchNotice } from './inspect.js'
+import type { PinnedPath, WorkspacePart } from '../workspace/index.js'
 
 export { MAX_LINE_CHARS, type SearchLine } from './parse.js'
 export type { ContentItem, CreateSearchOptions, EngineInfo, FileItem, HiddenMatches, SearchLimits, SearchMode, SearchPage, SearchRequest, SearchService } from './types.js'
 
 const MAX_FILE_SIZE = '10M'
-/** JSON read in counting mode before switching to a `--count` pass (its output is far smaller). */
-const MAX_COUNTING_BYTES = 4 * 1024 * 1024
 /** A search finding fewer files than this also looks for matches the ignore rules hid (a near-empty answer is where a hidden tree misleads). */
 const PROBE_HIDDEN_BELOW = 20
 /** Rounds of re-checking one page (each drops the failing files and slices again). */
@@ -31,6 +31,9 @@ const CORES = availableParallelism()
 
 /** What a page's cut is measured against. */
 interface PageLimits { timeoutMs: number, pageBytes: number }
+
+/** When one search's first ripgrep got its slot (the service's clock) and its deadline (Date.now()). */
+interface SearchClock { started?: number, deadline?: number }
 
 /** Why a page was cut short, in words (its notice). */
 const CUT_REASONS: Record<PageCut, (limits: PageLimits) => string> = {
@@ -78,22 +81,38 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
   const { workspace, log, limiter } = opts
   const limits: SearchLimits = {
     timeoutMs: opts.timeoutMs ?? 15_000,
-    maxCollected: opts.maxCollected ?? 10_000,
     maxFiles: opts.maxFiles ?? 100_000,
     maxFileSize: MAX_FILE_SIZE,
     cacheTtlMs: opts.cacheTtlMs ?? 60_000
   }
   const cache = createResultCache<ResultSet>({ ttlMs: limits.cacheTtlMs, maxEntries: 32, maxWeight: 96 * 1024 * 1024 })
   const { live } = shared
+  const now = opts.now ?? Date.now
+
+  /** One file of a result, resolved again through the jail and opened no-follow for ripgrep; undefined when it no longer resolves to a file. */
+  async function pinFile (path: string): Promise<PinnedPath | undefined> {
+    try {
+      const pinned = await workspace.pin(await workspace.resolve(path, { field: 'path', mustExist: false }))
+      if (!pinned.isDirectory) return pinned
+      await pinned.close()
+    } catch {
+      // Moved, removed or replaced since it was counted: the page's re-check says so.
+    }
+    return undefined
+  }
 
   /** The passes' view of the service for one search: its deadline starts when its first ripgrep gets a slot. */
-  function passContext (part: WorkspacePart, clock: { deadline?: number }): PassContext {
+  function passContext (part: WorkspacePart, clock: SearchClock): PassContext {
     return {
       renewed: () => passContext(part, {}),
       // Every ripgrep child runs in a slot of the process-wide limiter (BUSY when its queue is full).
       run: (pass: Pass) => limiter.run('search', pass.signal, (running) => {
+        clock.started ??= now()
         clock.deadline ??= Date.now() + limits.timeoutMs
         const deadline = clock.deadline
+        // Alone, ripgrep keeps the server's priority; beside another search, both yield to the event loop.
+        const beside = running > 1
+        if (beside) for (const pid of live) renice(pid, SHARED_NICENESS)
         return runRg({
           rgPath: rg.rgPath,
           args: ['--threads', String(threadsFor(running)), ...pass.target.args, ...pass.args],
@@ -104,24 +123,24 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
           onRecord: pass.onRecord,
           onLongRecord: pass.onLongRecord,
           input: pass.input,
+          ...(beside ? { niceness: SHARED_NICENESS } : {}),
           names: pass.target.names,
           live,
           stops: shared.stops
         })
       }),
       pin: () => pinTarget(part, false),
+      pinFile,
       timeoutMs: limits.timeoutMs,
-      maxCollected: limits.maxCollected,
       maxFiles: limits.maxFiles,
-      maxCountingBytes: opts.maxCountingBytes ?? MAX_COUNTING_BYTES,
       maxPageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES,
       seekFrom: opts.seekFrom ?? SEEK_FROM
     }
   }
 
   /**
-   * The items of one content page. A file the first pass held whole gives its lines; the others are read for the
-   * page's window only. When that read was cut, the page ends at the cut: what comes after it is the next page's.
+   * The items of one content page: its files' windows of lines, read for the page. When that read was cut, the page
+   * ends at the cut: what comes after it is the next page's.
    */
   async function contentPage (set: ResultSet, offset: number, pageSize: number, contextLines: number, signal?: AbortSignal): Promise<{ items: ContentItem[], cut?: PageCut }> {
     if (offset >= set.total) return { items: [] }
@@ -135,18 +154,12 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
     }
     const span: Array<{ file: ResultSet['files'][number], first: number }> = []
     for (let i = lo; i < set.files.length && set.prefix[i] < offset + pageSize; i++) span.push({ file: set.files[i], first: set.prefix[i] })
-    const windows = new Map<ResultSet['files'][number], FileWindow>()
-    const wants: WindowWant[] = []
-    for (const { file, first } of span) {
-      if (file.lines !== undefined) windows.set(file, { first: 0, lines: file.lines, whole: true })
-      else wants.push({ entry: file, from: Math.max(0, offset - first), to: Math.min(file.count, offset + pageSize - first) })
-    }
-    // Only a counted set (which has a fetch) holds files without their lines.
-    const fetched = wants.length === 0 ? undefined : await (set.fetch as NonNullable<ResultSet['fetch']>)(wants, signal)
-    for (const [entry, window] of fetched?.windows ?? []) windows.set(entry, window)
+    const wants: WindowWant[] = span.map(({ file, first }) => ({ entry: file, from: Math.max(0, offset - first), to: Math.min(file.count, offset + pageSize - first) }))
+    // A content set always has a fetch (passes.ts, mergeSets).
+    const { windows, cut } = await (set.fetch as NonNullable<ResultSet['fetch']>)(wants, signal)
     const items: ContentItem[] = []
     for (const { file, first } of span) {
-      // Every file of the span has a window: held, or read (a fetch answers for every file it is given).
+      // A fetch answers for every file it is given.
       const { lines, first: shift, whole } = windows.get(file) as FileWindow
       // A window cut short shows only the matches whose context below was read whole.
       const below = whole ? Number.POSITIVE_INFINITY : (lines.at(-1)?.line ?? 0) - contextLines
@@ -164,7 +177,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       }
       if (!whole) break
     }
-    return { items, ...(fetched?.cut === undefined ? {} : { cut: fetched.cut }) }
+    return { items, ...(cut === undefined ? {} : { cut }) }
   }
 
   /** Slices a page, re-checks its files, and slices again without the ones that failed (they leave the set for good). */
@@ -200,7 +213,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
   }
 
   /** One root's part of a search: its folder pinned, searched, and probed for hidden matches when the answer is small. */
-  async function searchPart (part: WorkspacePart, req: Required<SearchRequest>, clock: { deadline?: number }, signal?: AbortSignal): Promise<ResultSet> {
+  async function searchPart (part: WorkspacePart, req: Required<SearchRequest>, clock: SearchClock, signal?: AbortSignal): Promise<{ set: ResultSet, named: boolean }> {
     const ctx = passContext(part, clock)
     const target = await pinTarget(part, req.respectGitignore)
     try {
@@ -208,7 +221,7 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       if (req.respectGitignore && !target.named && set.complete && !set.lowerBound && set.files.length < PROBE_HIDDEN_BELOW) {
         set.hidden = await hiddenMatches(ctx, req, target, set, signal)
       }
-      return set
+      return { set, named: target.named }
     } finally {
       await target.close()
     }
@@ -240,23 +253,27 @@ function searchService (rg: { rgPath: string, source: string }, opts: CreateSear
       const key = JSON.stringify(req)
       let set = cache.get(key)
       const cached = set !== undefined
+      let slow: string | undefined
       if (set === undefined) {
         // A call that would only be refused skips pinning the target and reading its ignore rules.
         limiter.admit('search')
         const started = Date.now()
         // Several roots (the top of them) are searched one after the other, within one deadline, in root order.
-        const clock: { deadline?: number } = {}
-        const sets: ResultSet[] = []
-        for (const part of workspace.parts(resolved)) sets.push(await searchPart(part, req, clock, signal))
-        set = sets.length === 1 ? sets[0] : mergeSets(sets)
+        const clock: SearchClock = {}
+        const parts: Array<{ set: ResultSet, named: boolean }> = []
+        for (const part of workspace.parts(resolved)) parts.push(await searchPart(part, req, clock, signal))
+        set = parts.length === 1 ? parts[0].set : mergeSets(parts.map(p => p.set))
         // A run that did not finish (killed, crashed, cut) is never cached: the next call searches again.
         if (set.complete) cache.set(key, set, weightOf(set))
+        // A search cut short says so already; one that finished in more than half its time says it too.
+        if (!set.lowerBound) slow = slowSearchNotice(now() - (clock.started as number), limits.timeoutMs, parts[0].named)
         log.debug({ mode: req.mode, total: set.total, complete: set.complete, ms: Date.now() - started }, 'search finished')
       }
       const start = Math.max(0, Math.floor(offset))
       const size = Math.max(1, Math.floor(pageSize))
       const { content, files, cut } = await checkedPage(set, start, size, req.contextLines, signal)
       const notices = noticesOf(set)
+      if (slow !== undefined) notices.push(slow)
       if (cut !== undefined) {
         const pageLimits = { timeoutMs: limits.timeoutMs, pageBytes: opts.maxPageBytes ?? MAX_PAGE_BYTES }
         // A page cut before its first result would only repeat itself: the call fails, saying why.

@@ -2,13 +2,12 @@ import type { HiddenMatches, SearchMode } from './types.js'
 import type { SearchLine } from './parse.js'
 import type { RgSkipped } from './rg.js'
 
-/** One file of a result set. */
+/** One file of a result set: its lines are read by the page that shows them. */
 export interface FileEntry {
   /** Path relative to the root, display form. */
   path: string
+  /** Matching lines (content and count modes; -1 in files mode). */
   count: number
-  /** Every line ripgrep printed for the file (matches and context), in order; absent when the first pass only counted it. */
-  lines?: SearchLine[]
 }
 
 /** The matching lines a page needs of one counted file: in-file indexes [from, to). */
@@ -64,7 +63,7 @@ export interface ResultSet {
   dropped: Dropped
   /** Matching files hidden by ignore rules, when a probe looked for them. */
   hidden?: HiddenMatches
-  /** Reads the windows a page needs of counted files (count-then-fetch strategy); nothing is kept on the set. */
+  /** Reads the windows a page needs of the set's files (content mode); nothing is kept on the set. */
   fetch?: (wants: WindowWant[], signal?: AbortSignal) => Promise<FetchedWindows>
 }
 
@@ -92,7 +91,7 @@ export function mergeSets (sets: ResultSet[]): ResultSet {
     for (const s of sets) {
       const mine = new Set(s.files)
       const wanted = wants.filter(w => mine.has(w.entry))
-      // Only files without their lines are fetched, and only a counted set (which has a fetch) holds such files.
+      // Every set of a content search has a fetch.
       if (wanted.length === 0) continue
       const got = await (s.fetch as NonNullable<ResultSet['fetch']>)(wanted, signal)
       for (const [entry, window] of got.windows) out.windows.set(entry, window)
@@ -140,12 +139,9 @@ export function noticesOf (set: ResultSet): string[] {
 /** Approximate bytes one held line takes (its text as UTF-16, and the object). */
 export const lineWeight = (l: SearchLine): number => l.text.length * 2 + 64
 
-/** Approximate bytes a set holds (the cache's weight). */
+/** Approximate bytes a set holds (the cache's weight): its file names and counts. */
 export function weightOf (set: ResultSet): number {
   let w = 1024
-  for (const f of set.files) {
-    w += f.path.length * 2 + 64
-    if (f.lines !== undefined) for (const l of f.lines) w += lineWeight(l)
-  }
+  for (const f of set.files) w += f.path.length * 2 + 64
   return w
 }

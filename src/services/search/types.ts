@@ -90,8 +90,6 @@ export interface EngineInfo {
 export interface SearchLimits {
   /** Wall-clock limit of one search before partial results are returned, ms. */
   timeoutMs: number
-  /** Matching lines streamed before switching to the count-then-fetch strategy. */
-  maxCollected: number
   /** Files kept in files/count mode before the set is cut (total becomes a lower bound). */
   maxFiles: number
   /** Largest file searched while walking a folder (a file named in `path` may be up to 100 MB). */
@@ -123,15 +121,14 @@ export interface CreateSearchOptions {
   log: Logger
   rgPath?: string
   timeoutMs?: number
-  maxCollected?: number
   maxFiles?: number
   cacheTtlMs?: number
-  /** JSON bytes read in counting mode before a `--count` pass takes over (tests shrink it). */
-  maxCountingBytes?: number
   /** Bytes of lines one page may hold while its windows are read; past it the page is cut (tests shrink it). */
   maxPageBytes?: number
   /** Matches into a named file from which a page's window is sought instead of read from the start (tests shrink it). */
   seekFrom?: number
   /** Process-wide bound on ripgrep children (default: a limiter of its own). */
   limiter?: Limiter
+  /** The clock a search's time is read from for its answer's notice (tests move it); default Date.now. */
+  now?: () => number
 }

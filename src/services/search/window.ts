@@ -56,7 +56,7 @@ export function windowCollector (toRelative: (shown: string) => string, wants: W
     try {
       return parseLine(arrived, recordKind(arrived) === 'match')
     } catch {
-      // Not ripgrep's JSON: skipped, as the first pass skips it.
+      // Not ripgrep's JSON (a stray line on its stdout): skipped, the lines around it stand.
       return undefined
     }
   }

@@ -31,17 +31,19 @@ async function outcome (search: Awaited<ReturnType<typeof createSearch>>, mode: 
 t.test('a ripgrep that is killed, crashes or is cut off is never "no matches", and never cached', async (t) => {
   const fx = await hostileServices(t, { big: false })
   fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  // The counting pass (--count) fails; a page's read (--json) of what it counted answers as ripgrep would.
+  const page = `case "$*" in *--json*) ${say(match('a.txt', 1))}; ${say(end('a.txt', 1))}; ${say(SUMMARY)}; exit 0;; esac`
+  const counted = "printf './a.txt\\0001\\n'"
   const cases: Array<{ name: string, body: string, collected: boolean }> = [
     { name: 'killed-before-output', body: 'kill -9 $$', collected: false },
     { name: 'segv-before-output', body: 'kill -SEGV $$', collected: false },
-    { name: 'killed-mid-record', body: `${say(match('a.txt', 1))}\n${say(end('a.txt', 1))}\nprintf '%s' '{"type":"match","data":{"pa'\nkill -9 $$`, collected: true },
-    { name: 'exit-0-no-summary', body: `${say(match('a.txt', 1))}\n${say(end('a.txt', 1))}\nexit 0`, collected: true },
-    { name: 'exit-0-cut-record', body: "printf '%s' '{\"type\":\"begin\"'\nexit 0", collected: false },
-    { name: 'crash-exit-101', body: `${say(match('a.txt', 1))}\nexit 101`, collected: true },
+    { name: 'killed-mid-record', body: `${counted}\nprintf './b.t'\nkill -9 $$`, collected: true },
+    { name: 'exit-0-cut-record', body: "printf './a.txt'\nexit 0", collected: false },
+    { name: 'crash-exit-101', body: `${counted}\nexit 101`, collected: true },
     { name: 'crash-exit-3-nothing', body: 'exit 3', collected: false }
   ]
   for (const c of cases) {
-    const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, c.name, c.body) })
+    const search = await createSearch({ workspace: fx.workspace, log, rgPath: fakeRg(fx.base, c.name, `${page}\n${c.body}`) })
     t.teardown(() => search.close())
     const first = await outcome(search)
     if (c.collected) {
@@ -55,6 +57,17 @@ t.test('a ripgrep that is killed, crashes or is cut off is never "no matches", a
     const again = await outcome(search)
     t.equal(again.page?.cached ?? false, false, `${c.name}: not cached`)
   }
+})
+
+t.test('a page\'s read that ends without ripgrep\'s summary is SEARCH_FAILED, never a page that may miss lines', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
+  const rg = fakeRg(fx.base, 'no-summary', `case "$*" in *--json*) ${say(match('a.txt', 1))}; exit 0;; esac\nprintf './a.txt\\0001\\n'`)
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: rg })
+  t.teardown(() => search.close())
+
+  t.equal((await outcome(search)).code, 'SEARCH_FAILED')
+  await t.rejects(search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 }), { message: /ripgrep's output ended before its summary/ })
 })
 
 t.test('files and count modes: a killed ripgrep is SEARCH_FAILED, or partial when some files came', async (t) => {
@@ -74,13 +87,14 @@ t.test('files and count modes: a killed ripgrep is SEARCH_FAILED, or partial whe
 
 t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an explicitly partial result', async (t) => {
   const fx = await hostileServices(t, { big: false })
-  // 300k matching lines: the JSON pass lasts long enough to be killed in the middle.
+  // 300k matching lines. The kill lands on the counting pass, on the page's read of its lines, or (on a fast machine)
+  // after both: the answer is then an error, an explicitly partial set, or the whole count — never a wrong one.
   for (let f = 0; f < 50; f++) {
     fs.mkdirSync(path.join(fx.root, 'gen', `d${f % 5}`), { recursive: true })
     fs.writeFileSync(path.join(fx.root, 'gen', `d${f % 5}`, `f${f}.txt`), `needle ${f}\n`.repeat(6_000))
   }
   // A generous deadline: the point is the kill, and a loaded machine must not cut the scans short first.
-  const search = await createSearch({ workspace: fx.workspace, log, maxCollected: 1e9, cacheTtlMs: 60_000, timeoutMs: 100_000 })
+  const search = await createSearch({ workspace: fx.workspace, log, cacheTtlMs: 60_000, timeoutMs: 100_000 })
   t.teardown(() => search.close())
   // Not SIGSEGV: Rust's stack-overflow handler returns from a SEGV that is not a fault (the fake ripgrep above covers it).
   for (const sig of ['SIGKILL', 'SIGABRT'] as const) {
@@ -94,10 +108,13 @@ t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an ex
       try { process.kill(pid, sig) } catch {}
       const code = await pending
       const what = `${sig} after ${delay} ms`
-      if (code === 'ok') {
-        t.equal(got.page?.totalIsLowerBound, true, `${what}: partial`)
+      const partial = code === 'ok' && got.page?.totalIsLowerBound === true
+      if (partial) {
         t.match(got.page?.notices.join('\n'), new RegExp(`INCOMPLETE: ripgrep was killed by ${sig}`), what)
         t.ok((got.page?.total ?? 0) > 0, `${what}: never "no matches"`)
+      } else if (code === 'ok') {
+        t.equal(got.page?.total, 300_000, `${what}: the kill came after the count, which is whole`)
+        t.equal(got.page?.content.length, 5, `${what}: and the page was read`)
       } else {
         t.equal(code, 'SEARCH_FAILED', what)
       }
@@ -108,8 +125,9 @@ t.test('the real ripgrep killed mid-search (SIGKILL, SIGABRT): an error or an ex
       const pending2 = search.search({ pattern: 'needle', path: 'gen' }, { offset: 0, pageSize: 5 })
       await waitUntil(() => search.activePids().length > 0, 'ripgrep to run again', 30_000, 2)
       const full = await pending2
-      t.equal(full.cached, false, `${what}: the failed content set was not cached`)
+      if (partial) t.equal(full.cached, false, `${what}: the failed content set was not cached`)
       t.equal(full.total, 300_000)
+      t.equal(full.content.length, 5)
       search.close()
     }
   }

@@ -18,6 +18,7 @@ t.test('a name sent as base64 bytes is shown in the safe text form; one with nei
 
 t.test('a line number ripgrep did not compute reads as 0; an end without stats as 0 matched lines', async (t) => {
   t.match(parse({ type: 'context', data: { path: { text: 'a' }, lines: { text: 'ctx\r\n' }, line_number: null } }), { line: { line: 0, text: 'ctx', match: false } })
+  t.same(parse({ type: 'begin', data: { path: { text: './a' } } }), { type: 'other' }, 'a begin event is not parsed')
   t.same(parse({ type: 'end', data: { path: { text: './a' } } }), { type: 'end', path: 'a', matchedLines: 0 })
   t.same(parse({ type: 'end', data: { path: { text: './a' }, stats: { matched_lines: 7 } } }), { type: 'end', path: 'a', matchedLines: 7 })
 })

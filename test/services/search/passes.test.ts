@@ -5,11 +5,10 @@ import pino from 'pino'
 import { rgPath } from '@vscode/ripgrep'
 import { createSearch, type CreateSearchOptions } from '../../../src/services/search/search.js'
 import { hostileServices } from '../../helpers/workspace-fixture.js'
-import { matchEvent, scriptRg } from '../../helpers/stand-in-rg.js'
+import { beginEvent, countRecord, endEvent, matchEvent, scriptRg } from '../../helpers/stand-in-rg.js'
 
-// The passes behind a content search when there is too much to hold: counting (a long record too),
-// the --count pass and its file cap, and the fetch of a page's lines — over real ripgrep, with a
-// wrapper that makes one kind of pass fail.
+// The passes behind a content search: the counting pass (a long line too) and its file cap, and the fetch of a
+// page's lines — over real ripgrep, with a wrapper that makes one kind of pass fail.
 
 const log = pino({ level: 'silent' })
 
@@ -27,56 +26,48 @@ async function fixture (t: { teardown(fn: () => void): void }, extra: Partial<Cr
 /** Real ripgrep in `dir`, except that the runs whose arguments match `when` (a shell case pattern) are killed, as by the OOM killer. */
 const killedRg = (dir: string, when: string): string => scriptRg(dir, 'killed-rg.sh', `case "$*" in ${when}) kill -KILL $$;; esac\nexec '${rgPath}' "$@"`)
 
-t.test('a line too long to hold, met while counting, is counted like the rest', async (t) => {
-  for (const maxCountingBytes of [undefined, 100]) {
-    const fx = await fixture(t, { maxCollected: 5, ...(maxCountingBytes === undefined ? {} : { maxCountingBytes }) })
-    // Sorts after many/: counting has begun when ripgrep reaches it.
-    fs.writeFileSync(path.join(fx.root, 'zz-long.txt'), `needle a\nneedle b\n${'needle '.repeat(200_000)}\n`)
+t.test('a line too long to hold is counted like the rest, and its page shows it', async (t) => {
+  const fx = await fixture(t)
+  fs.writeFileSync(path.join(fx.root, 'zz-long.txt'), `needle a\nneedle b\n${'needle '.repeat(200_000)}\n`)
 
-    const page = await fx.search.search({ pattern: 'needle', include: ['zz-long.txt', 'many/**'] }, { offset: 60, pageSize: 5 })
+  const page = await fx.search.search({ pattern: 'needle', include: ['zz-long.txt', 'many/**'] }, { offset: 60, pageSize: 5 })
 
-    t.equal(page.total, 63, `counting bytes ${maxCountingBytes ?? 'default'}: 12 files × 5, and 3 lines of the long file`)
-    t.equal(page.totalIsLowerBound, false)
-    t.same(page.content.map(i => `${i.path}:${i.hit.line}`), ['zz-long.txt:1', 'zz-long.txt:2', 'zz-long.txt:3'])
-  }
+  t.equal(page.total, 63, '12 files × 5, and 3 lines of the long file')
+  t.equal(page.totalIsLowerBound, false)
+  t.same(page.content.map(i => `${i.path}:${i.hit.line}`), ['zz-long.txt:1', 'zz-long.txt:2', 'zz-long.txt:3'])
 })
 
-t.test('the --count pass stops at maxFiles: the total is a lower bound, and says so', async (t) => {
-  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, maxFiles: 3 })
+t.test('the counting pass stops at maxFiles: the total is a lower bound, and says so', async (t) => {
+  const fx = await fixture(t, { maxFiles: 3 })
 
   const page = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 })
 
   t.equal(page.totalIsLowerBound, true)
-  t.match(page.notices.join('\n'), /more than 3 files match; total is a lower bound — narrow path or include/)
+  t.match(page.notices.join('\n'), /stopped at 3 files; total is a lower bound — narrow path or include/)
 })
 
 t.test('a --count pass that fails with nothing counted is SEARCH_FAILED, never "no matches"', async (t) => {
-  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10, rgPath: killedRg(t.testdir(), '*--count*') })
+  const fx = await fixture(t, { rgPath: killedRg(t.testdir(), '*--count*') })
 
   await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL.*"no matches" cannot be told/ })
 })
 
 t.test('a page whose lines cannot be fetched is SEARCH_FAILED, not an empty page', async (t) => {
-  // The search runs over '.'; a page's fetch names its files ('./many/…'), and that run fails — and leaves a mark.
-  // When the first pass already held the page's lines, no fetch runs and the page must be answered whole (this test
-  // once failed on loaded machines without showing what it got; here the fetch always ran).
-  const dir = t.testdir()
-  const marker = path.join(dir, 'fetched')
-  const fx = await fixture(t, { maxCollected: 5, rgPath: scriptRg(dir, 'killed-rg.sh', `case "$*" in *--json*"-- ./"*) : > '${marker}'; kill -KILL $$;; esac\nexec '${rgPath}' "$@"`) })
+  // The search runs over '.'; a page's fetch names its files ('./many/…'), and that run is killed.
+  const fx = await fixture(t, { rgPath: killedRg(t.testdir(), '*--json*"-- ./"*') })
 
-  const outcome = await fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }).then(page => ({ page }), (err: unknown) => ({ err }))
-
-  if (fs.existsSync(marker)) t.match(outcome, { err: { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL/ } }, 'the fetch ran and was killed: the call fails, naming why')
-  else t.match(outcome, { page: { total: 60, content: { length: 5 } } }, 'no fetch was needed: the first pass held the page')
+  await t.rejects(fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }), { toolCode: 'SEARCH_FAILED', message: /killed by SIGKILL/ })
 })
 
-t.test('a record too long to hold that is not a line (here a padded begin event) is skipped; the matches after it stand', async (t) => {
+t.test('a record too long to hold that is not a line (here a padded event of another kind) is skipped; the matches after it stand', async (t) => {
   const fx = await hostileServices(t, { big: false })
   fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
-  const rg = scriptRg(fx.base, 'padded-rg.sh', `printf '{"type":"begin","data":{"path":{"text":"./a.txt"},"pad":"'
+  const rg = scriptRg(fx.base, 'padded-rg.sh', `case "$*" in *--count*) ${countRecord('./a.txt', 1)}; exit 0;; esac
+printf '%s\\n' '${beginEvent('./a.txt')}'
+printf '{"type":"other","data":{"path":{"text":"./a.txt"},"pad":"'
 head -c 1200000 /dev/zero | tr '\\000' x
 printf '"}}\\n'
-printf '%s\\n' '${matchEvent('./a.txt')}' '{"type":"summary","data":{}}'`)
+printf '%s\\n' '${matchEvent('./a.txt')}' '${endEvent('./a.txt')}' '{"type":"summary","data":{}}'`)
   const search = await createSearch({ workspace: fx.workspace, log, rgPath: rg })
   t.teardown(() => search.close())
 
@@ -93,7 +84,7 @@ const silentPageRg = (dir: string): { rg: string, marker: string } => {
 
 t.test('a later page reads its window within a deadline of its own, not what is left of the first call\'s', async (t) => {
   const timeoutMs = 2000
-  const fx = await fixture(t, { maxCollected: 5, timeoutMs })
+  const fx = await fixture(t, { timeoutMs })
 
   const first = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 5 })
   // The first call's deadline (set when its first ripgrep started, before it answered) is now past.
@@ -111,7 +102,7 @@ t.test('a later page reads its window within a deadline of its own, not what is 
 t.test('a page whose read is stopped before its first result fails, saying why: the shutdown, or the deadline', async (t) => {
   const dir = t.testdir()
   const { rg, marker } = silentPageRg(dir)
-  const fx = await fixture(t, { maxCollected: 5, rgPath: rg, timeoutMs: 3000 })
+  const fx = await fixture(t, { rgPath: rg, timeoutMs: 3000 })
 
   const pending = fx.search.search({ pattern: 'needle' }, { offset: 40, pageSize: 5 }).then(() => 'answered', (err: Error) => err)
   while (!fs.existsSync(marker)) await new Promise(resolve => setTimeout(resolve, 5))
@@ -124,7 +115,7 @@ t.test('a page whose read is stopped before its first result fails, saying why: 
 })
 
 t.test('a page whose lines would pass what a page may hold is cut after its first results, and says where to go on', async (t) => {
-  const fx = await fixture(t, { maxCollected: 5, maxPageBytes: 400 })
+  const fx = await fixture(t, { maxPageBytes: 400 })
 
   const page = await fx.search.search({ pattern: 'needle' }, { offset: 10, pageSize: 20 })
 
@@ -133,15 +124,34 @@ t.test('a page whose lines would pass what a page may hold is cut after its firs
   t.same(page.notices.filter(n => n.startsWith('this page')), [`this page was cut at ${page.content.length} of 20 results: its lines would have taken more than the ${400 / 1024 / 1024} MB a page may hold — the footer's next call continues after them`])
 })
 
-t.test('a counted file whose name is not UTF-8 cannot be named to ripgrep: its page shows nothing, and is not an error', async (t) => {
+t.test('a counted file whose name is not UTF-8 is read through its pin: its page shows its lines under its escaped name', async (t) => {
   const fx = await hostileServices(t, { big: false })
   fs.mkdirSync(path.join(fx.root, 'odd'))
-  for (const n of [1, 2]) fs.writeFileSync(Buffer.concat([Buffer.from(path.join(fx.root, 'odd') + '/'), Buffer.from([0xff]), Buffer.from(`${n}.txt`)]), 'needle\n'.repeat(3))
-  const search = await createSearch({ workspace: fx.workspace, log, maxCollected: 1 })
+  for (const n of [1, 2]) fs.writeFileSync(Buffer.concat([Buffer.from(path.join(fx.root, 'odd') + '/'), Buffer.from([0xff]), Buffer.from(`${n}.txt`)]), `needle ${n}\n`.repeat(3))
+  const search = await createSearch({ workspace: fx.workspace, log })
   t.teardown(() => search.close())
 
-  const page = await search.search({ pattern: 'needle', path: 'odd' }, { offset: 0, pageSize: 2 })
+  const page = await search.search({ pattern: 'needle', path: 'odd' }, { offset: 2, pageSize: 2 })
 
   t.equal(page.total, 6, 'counted')
-  t.same(page.content, [])
+  t.same(page.content.map(i => `${i.path}:${i.hit.line}:${i.hit.text}`), ['odd/\\xff1.txt:3:needle 1', 'odd/\\xff2.txt:1:needle 2'])
+})
+
+t.test('counted files that can no longer be pinned (removed, or now a folder) keep empty windows: nothing is invented', async (t) => {
+  const fx = await hostileServices(t, { big: false })
+  fs.mkdirSync(path.join(fx.root, 'odd'))
+  const names = [1, 2].map(n => Buffer.concat([Buffer.from(path.join(fx.root, 'odd') + '/'), Buffer.from([0xff]), Buffer.from(`${n}.txt`)]))
+  for (const name of names) fs.writeFileSync(name, 'needle\n'.repeat(3))
+  const search = await createSearch({ workspace: fx.workspace, log })
+  t.teardown(() => search.close())
+
+  const first = await search.search({ pattern: 'needle', path: 'odd' }, { offset: 0, pageSize: 1 })
+  fs.rmSync(names[0])
+  fs.rmSync(names[1])
+  fs.mkdirSync(names[1])
+  const later = await search.search({ pattern: 'needle', path: 'odd' }, { offset: 1, pageSize: 4 })
+
+  t.equal(first.content.length, 1)
+  t.equal(later.cached, true, 'the set counted earlier is paged')
+  t.same(later.content, [])
 })

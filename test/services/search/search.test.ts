@@ -7,7 +7,7 @@ import { rgPath } from '@vscode/ripgrep'
 import { createSearch, type CreateSearchOptions, type SearchPage, type SearchRequest } from '../../../src/services/search/search.js'
 import { displayName } from '../../../src/services/workspace/path-names.js'
 import { hostileServices, toolCodeOf } from '../../helpers/workspace-fixture.js'
-import { matchEvent, scriptRg } from '../../helpers/stand-in-rg.js'
+import { beginEvent, countRecord, endEvent, matchEvent, scriptRg } from '../../helpers/stand-in-rg.js'
 import { waitUntil } from '../../helpers/wait.js'
 
 const log = pino({ level: 'silent' })
@@ -77,7 +77,7 @@ t.test('content results equal ripgrep\'s own for the same query, in (path, line)
 })
 
 t.test('the count-then-fetch strategy (too many matches to hold) gives the same pages', async (t) => {
-  const fx = await fixture(t, { maxCollected: 5 })
+  const fx = await fixture(t, {})
   addFiles(fx.root, 12)
 
   const ours = await allHits(fx.search, { pattern: 'needle' })
@@ -92,7 +92,7 @@ t.test('the count-then-fetch strategy (too many matches to hold) gives the same 
 t.test('counted files that no longer match when their page is fetched show no lines: none are invented', async (t) => {
   // Fewer than one file's 5 matches: no file is seen whole in the first pass, so every page is fetched
   // afresh (ripgrep visits files in no fixed order, and a file it happened to finish first keeps its lines).
-  const fx = await fixture(t, { maxCollected: 4 })
+  const fx = await fixture(t, {})
   addFiles(fx.root, 12)
 
   const first = await fx.search.search({ pattern: 'needle' }, { offset: 0, pageSize: 4 })
@@ -105,7 +105,7 @@ t.test('counted files that no longer match when their page is fetched show no li
 })
 
 t.test('when even counting is too much JSON, a --count pass gives the same pages', async (t) => {
-  const fx = await fixture(t, { maxCollected: 5, maxCountingBytes: 10 })
+  const fx = await fixture(t)
   addFiles(fx.root, 12)
 
   const ours = await allHits(fx.search, { pattern: 'needle', contextLines: 1 })
@@ -229,10 +229,13 @@ t.test('context lines come with each match', async (t) => {
 
 /** A stand-in ripgrep that prints `lines` match events and then sleeps. */
 const fakeRg = (dir: string, lines: number): string =>
-  scriptRg(dir, 'fake-rg.sh', `i=0; while [ $i -lt ${lines} ]; do printf '%s\\n' '${matchEvent('./a.txt')}'; i=$((i+1)); done\nexec sleep 30`)
+  scriptRg(dir, 'fake-rg.sh', `case "$*" in *--count*) ${lines > 0 ? countRecord('./a.txt', lines) : ':'}; exec sleep 30;; esac
+printf '%s\\n' '${beginEvent('./a.txt')}'
+i=0; while [ $i -lt ${lines} ]; do printf '%s\\n' '${matchEvent('./a.txt')}'; i=$((i+1)); done\nexec sleep 30`)
 
-/** A stand-in ripgrep that prints `lines` and exits. */
-const printingRg = (dir: string, name: string, lines: string[]): string => scriptRg(dir, name, `cat <<'EOF'\n${lines.join('\n')}\nEOF`)
+/** A stand-in ripgrep that prints `counts` for the counting pass, `lines` for any other, and exits. */
+const printingRg = (dir: string, name: string, counts: Array<[string, number]>, lines: string[]): string =>
+  scriptRg(dir, name, `case "$*" in *--count*) ${counts.map(([file, n]) => countRecord(file, n)).join('; ')}; exit 0;; esac\ncat <<'EOF'\n${lines.join('\n')}\nEOF`)
 
 /** The pid of the one ripgrep `search` is running, once it runs. */
 async function runningPid (search: { activePids(): number[] }): Promise<number> {
@@ -283,8 +286,8 @@ t.test('close() kills the searches still running (the bins call it on exit) and 
 t.test('files that keep failing the re-check page after page: the re-check stops after 8 rounds and shows the page without them', async (t) => {
   const fx = await hostileServices(t, { big: false })
   // A stand-in that reports 12 files which are not there (as when the tree is being emptied under the server).
-  const events = Array.from({ length: 12 }, (_, i) => matchEvent(`./gone-${String(i).padStart(2, '0')}.txt`))
-  const search = await createSearch({ workspace: fx.workspace, log, rgPath: printingRg(fx.base, 'vanishing-rg.sh', [...events, '{"type":"summary","data":{}}']) })
+  const names = Array.from({ length: 12 }, (_, i) => `./gone-${String(i).padStart(2, '0')}.txt`)
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: printingRg(fx.base, 'vanishing-rg.sh', names.map(n => [n, 1]), [...names.flatMap(n => [beginEvent(n), matchEvent(n), endEvent(n)]), '{"type":"summary","data":{}}']) })
 
   const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 1 })
 
@@ -295,8 +298,8 @@ t.test('files that keep failing the re-check page after page: the re-check stops
 t.test('a line on ripgrep\'s stdout that is not its JSON is skipped; the matches around it stand', async (t) => {
   const fx = await hostileServices(t, { big: false })
   fs.writeFileSync(path.join(fx.root, 'a.txt'), 'hit\n')
-  const lines = ['{"type":"match","data":', 'not json at all', matchEvent('./a.txt'), '{"type":"summary","data":{}}']
-  const search = await createSearch({ workspace: fx.workspace, log, rgPath: printingRg(fx.base, 'noisy-rg.sh', lines) })
+  const lines = [beginEvent('./a.txt'), '{"type":"match","data":', 'not json at all', matchEvent('./a.txt'), endEvent('./a.txt'), '{"type":"summary","data":{}}']
+  const search = await createSearch({ workspace: fx.workspace, log, rgPath: printingRg(fx.base, 'noisy-rg.sh', [['./a.txt', 1]], lines) })
 
   const page = await search.search({ pattern: 'hit' }, { offset: 0, pageSize: 10 })
 

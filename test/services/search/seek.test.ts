@@ -39,7 +39,7 @@ async function fixture (t: Test, files: Record<string, string | Buffer>, extra: 
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(root, name), content)
   const workspace = await createWorkspace({ root, log })
   const { rg, runs } = loggingRg(tempDir(t), rgExtra)
-  const search = await createSearch({ workspace, log, maxCollected: 5, seekFrom: 0, rgPath: rg, timeoutMs: 60_000, ...extra })
+  const search = await createSearch({ workspace, log, seekFrom: 0, rgPath: rg, timeoutMs: 60_000, ...extra })
   const held = await createSearch({ workspace, log, timeoutMs: 60_000 })
   t.teardown(() => { search.close(); held.close() })
   return { root, search, held, runs }
