@@ -100,6 +100,9 @@ const CALLS: Array<{ name: string, arguments: Record<string, unknown> }> = [
   { name: 'get_symbols', arguments: { paths: ['src/app.ts'] } },
   { name: 'find_symbol', arguments: { name: 'hello' } },
   { name: 'search_code', arguments: { query: 'hello' } },
+  { name: 'find_references', arguments: { name: 'hello' } },
+  { name: 'get_call_graph', arguments: { name: 'hello' } },
+  { name: 'get_repo_map', arguments: {} },
   { name: 'get_workspace_info', arguments: {} },
   { name: 'get_tool_usage_guide', arguments: { tool_names: ['read_files'] } }
 ]

@@ -31,7 +31,7 @@ t.test('`guide --category C` prints that category only; the last --category wins
 
   t.equal(out.status, 0, out.stderr)
   t.match(out.stdout, /filter: category=search include_examples=false/)
-  t.match(out.stdout, /## Search \(3 tools\)\n\n### search_regex/)
+  t.match(out.stdout, /## Search \(5 tools\)\n\n### search_regex/)
   t.notMatch(out.stdout, /### (list_directory|read_files|find_files)/)
 })
 

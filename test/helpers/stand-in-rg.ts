@@ -23,14 +23,15 @@ export function scriptRg (dir: string, name: string, body: string): string {
 }
 
 /**
- * A ripgrep that reports one match for `file`, then runs on (as on a huge tree) until it is stopped; `reported()`
- * resolves once the match is written, so a test stops it mid-search without guessing how long it takes to start.
+ * A ripgrep whose counting pass reports one match in `file`, then runs on (as on a huge tree) until it is stopped;
+ * `reported()` resolves once the count is written, so a test stops it mid-search without guessing how long it takes to start.
  */
 export function reportingRg (file = './hello.txt'): { path: string, reported: () => Promise<void> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-slow-rg-'))
   const marker = path.join(dir, 'reported')
   return {
-    path: scriptRg(dir, 'rg', `printf '%s\\n' '${matchEvent(file)}'\n: > '${marker}'\nexec sleep 60`),
+    // Content searches count first: this counting pass reports its file, then runs on until it is stopped.
+    path: scriptRg(dir, 'rg', `case "$*" in *--count*) ${countRecord(file, 1)}; : > '${marker}'; exec sleep 60;; esac\nprintf '%s\\n' '${beginEvent(file)}' '${matchEvent(file)}' '${endEvent(file)}'`),
     reported: async () => { await waitUntil(() => fs.existsSync(marker), 'ripgrep to report its match') }
   }
 }
