@@ -360,7 +360,7 @@ export function createCodeIndex (options: CodeIndexOptions): CodeIndex {
         const graceful = (async () => {
           await closing?.request({ abort: true }).catch(() => undefined)
           await scanning
-          await closing?.request({ release: true }).catch(() => undefined)
+          await closing?.request({ close: true }).catch(() => undefined)
         })()
         // A thread slow to stop (a long parse at the lowest priority on a busy machine) is ended anyway: the bins
         // exit soon after close, and an exit while a thread is inside a native call can abort the process.

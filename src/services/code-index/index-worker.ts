@@ -4,6 +4,7 @@ import { parseAndWrite } from './index-build.js'
 import { acquireLease, type IndexLease, type LeaseHolder } from './index-lease.js'
 import { loadSqlite } from './index-schema.js'
 import { openIndexWriter, type IndexWriter } from './index-writer.js'
+import { collectClosedConnections } from './index-reader.js'
 import { storeProblemOf } from './store-errors.js'
 import { createFolderWatch, type FolderWatchOptions } from './folder-watch.js'
 import { laneThread, scanTree, scanWorkspace } from './index-scan.js'
@@ -18,7 +19,7 @@ import type { WorkspaceRoot } from '../workspace/index.js'
  * with `watch`, `{ notice: 'changed' }` when a watched folder changed and `{ notice: 'watch-failed', why }` when it
  * gives watching up.
  */
-export type IndexRequest = { scan: true } | { abort: true } | { release: true }
+export type IndexRequest = { scan: true } | { abort: true } | { release: true } | { close: true }
 
 /** The answer to a scan: what it found and did (`skipped`: files it could not read or parse, the first one's reason), or who holds the lease (nothing was walked). */
 export type ScanAnswer = { busy?: undefined, changed: number, gone: number, bytes: number, skipped: number, skippedWhy?: string } | { busy: LeaseHolder }
@@ -67,7 +68,8 @@ export function watchNotices (notify: Notify): Pick<FolderWatchOptions, 'onChang
 /**
  * The index thread's handler: walking, reading, chunking, tokenizing and SQLite writes happen here, never on the
  * event loop that serves requests (its parser threads, its own). Requests are handled one at a time, in order,
- * but an abort is heeded at once. An error is answered with the store problem it is (a full disk, a read-only
+ * but an abort is heeded at once; `close` lets the lease go and closes the writer and the watch before the thread
+ * is ended. An error is answered with the store problem it is (a full disk, a read-only
  * file system), when it is one.
  */
 export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = loadSqlite()): (request: IndexRequest) => Promise<object> {
@@ -136,6 +138,22 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       release()
     }
   }
+  /**
+   * Lets everything go while this thread can still run JavaScript: SQLite's objects are finalized here, not when
+   * the thread is ended — a finalizer run by terminate() opens a handle scope in an environment that can no longer
+   * call into JavaScript, and node-addon-api's ObjectWrap destructor then throws, which aborts the whole process
+   * ("terminate called after throwing an instance of 'Napi::Error'", seen once in the suite).
+   */
+  async function closeAll (): Promise<object> {
+    release()
+    watch?.close()
+    writer?.close()
+    writer = undefined
+    collectClosedConnections()
+    // The finalizers run a tick after the collection.
+    await new Promise(resolve => setImmediate(resolve))
+    return {}
+  }
   let queue: Promise<unknown> = Promise.resolve()
   return async (request) => {
     if ('abort' in request) {
@@ -146,6 +164,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
     const signal = aborts.signal
     const answer = queue.then(async () => {
       try {
+        if ('close' in request) return await closeAll()
         if (!('scan' in request)) {
           release()
           return {}

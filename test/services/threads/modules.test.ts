@@ -138,6 +138,10 @@ t.test('index-worker: a scan walks, parses and writes what changed, reporting pr
   fs.rmSync(path.join(root, 'c.go'))
   t.match(await handle({ scan: true }), { changed: 0, gone: 1 })
   t.same(await handle({ release: true }), {}, 'a release with no lease held')
+  t.same(await handle({ close: true }), {}, 'close: the writer and the lease let go before the thread is ended')
+  t.notOk(fs.existsSync(`${indexFile}.lock`))
+  fs.writeFileSync(path.join(root, 'd.go'), 'package d\n')
+  t.match(await handle({ scan: true }), { changed: 1, gone: 0 }, 'a scan after close opens the writer again')
 })
 
 t.test('index-worker: a lease held elsewhere, an abort mid-scan, a store problem, no SQLite, another file published in place', async (t) => {
