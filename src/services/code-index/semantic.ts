@@ -312,7 +312,10 @@ export function createSemanticSearch (options: SemanticOptions): SemanticSearch 
       health.close()
       stop.abort()
       await running
-      await (await thread?.catch(() => undefined))?.terminate()
+      const closing = await thread?.catch(() => undefined)
+      // SQLite's objects are let go while the thread can still run JavaScript (index-worker's closeAll says why).
+      await closing?.request({ close: true }).catch(() => undefined)
+      await closing?.terminate()
     }
   }
   return service

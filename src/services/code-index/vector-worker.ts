@@ -1,4 +1,5 @@
 import { serveAs } from '../threads/index.js'
+import { collectClosedConnections } from './index-reader.js'
 import { loadSqlite } from './index-schema.js'
 import { createVectorMatrix, type NearestSet, type VectorMatrix } from './vector-matrix.js'
 import { openVectorStore, type MissingChunk, type VectorStore } from './vector-store.js'
@@ -10,6 +11,7 @@ export type VectorRequest =
   | { missing: { after: number, examine: number } }
   | { put: Array<{ hash: string, vector: Float32Array }> }
   | { search: { vector: Float32Array, k: number, scope?: string } }
+  | { close: true }
 
 /** Its answer: the vectors held after it, and the request's own result. */
 export interface VectorAnswer {
@@ -28,7 +30,7 @@ export interface VectorAnswer {
  * date after a scan changed chunks: rows of chunks gone dropped, new chunks whose text has a vector added), the
  * chunks without one, new vectors stored and added, exact nearest chunks.
  */
-export function vectorHandler (store: VectorStore): (request: VectorRequest) => VectorAnswer {
+export function vectorHandler (store: VectorStore): (request: Exclude<VectorRequest, { close: true }>) => VectorAnswer {
   let model = ''
   let matrix: VectorMatrix | undefined
   let files = new Map<number, string>()
@@ -91,9 +93,19 @@ export function vectorHandler (store: VectorStore): (request: VectorRequest) => 
  * The vector thread's handler: SQLite reads and writes of vectors and the exhaustive search happen there, never
  * on the event loop that serves requests.
  */
-export function vectorThreadHandler (data: { vectorFile: string }, _notify: unknown, sqlite = loadSqlite()): (request: VectorRequest) => VectorAnswer {
+export function vectorThreadHandler (data: { vectorFile: string }, _notify: unknown, sqlite = loadSqlite()): (request: VectorRequest) => VectorAnswer | Promise<VectorAnswer> {
   if (sqlite === null) return () => { throw new Error('@photostructure/sqlite is not installed') }
-  return vectorHandler(openVectorStore(sqlite, data.vectorFile))
+  const store = openVectorStore(sqlite, data.vectorFile)
+  const handle = vectorHandler(store)
+  return (request) => 'close' in request ? closeStore(store) : handle(request)
+}
+
+/** Closes the store and has SQLite's objects finalized while the thread can run JavaScript (see index-worker's closeAll). */
+async function closeStore (store: VectorStore): Promise<VectorAnswer> {
+  store.close()
+  collectClosedConnections()
+  await new Promise(resolve => setImmediate(resolve))
+  return { vectors: 0 }
 }
 
 serveAs('vector-worker', vectorThreadHandler)

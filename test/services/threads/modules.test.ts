@@ -97,6 +97,8 @@ t.test('vector-worker: the store of vectors when SQLite is installed, a clear re
   const handle = vectorThreadHandler({ vectorFile: file }, undefined, sqlite)
   t.same(handle({ configure: { model: 'm', dims: 2 } }), { vectors: 0 })
   t.same(handle({ search: { vector: Float32Array.from([1, 0]), k: 3 } }), { vectors: 0, near: { hits: [], mean: 0, sd: 0 } })
+  t.same(await handle({ close: true }), { vectors: 0 }, 'close: the store closed before the thread is ended')
+  t.throws(() => handle({ refresh: true }), 'closed: no more reads')
   const missing = vectorThreadHandler({ vectorFile: file }, undefined, null)
   t.throws(() => missing({ refresh: true }), /@photostructure\/sqlite is not installed/)
 })
