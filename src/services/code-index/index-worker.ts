@@ -126,7 +126,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       report()
       const timer = setInterval(report, PROGRESS_MS)
       try {
-        await parseAndWrite(found.changed, { workspace, parsers, write: (entries) => store.write(entries), progress: (n) => { done = n }, pause, skipped: (file, err) => { skipped++; skippedWhy ??= `${file.relative}: ${err instanceof Error ? err.message : String(err)}` } }, signal)
+        await parseAndWrite(found.changed, { workspace, parsers, write: (entries) => store.write(entries), progress: (n) => { done = n }, pause, skipped: (file, err) => { skipped++; skippedWhy ??= `${file.relative}: ${String(err)}` } }, signal)
       } finally {
         clearInterval(timer)
         report()

@@ -210,10 +210,8 @@ t.test('the build: a binary file kept empty; a write failing while another waits
   const workspace = await createWorkspace({ root, log })
   const file = (relative: string): { relative: string, fsPath: string } => ({ relative, fsPath: path.join(root, relative) })
   const written: FileEntry[] = []
-  let parsed = 0
   const heavy: Pick<SymbolParser, 'definitions'> = {
     definitions: async () => {
-      parsed++
       return { definitions: Array.from({ length: 15_000 }, (_, i) => ({ kind: 'function', name: `d${i}`, start: 0, nameRow: 0, end: 0, endColumn: 1, from: 0, to: 1 })), hasErrors: false }
     }
   }
@@ -223,13 +221,25 @@ t.test('the build: a binary file kept empty; a write failing while another waits
 
   // The first write fails slowly while the second lane's batch waits behind it: that one is never written.
   let writes = 0
+  let read = 0
+  // A file is done with once its handle is closed; the lane then queues its full batch without another wait.
+  const counting = {
+    ...workspace,
+    openFile: async (...args: Parameters<typeof workspace.openFile>) => {
+      const handle = await workspace.openFile(...args)
+      const close = handle.close.bind(handle)
+      handle.close = async () => { await close(); read++ }
+      return handle
+    }
+  }
   const slowFail = async (): Promise<void> => {
     writes++
-    // Fails once the other lane has parsed its file too: its batch then waits behind this write.
-    await waitUntil(() => parsed >= 2, 'the other lane to parse its file')
+    // Fails once the other lane's batch is queued behind this write: its file read and closed, then a turn later.
+    await waitUntil(() => read >= 2, 'the other lane to be done with its file')
+    await new Promise(resolve => setImmediate(resolve))
     throw new Error('EIO')
   }
-  await t.rejects(parseAndWrite(['f0.c', 'f1.c', 'f2.c', 'f3.c'].map(file), { workspace, parsers: [heavy, heavy], write: slowFail }, new AbortController().signal), /EIO/)
+  await t.rejects(parseAndWrite(['f0.c', 'f1.c', 'f2.c', 'f3.c'].map(file), { workspace: counting, parsers: [heavy, heavy], write: slowFail }, new AbortController().signal), /EIO/)
   t.equal(writes, 1, 'no write after the one that failed')
 
   const duringPause = new AbortController()

@@ -117,6 +117,15 @@ function indexer (t: Test, files: Record<string, string>, options: Partial<Index
   return { root, indexFile, notices, handle }
 }
 
+t.test('index-worker: files the parser cannot read are counted with the first reason; close also ends the watch', async (t) => {
+  // Grammars that are not there: every parse fails, as when the parser threads cannot start.
+  const broken = { ...where, grammars: path.join(tempDir(t, 'wmcp-no-grammars-'), 'missing') }
+  const { handle } = indexer(t, { 'a.ts': 'export const a = 1\n', 'b.py': 'b = 1\n' }, { treeSitter: broken, watch: true })
+  const answer = await handle({ scan: true }) as { changed: number, skipped: number, skippedWhy: string }
+  t.match(answer, { changed: 2, skipped: 2, skippedWhy: /^(a\.ts|b\.py): .*PARSE_FAILED|^(a\.ts|b\.py): / })
+  t.same(await handle({ close: true }), {}, 'the writer, the lease and the folder watch let go')
+})
+
 t.test('index-worker: a scan walks, parses and writes what changed, reporting progress; a second finds nothing new', async (t) => {
   const flag = new Int32Array(new SharedArrayBuffer(4))
   // A call a client waits on is running: the first file waits until it ends — here, a moment after the scan's first
