@@ -1,6 +1,6 @@
 import type { DatabaseSyncInstance } from '@photostructure/sqlite'
 import { REFERENCE_KINDS, type ReferenceKind } from '../symbols/index.js'
-import type { PathScope } from './index-schema.js'
+import type { PathScope, SymbolRow } from './index-schema.js'
 import { scopeArgs, scopeSql } from './scope-sql.js'
 
 /** An indexed source file: its row, real path and language. */
@@ -10,16 +10,8 @@ export interface MapFile {
   language: string
 }
 
-/** A definition of a file, as the outline gave it. */
-export interface MapDefinition {
-  file: number
-  name: string
-  kind: string
-  container: string | null
-  line: number
-  endLine: number
-  signature: string
-}
+/** A definition of a file, as the outline gave it: a symbol row keyed by the file's id rather than its path. */
+export type MapDefinition = Omit<SymbolRow, 'path'> & { file: number }
 
 /** How often one name (by index token) is used one way in one file. */
 export interface MapUse {
