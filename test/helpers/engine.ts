@@ -116,6 +116,33 @@ export async function initializedSession (engine: ReturnType<typeof testEngine>,
 }
 
 /**
+ * `gated_job`, a task-capable tool that works until the test releases it, then answers `result`: `arm()` closes the
+ * gate for the calls that start after it and returns the release.
+ */
+export function gatedTaskTool (result: string) {
+  let gate = Promise.resolve()
+  const arm = (): () => void => {
+    let release!: () => void
+    gate = new Promise<void>(resolve => { release = resolve })
+    return release
+  }
+  const tool = defineTool({
+    name: 'gated_job',
+    title: 'Gated Job',
+    category: 'guide',
+    description: 'Works until the test releases it; runs as a task.',
+    annotations: {},
+    input: Type.Object({}),
+    task: { support: 'optional' },
+    async run () {
+      await gate
+      return textResult(result)
+    }
+  })
+  return { tool, arm }
+}
+
+/**
  * `parked`: reports progress, then waits until its signal aborts or `released` settles; `seen` records which came
  * first. Held by the test, not by a timer: a loaded machine cannot let it finish before a hang-up is processed.
  */

@@ -1,14 +1,12 @@
 import t, { type Test } from 'tap'
 import pino from 'pino'
-import { Type } from '@sinclair/typebox'
 import { createRedisStores } from '../../plugins/redis-stores.js'
-import { defineTool, textResult } from '../../src/tools/define-tool.js'
 import { MemoryTaskStore, type TaskOwner, type TaskStore } from '../../src/mcp/task-store.js'
 import { TASKS_EXTENSION } from '../../src/mcp/tasks.js'
 import { createDegradations } from '../../src/services/degradations.js'
 import { systemClock } from '../../src/services/clock.js'
 import { taskTools } from '../fixtures/conformance/conformance-tasks.js'
-import { captureLogger, initializedSession, testEngine, testTools } from '../helpers/engine.js'
+import { captureLogger, gatedTaskTool, initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { findRedis, redisServer } from '../helpers/redis.js'
 import { waitUntil } from '../helpers/wait.js'
 
@@ -51,22 +49,8 @@ function failingStore (store: TaskStore, failing: Map<Operation, number>): TaskS
 
 /** A task that works until `release()`, then answers. */
 function gatedTool () {
-  let release!: () => void
-  const gate = new Promise<void>(resolve => { release = resolve })
-  const tool = defineTool({
-    name: 'gated_job',
-    title: 'Gated Job',
-    category: 'guide',
-    description: 'Works until the test releases it; runs as a task.',
-    annotations: {},
-    input: Type.Object({}),
-    task: { support: 'optional' },
-    async run () {
-      await gate
-      return textResult('the gated work is done')
-    }
-  })
-  return { tool, release }
+  const { tool, arm } = gatedTaskTool('the gated work is done')
+  return { tool, release: arm() }
 }
 
 /** A replica over `store` (shared with others, or its own), its log, its degradation register and the failures to inject. */

@@ -1,11 +1,9 @@
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import pino from 'pino'
-import { Type } from '@sinclair/typebox'
 import { createRedisStores } from '../../plugins/redis-stores.js'
-import { defineTool, textResult } from '../../src/tools/define-tool.js'
 import { MemoryTaskStore, type TaskOwner, type TaskStore } from '../../src/mcp/task-store.js'
-import { initializedSession, testEngine } from '../helpers/engine.js'
+import { gatedTaskTool, initializedSession, testEngine } from '../helpers/engine.js'
 import { runs } from '../helpers/property.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
 
@@ -18,29 +16,7 @@ type Message = Record<string, any>
 const OWNER: TaskOwner = { principal: 'token:alice', session: 'session-1' }
 const RESULT = 'the long work is done'
 
-/** A task that works until the release `arm()` returned is called, then answers RESULT. */
-function gatedTool () {
-  let gate = Promise.resolve()
-  const arm = (): () => void => {
-    let release!: () => void
-    gate = new Promise<void>(resolve => { release = resolve })
-    return release
-  }
-  const tool = defineTool({
-    name: 'gated_job',
-    title: 'Gated Job',
-    category: 'guide',
-    description: 'Works until the test releases it; runs as a task.',
-    annotations: {},
-    input: Type.Object({}),
-    task: { support: 'optional' },
-    async run () {
-      await gate
-      return textResult(RESULT)
-    }
-  })
-  return { tool, arm }
-}
+const gatedTool = (): ReturnType<typeof gatedTaskTool> => gatedTaskTool(RESULT)
 
 /** `store` with each answer delivered when fast-check's scheduler says (the store's own work is done at the call). */
 function scheduled (store: TaskStore, s: fc.Scheduler): TaskStore {
