@@ -1,4 +1,4 @@
-import type { Skipped, WalkEntry, WalkResult } from './walk.js'
+import { admitEntry, mergeSkipped, type Skipped, type WalkEntry, type WalkResult } from './walk.js'
 
 /**
  * One folder as a walk thread read it: its children as the walk shows them and what it left out, with the folders
@@ -60,20 +60,10 @@ export function emitFrames (top: Frame, units: Record<number, FolderFrame>, opts
       return
     }
     const { children, skipped, sub } = frame
-    result.skippedHidden += skipped.skippedHidden
-    result.skippedIgnored += skipped.skippedIgnored
-    result.skippedIgnoredDirs += skipped.skippedIgnoredDirs
-    result.firstIgnoredFile ??= skipped.firstIgnoredFile
-    result.firstIgnoredDir ??= skipped.firstIgnoredDir
+    mergeSkipped(result, skipped)
     for (let i = 0; i < children.length; i++) {
       const child = children[i]
-      if (taken >= opts.maxEntries) {
-        if (!result.truncated) result.notes.push(`stopped after ${opts.maxEntries} entries; narrow path or patterns for the rest`)
-        result.truncated = true
-        return
-      }
-      taken++
-      if (opts.showDirs !== false || child.kind !== 'dir') result.entries.push(child)
+      if (!admitEntry(result, child, taken++, opts)) return
       const below = sub[i]
       if (below !== undefined) visit(below, child.relative, child)
       if (result.truncated) return

@@ -98,6 +98,29 @@ const READ_AHEAD = 8
 /** What one folder adds to a walk's counts and examples: merged when the walk reaches it, so they come in pre-order. */
 export type Skipped = Pick<WalkResult, 'skippedHidden' | 'skippedIgnored' | 'skippedIgnoredDirs' | 'firstIgnoredFile' | 'firstIgnoredDir'>
 
+/** Adds what one folder left out to the walk's counts, keeping the first examples. */
+export function mergeSkipped (result: WalkResult, skipped: Skipped): void {
+  result.skippedHidden += skipped.skippedHidden
+  result.skippedIgnored += skipped.skippedIgnored
+  result.skippedIgnoredDirs += skipped.skippedIgnoredDirs
+  result.firstIgnoredFile ??= skipped.firstIgnoredFile
+  result.firstIgnoredDir ??= skipped.firstIgnoredDir
+}
+
+/**
+ * Takes `child` as the walk's entry number `taken` (listed unless folders are hidden), or, at `maxEntries`, ends the
+ * walk with its note: false.
+ */
+export function admitEntry (result: WalkResult, child: WalkEntry, taken: number, opts: { maxEntries: number, showDirs?: boolean }): boolean {
+  if (taken >= opts.maxEntries) {
+    if (!result.truncated) result.notes.push(`stopped after ${opts.maxEntries} entries; narrow path or patterns for the rest`)
+    result.truncated = true
+    return false
+  }
+  if (opts.showDirs !== false || child.kind !== 'dir') result.entries.push(child)
+  return true
+}
+
 /** A folder's children as the walk will show them (and what it left out), or why it could not be listed. */
 type Prepared = { children: WalkEntry[], skipped: Skipped } | { error: unknown }
 
@@ -172,11 +195,7 @@ export async function walkTree (ws: WorkspaceService, options: WalkOptions): Pro
       return
     }
     const { children, skipped } = listing
-    result.skippedHidden += skipped.skippedHidden
-    result.skippedIgnored += skipped.skippedIgnored
-    result.skippedIgnoredDirs += skipped.skippedIgnoredDirs
-    result.firstIgnoredFile ??= skipped.firstIgnoredFile
-    result.firstIgnoredDir ??= skipped.firstIgnoredDir
+    mergeSkipped(result, skipped)
     const expand = (child: WalkEntry): boolean => child.kind === 'dir' && child.ignored !== true && depth < opts.maxDepth
     // The next folders to expand, each being read while the walk is in the ones before it.
     const ahead = new Map<WalkEntry, Promise<Prepared>>()
@@ -193,13 +212,7 @@ export async function walkTree (ws: WorkspaceService, options: WalkOptions): Pro
       }
     }
     for (const child of children) {
-      if (taken >= opts.maxEntries) {
-        if (!result.truncated) result.notes.push(`stopped after ${opts.maxEntries} entries; narrow path or patterns for the rest`)
-        result.truncated = true
-        return
-      }
-      taken++
-      if (opts.showDirs !== false || child.kind !== 'dir') result.entries.push(child)
+      if (!admitEntry(result, child, taken++, opts)) return
       readAhead()
       if (expand(child)) {
         const reading = ahead.get(child) as Promise<Prepared>
