@@ -6,7 +6,8 @@ import { displayName, displayText } from './path-names.js'
 import { emitFrames, type FolderFrame, type Frame, type UnitFolder, type WalkUnit } from './walk-frames.js'
 import { withFilters } from './walk-filter.js'
 import { asBuffer } from './walk-thread.js'
-import { errText, type Skipped, type WalkEntry, type WalkOptions, type WalkResult } from './walk.js'
+import { errText } from './fs-errors.js'
+import type { Skipped, WalkEntry, WalkOptions, WalkResult } from './walk.js'
 import type { LinkTarget } from './types.js'
 
 /** What the walk needs from the workspace it runs for. */

@@ -1,4 +1,5 @@
 import type { DirEntry, LinkTarget, WorkspaceService } from './workspace.js'
+import { errText } from './fs-errors.js'
 import { withFilters, type GlobFilter, type WalkSort } from './walk-filter.js'
 import type { WalkPart, WalkPieces } from './walk-frames.js'
 
@@ -78,15 +79,6 @@ export interface WalkResult {
   firstIgnoredDir?: IgnoredExample
   /** What a part of a split walk read (see WalkOptions.part); its entries come only once the parts are put together. */
   pieces?: WalkPieces
-}
-
-/** Why a folder could not be listed, from its fs error's code. */
-export const errText = (err: unknown): string => {
-  const code = (err as NodeJS.ErrnoException)?.code
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied'
-  if (code === 'ENOENT') return 'removed while listing'
-  if (code === 'ESCAPED') return 'replaced by a link out of the workspace while listing; not followed'
-  return `not readable (${code ?? 'error'})`
 }
 
 /** A folder's metadata when the caller did not ask for it. */

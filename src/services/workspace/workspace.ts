@@ -2,6 +2,7 @@ import { lstat, realpath, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { toolError, type ToolError } from '../../errors.js'
+import { errCode, fsError, fsErrorFor } from './fs-errors.js'
 import { isOutside, walkBeneath, type Walked } from './beneath.js'
 import { DESCRIBE_FLAGS, entryFacts } from './entry-facts.js'
 import { pinnedCursor, type PinnedCursor } from './pinned-cursor.js'
@@ -30,7 +31,6 @@ const RULE_FILE_BYTES = 1024 * 1024
 /** Reads of files above this size take a slot of the limiter's `read` pool. */
 const LARGE_READ_BYTES = 1024 * 1024
 
-const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException)?.code
 /** What opening an entry just looked at answers when it has changed since into a link, a socket or a device. */
 const CHANGED_SINCE = new Set(['ELOOP', 'ENXIO', 'ENODEV', 'EOPNOTSUPP'])
 
@@ -67,28 +67,6 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
     if (isOutside(rel)) return undefined
     return shownOf(rel === '' ? '.' : displayName(Buffer.from(rel, 'latin1')))
   }
-
-  function fsError (err: unknown, shown: string, field = 'path'): ToolError {
-    switch (errCode(err)) {
-      case 'EACCES':
-      case 'EPERM':
-        return toolError('PERMISSION_DENIED', `"${shown}" is not readable by the server`, { step: 'describe-path', path: shown, field })
-      case 'ENOENT':
-        return toolError('PATH_NOT_FOUND', `"${shown}" does not exist (it may have just been removed)`, { step: 'list-now' })
-      case 'ELOOP':
-        return toolError('INVALID_PATH', `"${shown}" is a symbolic link loop; it cannot be resolved`, 'name the link\'s target instead')
-      case 'ENAMETOOLONG':
-        return toolError('INVALID_PATH', `"${shown.slice(0, 80)}…" is too long`, 'use a shorter path')
-      case 'ENOTDIR':
-        return toolError('NOT_A_DIRECTORY', `a parent of "${shown}" is a file, not a directory`, { step: 'list-layout' })
-      case 'EINVAL':
-        // readlink on what lstat had just seen as a link: the path changed under us.
-        return toolError('INVALID_PATH', `"${shown}" changed while it was being resolved`, 'call again')
-      default:
-        throw err
-    }
-  }
-  const fsErrorFor = (code: string, shown: string, field: string): ToolError => fsError(Object.assign(new Error(code), { code }), shown, field)
 
   /** Parse → lexical containment. Returns the components below the root and the safe text to echo. */
   function lexicalOf (input: unknown, field: string): { components: string[], shown: string } {
