@@ -51,6 +51,12 @@ export function collectClosedConnections (): void {
   collect()
 }
 
+/** collectClosedConnections, then the turn in which the finalizers it queued run. */
+export async function finalizeClosedConnections (): Promise<void> {
+  collectClosedConnections()
+  await new Promise(resolve => setImmediate(resolve))
+}
+
 /**
  * Opens the index at `file` read-only, or returns undefined when it is not there or not (yet) an index of this
  * schema. `immutable`: the file is never written while open (a published shared index, replaced only by

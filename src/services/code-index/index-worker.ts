@@ -4,7 +4,7 @@ import { parseAndWrite } from './index-build.js'
 import { acquireLease, type IndexLease, type LeaseHolder } from './index-lease.js'
 import { loadSqlite } from './index-schema.js'
 import { openIndexWriter, type IndexWriter } from './index-writer.js'
-import { collectClosedConnections } from './index-reader.js'
+import { finalizeClosedConnections } from './index-reader.js'
 import { storeProblemOf } from './store-errors.js'
 import { createFolderWatch, type FolderWatchOptions } from './folder-watch.js'
 import { laneThread, scanTree, scanWorkspace } from './index-scan.js'
@@ -149,9 +149,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
     watch?.close()
     writer?.close()
     writer = undefined
-    collectClosedConnections()
-    // The finalizers run a tick after the collection.
-    await new Promise(resolve => setImmediate(resolve))
+    await finalizeClosedConnections()
     return {}
   }
   let queue: Promise<unknown> = Promise.resolve()

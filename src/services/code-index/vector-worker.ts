@@ -1,5 +1,5 @@
 import { serveAs } from '../threads/index.js'
-import { collectClosedConnections } from './index-reader.js'
+import { finalizeClosedConnections } from './index-reader.js'
 import { loadSqlite } from './index-schema.js'
 import { createVectorMatrix, type NearestSet, type VectorMatrix } from './vector-matrix.js'
 import { openVectorStore, type MissingChunk, type VectorStore } from './vector-store.js'
@@ -103,8 +103,7 @@ export function vectorThreadHandler (data: { vectorFile: string }, _notify: unkn
 /** Closes the store and has SQLite's objects finalized while the thread can run JavaScript (see index-worker's closeAll). */
 async function closeStore (store: VectorStore): Promise<VectorAnswer> {
   store.close()
-  collectClosedConnections()
-  await new Promise(resolve => setImmediate(resolve))
+  await finalizeClosedConnections()
   return { vectors: 0 }
 }
 
