@@ -4,6 +4,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { classifyRgError, cleanMessage, runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
 
@@ -73,6 +74,51 @@ t.test('without a sink an over-long record is dropped and the records after it s
 
   t.same(records, ['a', 'b', 'c'])
   t.same({ end: run.end, code: run.code, truncated: run.truncated }, { end: 'exit', code: 0, truncated: false })
+})
+
+// A pipe read never carries more than 64 KiB, so a record of 300 KiB reaches runRg in several reads however the
+// machine schedules the writer: the cases below do not depend on timing.
+const SPAN = 300 * 1024
+
+t.test('a record spanning several pipe reads arrives whole and once', async (t) => {
+  const { run, records } = await fake([`a\n${'w'.repeat(SPAN)}\nb\n`])
+
+  t.same(records.map(record => record.length), [1, SPAN, 1])
+  t.equal(records[1], 'w'.repeat(SPAN))
+  t.same({ end: run.end, truncated: run.truncated, bytes: run.bytes }, { end: 'exit', truncated: false, bytes: SPAN + 5 })
+})
+
+t.test('without a sink a record spanning several pipe reads is dropped whole; the next one still arrives', async (t) => {
+  const { run, records } = await fake([`a\n${'v'.repeat(SPAN)}\nb\n`], { maxRecordBytes: 1024 })
+
+  t.same(records, ['a', 'b'])
+  t.same({ end: run.end, truncated: run.truncated }, { end: 'exit', truncated: false })
+})
+
+t.test('a record whose separator opens the next pipe read is emitted once, with nothing empty after it', async (t) => {
+  // The writer holds the second chunk until runRg has handled the first (its record 'a' arrived), so the boundary
+  // falls exactly before the separator on any machine.
+  const first = path.join(chunkDir, String(chunkFiles++))
+  const second = path.join(chunkDir, String(chunkFiles++))
+  fs.writeFileSync(first, 'a\nbbb')
+  fs.writeFileSync(second, '\nc\n')
+  const input = new PassThrough()
+  const records: string[] = []
+  const run = await runRg({
+    rgPath: '/bin/sh',
+    args: ['-c', `cat '${first}'; read go; cat '${second}'`],
+    cwd: process.cwd(),
+    deadline: Date.now() + 20000,
+    separator: NL,
+    input,
+    onRecord: (record) => {
+      records.push(record.toString())
+      if (records.length === 1) input.write('go\n')
+    }
+  })
+
+  t.same(records, ['a', 'bbb', 'c'])
+  t.same({ end: run.end, truncated: run.truncated, bytes: run.bytes }, { end: 'exit', truncated: false, bytes: 8 })
 })
 
 t.test('a ripgrep that cannot be started is an error run (code 2) naming why, not a crash', async (t) => {
