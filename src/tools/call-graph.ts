@@ -1,6 +1,6 @@
 import type { CodeIndex, OutlineRow, PathScope } from '../services/code-index/index.js'
 import { compareText } from './paging.js'
-import { attribute, type Via } from './reference-attribution.js'
+import { attribute, attributor, type Via } from './reference-attribution.js'
 import { containerOf } from './reference-page.js'
 import type { Definition, ReferenceSource, Site } from './reference-source.js'
 
@@ -104,9 +104,10 @@ export function buildCallGraph (index: CodeIndex, source: ReferenceSource, root:
     const files = source.files(target.definition.name, options.scope).filter(f => (f.counts.call ?? 0) > 0).sort((a, b) => compareText(a.shown, b.shown))
     const imports = all.length > 1 ? source.imports(files.map(f => f.id)) : new Map<number, string[]>()
     const kept: Array<{ file: typeof files[number], via: Via, ambiguous: boolean }> = []
+    const tieCaller = attributor(all)
     for (const file of files) {
       // Every file that calls the name has its row of imports (empty when it has none).
-      const tie = all.length > 1 ? attribute(file.path, imports.get(file.id) as string[], all) : { meant: all.length === 1 ? [0] : [-1], via: 'name' as Via }
+      const tie = all.length > 1 ? tieCaller(file.path, imports.get(file.id) as string[]) : { meant: all.length === 1 ? [0] : [-1], via: 'name' as Via }
       if (!tie.meant.includes(meant)) continue
       kept.push({ file, via: tie.via, ambiguous: tie.meant.length > 1 })
     }

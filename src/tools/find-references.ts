@@ -8,9 +8,9 @@ import { indexNotes, INDEX_TASK } from './code-index-common.js'
 import { defineTool, Inject, type ToolContext, type ToolResult } from './define-tool.js'
 import { counted, shownInput } from './format.js'
 import { compareText, pageOfCount, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
-import { attribute } from './reference-attribution.js'
+import { attributor } from './reference-attribution.js'
 import { fallbackSource } from './reference-fallback.js'
-import { containerName, referencePage, renderReferences, type CountedFile } from './reference-page.js'
+import { containerName, pageFiles, referencePage, renderReferences, type CountedFile } from './reference-page.js'
 import { indexSource, type Definition, type ReferenceSource } from './reference-source.js'
 
 /** structuredContent of find_references: the references on this page. */
@@ -68,25 +68,39 @@ function definitionNotes (all: readonly Definition[], meant: readonly Definition
   return [`${all.length} definitions; kept: ${list(meant)}.`, how]
 }
 
-/** The files using the name that count for this call, each with its tie to the definitions, sorted as shown. */
+/**
+ * The files using the name that count for this call, sorted as shown. With several definitions and one meant, each
+ * file is tied (to keep only the files meaning it); without one meant every file counts, and only the files a page
+ * shows are tied (`tiePage`): a name used in 15,000 files does not resolve 15,000 files' includes for 50 lines.
+ */
 function countedFiles (source: ReferenceSource, name: string, scope: PathScope, kind: ReferenceKind | undefined, all: readonly Definition[], meant: readonly Definition[] | undefined): CountedFile[] {
   const files: CountedFile[] = []
   const found = source.files(name, scope)
-  const imports = all.length > 1 ? source.imports(found.map(f => f.id)) : new Map<number, string[]>()
+  const tying = all.length > 1 && meant !== undefined
+  const imports = tying ? source.imports(found.map(f => f.id)) : new Map<number, string[]>()
+  const tie = attributor(all)
   for (const file of found) {
     const count = kind === undefined ? Object.values(file.counts).reduce((sum, n) => sum + n, 0) : file.counts[kind] ?? 0
     if (count === 0) continue
-    if (all.length < 2) {
+    if (!tying) {
       files.push({ ...file, count })
       continue
     }
     // Every file that uses a name has its row of imports (empty when it has none).
-    const tie = attribute(file.path, imports.get(file.id) as string[], all)
+    const { meant: ties, via } = tie(file.path, imports.get(file.id) as string[])
     // A file tied to other definitions only is left out; one tied by name alone is kept, marked so.
-    if (meant !== undefined && tie.via !== 'name' && !tie.meant.some(i => meant.includes(all[i]))) continue
-    files.push({ ...file, count, via: tie.via })
+    if (via !== 'name' && !ties.some(i => meant.includes(all[i]))) continue
+    files.push({ ...file, count, via })
   }
   return files.sort((a, b) => compareText(a.shown, b.shown))
+}
+
+/** The page's files, tied to the definitions when the name has several and countedFiles left that to the page. */
+function tiePage (source: ReferenceSource, page: readonly CountedFile[], all: readonly Definition[]): CountedFile[] {
+  if (all.length < 2 || page.every(file => file.via !== undefined)) return [...page]
+  const imports = source.imports(page.map(f => f.id))
+  const tie = attributor(all)
+  return page.map(file => ({ ...file, via: tie(file.path, imports.get(file.id) as string[]).via }))
 }
 
 async function sourceOf (args: { codeIndex?: Parameters<typeof indexSource>[0], workspace: WorkspaceService, search: Parameters<typeof fallbackSource>[2]['search'], symbols: Parameters<typeof fallbackSource>[2]['symbols'] }, name: string, scopeShown: string | undefined, ctx: ToolContext): Promise<{ source: ReferenceSource, notes: string[], lowerBound: boolean }> {
@@ -131,7 +145,8 @@ export const findReferences = defineTool({
     const total = files.reduce((sum, f) => sum + f.count, 0)
     // The pagination counts references, not files; only the files this page touches are read.
     const page = pageOfCount(total, offset, pageSize, lowerBound)
-    const references = await referencePage(source, name, files, kind, page.offset, page.page_size, workspace, ctx.signal)
+    const touched = pageFiles(files, page.offset, page.page_size)
+    const references = await referencePage(source, name, tiePage(source, touched.map(t => t.file), all).map((file, i) => ({ file, skip: touched[i].skip })), kind, page.page_size, workspace, ctx.signal)
     const perFile = new Map(files.map(f => [f.shown, f.count]))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, FindReferencesInput)
     const what = `${kind === undefined ? '' : `${kind} `}references to "${input}"${path === undefined ? '' : ` in ${path}`}`

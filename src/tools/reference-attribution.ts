@@ -73,20 +73,46 @@ export function importReaches (spec: string, from: string, definition: string): 
 /** Languages whose definitions a file sees without an import when they are in its folder (a Go or Java package). */
 const PACKAGE_FOLDERS = new Set(['.go', '.java'])
 
+/** Ties files' references to a name's definitions: `attribute`, with what every file shares computed once. */
+export type Attributor = (file: string, imports: readonly string[]) => Attribution
+
 /**
- * Which of a name's definitions the references in `file` mean: those in the file itself; else, for Go and Java,
+ * Which of a name's definitions the references in a file mean: those in the file itself; else, for Go and Java,
  * those in its folder (its package); else those in files it includes or imports directly; else every one (the
- * name alone matched: `via: 'name'`).
+ * name alone matched: `via: 'name'`). An import reaches the same definitions from every file of one folder and
+ * language, so each (language, folder, specifier) is resolved once per attributor — thousands of files including
+ * `linux/slab.h` cost one resolution per folder, not one per file and definition.
  */
-export function attribute (file: string, imports: readonly string[], definitions: readonly Defined[]): Attribution {
+export function attributor (definitions: readonly Defined[]): Attributor {
   const all = definitions.map((_, i) => i)
-  const where = (test: (d: Defined) => boolean): number[] => all.filter(i => test(definitions[i]))
-  const same = where(d => d.path === file)
-  if (same.length > 0) return { meant: same, via: 'same-file' }
-  const folder = path.posix.dirname(file)
-  const ext = extensionOf(file)
-  const packaged = PACKAGE_FOLDERS.has(ext) ? where(d => path.posix.dirname(d.path) === folder && extensionOf(d.path) === ext) : []
-  const imported = packaged.length > 0 ? packaged : where(d => imports.some(spec => importReaches(spec, file, d.path)))
-  if (imported.length > 0) return { meant: imported, via: 'import' }
-  return { meant: all, via: 'name' }
+  const byPath = new Map<string, number[]>()
+  for (const i of all) byPath.set(definitions[i].path, [...(byPath.get(definitions[i].path) ?? []), i])
+  const reached = new Map<string, number[]>()
+  return (file, imports) => {
+    const same = byPath.get(file)
+    if (same !== undefined) return { meant: same, via: 'same-file' }
+    const folder = path.posix.dirname(file)
+    const ext = extensionOf(file)
+    if (PACKAGE_FOLDERS.has(ext)) {
+      const packaged = all.filter(i => path.posix.dirname(definitions[i].path) === folder && extensionOf(definitions[i].path) === ext)
+      if (packaged.length > 0) return { meant: packaged, via: 'import' }
+    }
+    const imported = new Set<number>()
+    for (const spec of imports) {
+      const key = `${ext}\0${folder}\0${spec}`
+      let hits = reached.get(key)
+      if (hits === undefined) {
+        hits = all.filter(i => importReaches(spec, file, definitions[i].path))
+        reached.set(key, hits)
+      }
+      for (const i of hits) imported.add(i)
+    }
+    if (imported.size > 0) return { meant: [...imported].sort((a, b) => a - b), via: 'import' }
+    return { meant: all, via: 'name' }
+  }
+}
+
+/** `attributor(definitions)` for one file. */
+export function attribute (file: string, imports: readonly string[], definitions: readonly Defined[]): Attribution {
+  return attributor(definitions)(file, imports)
 }

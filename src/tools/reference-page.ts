@@ -46,26 +46,35 @@ export function containerOf (outline: readonly OutlineRow[], line: number): Outl
 /** A container as a reference names it: `Owner.name` for a member. */
 export const containerName = (row: OutlineRow): string => row.container === null ? row.name : `${row.container}.${row.name}`
 
-/**
- * The references at positions offset..offset+pageSize of the files (sorted as shown), with their containers and
- * lines read now through the root jail. Only the files the page touches are read.
- */
-export async function referencePage (source: ReferenceSource, name: string, files: readonly CountedFile[], kind: ReferenceKind | undefined, offset: number, pageSize: number, workspace: WorkspaceService, signal: AbortSignal): Promise<PageReference[]> {
-  const touched: Array<{ file: CountedFile, skip: number }> = []
+/** A file a page touches, and how many of its uses come before the page. */
+export interface PageFile {
+  file: CountedFile
+  skip: number
+}
+
+/** The files (sorted as shown) holding the references at positions offset..offset+pageSize. */
+export function pageFiles (files: readonly CountedFile[], offset: number, pageSize: number): PageFile[] {
+  const touched: PageFile[] = []
   let before = 0
   for (const file of files) {
     if (before + file.count > offset && before < offset + pageSize) touched.push({ file, skip: Math.max(0, offset - before) })
     before += file.count
   }
+  return touched
+}
+
+/** The references of a page's files, with their containers and lines read now through the root jail. */
+export async function referencePage (source: ReferenceSource, name: string, touched: readonly PageFile[], kind: ReferenceKind | undefined, pageSize: number, workspace: WorkspaceService, signal: AbortSignal): Promise<PageReference[]> {
   const ids = touched.map(t => t.file.id)
   const sites = source.sites(name, ids)
   const outlines = source.outlines(ids)
+  // A page touches at most pageSize files: they are read at once (each read waits on the disk, not the CPU).
+  const texts = await Promise.all(touched.map(async ({ file }) => await indexedText(workspace, file.path, signal)))
   const out: PageReference[] = []
-  for (const { file, skip } of touched) {
+  for (const [i, { file, skip }] of touched.entries()) {
     // The page touches files with uses counted: each has its sites.
     const uses = (sites.get(file.id) as Site[]).filter(site => kind === undefined || site.kind === kind).slice(skip, skip + pageSize - out.length)
-    const text = await indexedText(workspace, file.path, signal)
-    const lines = text?.split('\n')
+    const lines = texts[i]?.split('\n')
     const outline = outlines.get(file.id) ?? []
     for (const use of uses) {
       const line = lines?.[use.line - 1]

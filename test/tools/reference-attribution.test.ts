@@ -1,5 +1,8 @@
+import { isDeepStrictEqual } from 'node:util'
 import t from 'tap'
-import { attribute, importReaches } from '../../src/tools/reference-attribution.js'
+import fc from 'fast-check'
+import { runs } from '../helpers/property.js'
+import { attribute, attributor, importReaches } from '../../src/tools/reference-attribution.js'
 
 t.test('an include or import reaches the file it names, by the importing file\'s language', async (t) => {
   // C and C++: a sibling first, then the end of any path (include folders are not known).
@@ -43,4 +46,18 @@ t.test('a file\'s references mean the definition in it, else in its package fold
   const go = [{ path: '/r/store/db.go' }, { path: '/r/cache/db.go' }]
   t.same(attribute('/r/store/open.go', [], go), { meant: [0], via: 'import' }, 'Go: its own package')
   t.same(attribute('/r/cmd/main.go', ['example.com/x/cache'], go), { meant: [1], via: 'import' })
+})
+
+t.test('one attributor over many files answers each as attribute alone would: what it keeps per folder changes nothing', async (t) => {
+  // Files and definitions drawn from a few folders, names and languages, so that folders, specifiers and
+  // definitions repeat: the cases the attributor's per-(language, folder, specifier) memory is there for.
+  const folder = fc.constantFrom('/r', '/r/mm', '/r/include/linux', '/r/app', '/r/app/sub', '/r/store')
+  const stem = fc.constantFrom('slab', 'one', 'two', 'store', '__init__', 'index', 'mod')
+  const ext = fc.constantFrom('.c', '.h', '.ts', '.js', '.py', '.go', '.rs', '.java')
+  const file = fc.tuple(folder, stem, ext).map(([f, s, e]) => `${f}/${s}${e}`)
+  const spec = fc.constantFrom('linux/slab.h', 'slab.h', './two.js', '../one.js', '.store', 'app.store', 'example.com/x/store', 'crate::store::Store', 'app.store.*', '../mm/slab.h', '')
+  t.doesNotThrow(() => fc.assert(fc.property(fc.array(fc.record({ path: file }), { minLength: 2, maxLength: 4 }), fc.array(fc.tuple(file, fc.array(spec, { maxLength: 4 })), { minLength: 1, maxLength: 30 }), (defs, files) => {
+    const tie = attributor(defs)
+    return files.every(([path, imports]) => isDeepStrictEqual(tie(path, imports), attribute(path, imports, defs)))
+  }), runs(300)))
 })
