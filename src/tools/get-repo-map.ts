@@ -105,10 +105,8 @@ export const getRepoMap = defineTool({
       const seen = new Set([...paths].filter(([, real]) => shownPath(workspace, real) !== undefined).map(([id]) => id))
       const visible = uses.filter(u => seen.has(u.file))
       const definers = codeIndex.map.definers([...tokens.keys()])
-      // A file missing here (an index swapped between the queries) gives the folder its whole vote.
-      const totals = codeIndex.map.totals([...seen])
       // Files by their rank, each with its best definitions: the map leads with the files the code uses most.
-      ranked = rankRepository(definitions, visible, name => tokens.get(name) as string, name => definers.get(name) as number, file => totals.get(file) ?? 0)
+      ranked = rankRepository(definitions, visible, name => tokens.get(name) as string, name => definers.get(name) as number)
         .filter(file => file.score > 0)
         .flatMap(file => file.definitions.filter(d => d.score > 0).slice(0, PER_FILE).map(d => ({ ...d, shown: (byId.get(file.id) as Shown).shown })))
     }
@@ -117,7 +115,7 @@ export const getRepoMap = defineTool({
       const groups = new Map<string, RankedDefinition[]>()
       for (const d of ranked.slice(0, n)) groups.set(d.shown, [...(groups.get(d.shown) ?? []), d])
       const lines = [heading, ...notes, '## Layout', ...layout(folders)]
-      if (ranked.length > 0) lines.push('## Files and definitions the rest of the code uses most, best first (a reference graph ranked as aider\'s repository map ranks it)')
+      if (ranked.length > 0) lines.push('## Files and definitions the rest of the code uses most, best first (files by how many of their definitions other files use, and how widely)')
       for (const [file, defs] of groups) {
         lines.push(`${file}:`, ...defs.map(d => `  ${d.line} ${d.kind} ${d.container === null ? '' : `${d.container}.`}${d.name} (used in ${counted(d.users, 'other file')}) — ${cutLine(d.signature, 160)}`))
       }

@@ -175,7 +175,7 @@ function fakeIndex (status: Partial<CodeIndexStatus>): CodeIndex {
     searchChunks: () => [],
     chunksById: () => [],
     references: { counts: () => [], sites: () => [], calls: () => [], imports: () => new Map(), outlines: () => new Map(), fileIds: () => new Map() },
-    map: { files: () => [], definitions: () => [], uses: () => [], definers: () => new Map(), paths: () => new Map(), totals: () => new Map() },
+    map: { files: () => [], definitions: () => [], uses: () => [], definers: () => new Map(), paths: () => new Map() },
     onScanned: () => {},
     file: () => undefined,
     close: async () => {}

@@ -12,6 +12,7 @@ import { compileArguments } from '../../src/mcp/validate.js'
 import type { ToolResult } from '../../src/tools/define-tool.js'
 import { getRepoMap, GetRepoMapOutput, MAX_RANKED_FILES } from '../../src/tools/get-repo-map.js'
 import { rankRepository } from '../../src/tools/repo-rank.js'
+import type { MapUse } from '../../src/services/code-index/index.js'
 import { tempDir, textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })
@@ -64,7 +65,7 @@ t.test('the map: layout and languages, then the files the rest of the code uses 
   t.ok(Value.Check(GetRepoMapOutput, data(whole)))
   t.equal(data(whole).source_files, 16)
   t.same(data(whole).languages, [{ language: 'TypeScript', files: 13 }, { language: 'C', files: 3 }])
-  t.same(data(whole).files.map((file: { path: string }) => file.path), ['src/core.ts', 'src/mid.ts', 'lib/c/slab.h', 'src/leaf.ts'], 'most used first; a name each file defines for itself is no one\'s use')
+  t.same(data(whole).files.map((file: { path: string }) => file.path), ['src/core.ts', 'src/mid.ts', 'src/leaf.ts', 'lib/c/slab.h'], 'most used first (slab.h\'s cache has one user, as rarelyUsed has, and two definitions); a name each file defines for itself is no one\'s use')
   t.same(data(whole).files[0].definitions, [
     { name: 'createServer', kind: 'function', line: 1, signature: 'export function createServer (port: number): Server { return new Server(port) }', users: 10 },
     { name: 'listen', kind: 'method', line: 4, signature: 'listen (): void {}', users: 1 }
@@ -81,9 +82,6 @@ t.test('the map: layout and languages, then the files the rest of the code uses 
   const users = await map(f, { path: 'src/users' })
   t.same(data(users).files, [], 'init is used only where it is defined')
   t.same(data(await map(f, { path: 'src/core.ts' })).files.map((file: { path: string }) => file.path), ['src/core.ts'], 'a file alone')
-  // An index swapped between the queries has no totals for a file: the file gives the folder its whole vote.
-  const swapped = await map({ workspace: f.workspace, index: { ...f.index, map: { ...f.index.map, totals: () => new Map() } } })
-  t.same(data(swapped).files.map((file: { path: string }) => file.path).slice(0, 2), ['src/core.ts', 'src/mid.ts'])
   const empty = await map(f, { path: 'docs' })
   t.equal(textOf(empty), '# Map of docs — 0 source files: none indexed\n## Layout')
   t.same(data(empty), { source_files: 0, languages: [], files: [] })
@@ -128,20 +126,31 @@ t.test('a folder of more files than are ranked is shown by its layout, with the 
   await t.rejects(map(f, { path: '../outside' }), { message: /^ERROR PATH_OUTSIDE_ROOT/ })
 })
 
-t.test('the rank: a file\'s vote is shared among all the names it uses; a field use means a member, not a function or macro of that name', async (t) => {
+t.test('the rank: breadth over one heavy name — each name counts log(1 + users ÷ definers); a field use means a member, not a function or macro', async (t) => {
   const def = (file: number, name: string, kind = 'function', container: string | null = null): { file: number, name: string, kind: string, container: string | null, line: number, endLine: number, signature: string } =>
     ({ file, name, kind, container, line: 1, endLine: 1, signature: name })
-  const definitions = [def(1, 'alpha'), def(2, 'beta'), def(5, 'lru', 'macro'), def(6, 'listen', 'method', 'Server')]
-  // File 3 uses alpha once among a hundred uses; file 4 uses beta once and nothing else.
-  const uses = [{ token: 'alpha', file: 3, kind: 'call' as const, count: 1 }, { token: 'beta', file: 4, kind: 'call' as const, count: 1 },
-    { token: 'lru', file: 3, kind: 'field' as const, count: 9 }, { token: 'listen', file: 4, kind: 'field' as const, count: 1 }]
-  const totals = new Map([[3, 100], [4, 2]])
-  const ranked = rankRepository(definitions, uses, name => name, () => 1, file => totals.get(file) as number)
+  const call = (token: string, file: number, count = 1): MapUse => ({ token, file, kind: 'call', count })
+  // File 1 defines one name 1,000 files call; file 2 defines twelve names, each called by 20 files.
+  const names = Array.from({ length: 12 }, (_, i) => `n${i}`)
+  const definitions = [def(1, 'kfree'), ...names.map(n => def(2, n)), def(3, 'shared'), def(4, 'shared'), def(5, 'lru', 'macro'), def(6, 'listen', 'method', 'Server')]
+  const uses = [
+    ...Array.from({ length: 1000 }, (_, i) => call('kfree', 100 + i, 50)),
+    ...names.flatMap(n => Array.from({ length: 20 }, (_, i) => call(n, 2000 + i))),
+    ...Array.from({ length: 30 }, (_, i) => call('shared', 3000 + i)),
+    call('shared', 3, 5),
+    { token: 'lru', file: 7, kind: 'field' as const, count: 9 }, { token: 'listen', file: 7, kind: 'field' as const, count: 1 }
+  ]
+  const ranked = rankRepository(definitions, uses, name => name, name => name === 'shared' ? 3 : 1)
   const score = new Map(ranked.map(file => [file.id, file.score]))
-  t.ok((score.get(2) as number) > 10 * (score.get(1) as number), 'a file whose uses are mostly elsewhere gives the folder a small part of its vote')
+  t.same(ranked.slice(0, 2).map(file => file.id), [2, 1], 'twelve names used by twenty files each lead one name used by a thousand')
+  t.equal(score.get(1), Math.log1p(1000), 'how often each user calls it does not count, how many users do')
+  t.same(ranked.find(file => file.id === 2)?.definitions.map(d => d.users), Array(12).fill(20))
+  t.equal(score.get(3), Math.log1p(30 / 3), 'a name defined three times gives each a third of its users; its definer\'s own uses are none')
   t.equal(score.get(5), 0, 'p->lru is no use of #define lru')
-  t.ok((score.get(6) as number) > 0, 'server.listen is a use of the method listen')
-  const even = rankRepository(definitions, uses, name => name, () => 1, () => 0)
-  const evenScore = new Map(even.map(file => [file.id, file.score]))
-  t.ok((evenScore.get(1) as number) > (evenScore.get(2) as number), 'without totals, each file gives the folder its whole vote: alpha all of file 3\'s, beta half of file 4\'s')
+  t.equal(score.get(6), Math.log1p(1), 'server.listen is a use of the method listen')
+  // An aggregator (an index file importing forty names of one file) gives that file one vote, shared by the forty.
+  const forty = Array.from({ length: 40 }, (_, i) => def(8, `part${i}`))
+  const aggregated = rankRepository([...forty, def(10, 'twice')], [...forty.map(d => call(d.name, 9)), call('twice', 11), call('twice', 12)], name => name, () => 1)
+  t.same(aggregated.map(file => file.id), [10, 8], 'one name two files use leads forty names one file uses')
+  t.ok(Math.abs((aggregated[1].score) - 40 * Math.log1p(1 / 40)) < 1e-9)
 })

@@ -206,8 +206,7 @@ export function followIndexFile (sqlite: Sqlite, file: string, immutable: boolea
       definitions: (files, kinds) => live()?.map.definitions(files, kinds) ?? [],
       uses: (tokens) => live()?.map.uses(tokens) ?? [],
       definers: (names) => live()?.map.definers(names) ?? new Map(),
-      paths: (files) => live()?.map.paths(files) ?? new Map(),
-      totals: (files) => live()?.map.totals(files) ?? new Map()
+      paths: (files) => live()?.map.paths(files) ?? new Map()
     },
     current: live,
     check,

@@ -1,5 +1,5 @@
 import type { DatabaseSyncInstance } from '@photostructure/sqlite'
-import { REFERENCE_KINDS, type ReferenceKind } from '../symbols/index.js'
+import type { ReferenceKind } from '../symbols/index.js'
 import type { PathScope, SymbolRow } from './index-schema.js'
 import { scopeArgs, scopeSql } from './scope-sql.js'
 
@@ -33,14 +33,10 @@ export interface MapQueries {
   definers(names: readonly string[]): Map<string, number>
   /** The real paths of these file rows. */
   paths(files: readonly number[]): Map<number, string>
-  /** How many uses of names each of these files holds in all (of every name, in and out of any scope). */
-  totals(files: readonly number[]): Map<number, number>
 }
 
 /** The map queries on an open index connection (prepared on first use). */
 export function mapQueries (db: DatabaseSyncInstance, notIndexed: string): MapQueries {
-  // A file's sites blob: a count per reference kind, then a 32-bit word per site.
-  const header = 4 * REFERENCE_KINDS.length
   return {
     files: (scope) => db.prepare(`SELECT f.id, f.path, f.language FROM files f WHERE f.language != ?${scopeSql(scope)} ORDER BY f.path`).all(notIndexed, ...scopeArgs(scope)) as unknown as MapFile[],
     definitions: (files, kinds) => files.length === 0
@@ -58,9 +54,6 @@ export function mapQueries (db: DatabaseSyncInstance, notIndexed: string): MapQu
         .all(JSON.stringify([...new Set(names.map(n => n.toLowerCase()))])) as Array<{ name: string, n: number }>).map(r => [r.name, r.n])),
     paths: (files) => files.length === 0
       ? new Map()
-      : new Map((db.prepare('SELECT id, path FROM files WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(files)) as Array<{ id: number, path: string }>).map(r => [r.id, r.path])),
-    totals: (files) => files.length === 0
-      ? new Map()
-      : new Map((db.prepare('SELECT file, (length(sites) - ?) / 4 AS n FROM ref_sites WHERE file IN (SELECT value FROM json_each(?))').all(header, JSON.stringify(files)) as Array<{ file: number, n: number }>).map(r => [r.file, r.n]))
+      : new Map((db.prepare('SELECT id, path FROM files WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(files)) as Array<{ id: number, path: string }>).map(r => [r.id, r.path]))
   }
 }

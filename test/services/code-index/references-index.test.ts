@@ -96,7 +96,6 @@ t.test('a reader with no index file yet answers every reference question with no
   t.same(reader.map.uses(['a']), [])
   t.same(reader.map.definers(['a']), new Map())
   t.same(reader.map.paths([1]), new Map())
-  t.same(reader.map.totals([1]), new Map())
 })
 
 t.test('a scan that wrote many files merges the references\' full-text segments into one; a smaller one leaves them', async (t) => {
