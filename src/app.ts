@@ -2,9 +2,10 @@ import { statSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import type { Config } from './config.js'
+import type { Logger } from './logger.js'
 import { APP_ERR_RATE_LIMITED } from './errors.js'
 import { authOptionsOf, checkExposure, memoryLimitsOf, trustProxyOf } from './http-options.js'
-import type { Runtime } from './runtime.js'
+import { createRuntime, type Runtime, type RuntimeOverrides } from './runtime.js'
 import type { ActiveCall } from './mcp/server.js'
 import { problemText } from './tools/code-index-common.js'
 import rpcErrors, { frameworkErrors } from '../plugins/rpc-errors.js'
@@ -15,6 +16,7 @@ import loadShedding from '../plugins/load-shedding.js'
 import mcpHttp, { principalOf } from '../plugins/mcp-http.js'
 import metrics from '../plugins/metrics.js'
 import requestTarget, { toOriginForm } from '../plugins/request-target.js'
+import type { RedisStores } from '../plugins/redis-stores.js'
 
 /** What buildApp composes. */
 export interface AppDeps {
@@ -22,6 +24,29 @@ export interface AppDeps {
   runtime: Runtime
   /** HTTP settings; defaults to the runtime's config. */
   config?: Config
+  /** The stores replicas share (sharedStores), when config.redisUrl names one: the runtime's engine keeps its task records there; the app closes them. */
+  stores?: RedisStores
+}
+
+/**
+ * Connects the stores replicas share when config.redisUrl names a Redis (undefined otherwise): built before the
+ * runtime, whose engine is given their task store, and handed to buildApp for the sessions and their events.
+ * Loaded only when asked for: a single process needs no Redis client at all.
+ */
+export async function sharedStores (config: Pick<Config, 'redisUrl' | 'sessionIdleMs'>, log: Logger): Promise<RedisStores | undefined> {
+  if (config.redisUrl === '') return undefined
+  return await (await import('../plugins/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log })
+}
+
+/**
+ * The HTTP server as the serve command runs it: the exposure check first (a refusal leaves nothing running), then
+ * the stores replicas share, a runtime whose engine keeps its task records there, and the app that owns both.
+ */
+export async function assembleHttp (config: Config, log: Logger, overrides: RuntimeOverrides = {}): Promise<{ app: App, runtime: Runtime }> {
+  checkExposure(config, authOptionsOf(config), isLoopbackHost(config.host))
+  const stores = await sharedStores(config, log)
+  const runtime = await createRuntime(config, log, { ...overrides, taskStore: stores?.tasks })
+  return { app: await buildApp({ runtime, config, stores }), runtime }
 }
 
 /** The HTTP server's Fastify instance type. */
@@ -56,6 +81,8 @@ const headersTimeout = (config: Config): number => Math.min(config.headersTimeou
 /** Builds the Fastify app with every plugin registered, not listening (tests inject into it). */
 export async function buildApp (deps: AppDeps): Promise<App> {
   const { runtime, config = runtime.config } = deps
+  // The engine's task store is fixed when the runtime is built: a Redis named only here would leave tasks unshared.
+  if (config.redisUrl !== '' && deps.stores === undefined) throw new Error('buildApp: config.redisUrl is set but no stores were given: connect them with sharedStores(config) and build the runtime with their task store')
   const authOptions = authOptionsOf(config)
   checkExposure(config, authOptions, isLoopbackHost(config.host))
   const app = Fastify({
@@ -88,15 +115,9 @@ export async function buildApp (deps: AppDeps): Promise<App> {
   await app.register(originGuard, { host: config.host, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts })
   if (authOptions !== undefined) await app.register(resourceMetadata, authOptions)
   await app.register(health, { isDraining: () => app.mcpDraining, unusable: () => unusable(runtime), degraded: () => degraded(runtime) })
-  // Loaded only when asked for: a single process needs no Redis client at all.
   // Stateless replicas share task records (2026 clients poll tasks/get on any of them); stateful ones sessions too.
-  const shared = config.redisUrl === ''
-    ? undefined
-    : await (await import('../plugins/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log: runtime.log })
-  if (shared !== undefined) {
-    runtime.server.useTaskStore(shared.tasks)
-    app.addHook('onClose', async () => { await shared.close() })
-  }
+  const shared = deps.stores
+  if (shared !== undefined) app.addHook('onClose', async () => { await shared.close() })
   // The app owns the runtime it serves: closing one (a drain, a test) ends the other's threads and index too.
   app.addHook('onClose', async () => { await runtime.close() })
   await app.register(mcpHttp, {

@@ -9,6 +9,7 @@ import type { ResourceDefinition, ResourceTemplateDefinition } from './tools/def
 import type { PromptDefinition } from './tools/define-prompt.js'
 import { createRegistry, type Registry } from './mcp/registry.js'
 import { createMcpServer, type McpServer, type NarrowServices } from './mcp/server.js'
+import type { TaskStore } from './mcp/task-store.js'
 import { narrowServices } from './services/client-roots.js'
 import { createDegradations, type Degradations } from './services/degradations.js'
 import { PACKAGE, PACKAGE_ROOT } from './package-info.js'
@@ -68,6 +69,8 @@ export interface RuntimeOverrides {
   offerTasks?: boolean
   /** false: serve every tool whatever `--tools`/`--exclude-tools` say (`check` holds every tool's texts as written). */
   chooseTools?: boolean
+  /** Where the engine keeps task records (the replicas' shared store: app.ts sharedStores); this process's memory by default. */
+  taskStore?: TaskStore
 }
 
 /**
@@ -122,7 +125,8 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     callLogLevel: config.callLogLevel,
     cache: { listTtlMs: config.listCacheTtlMs, readTtlMs: config.readCacheTtlMs },
     narrow: narrowing(config, registry.services, log),
-    offerTasks: overrides.offerTasks
+    offerTasks: overrides.offerTasks,
+    taskStore: overrides.taskStore
   })
   // Serving has begun: parse the docs now, and start the code index's first scan (a printing command never calls this).
   const warmUp = (): void => {

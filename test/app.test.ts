@@ -2,6 +2,7 @@ import t from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { buildApp } from '../src/app.js'
 import { buildTestApp } from './helpers/build-app.js'
 import { waitUntil } from './helpers/wait.js'
 
@@ -83,4 +84,9 @@ t.test('drainApp: a slow call past the drain is stopped and answered SHUTTING_DO
   t.equal(answer.result.isError, true)
   t.match(answer.result.content[0].text, /^ERROR SHUTTING_DOWN: the server is shutting down and stopped slow_tool before it finished\. Hint: call it again/)
   stalled.destroy()
+})
+
+t.test('buildApp given a Redis URL but no stores refuses: the runtime\'s engine would keep its tasks in this process alone', async (t) => {
+  const { runtime } = await buildTestApp(t)
+  await t.rejects(buildApp({ runtime, config: { ...runtime.config, redisUrl: 'redis://127.0.0.1:1' } }), { message: /^buildApp: config\.redisUrl is set but no stores were given/ })
 })

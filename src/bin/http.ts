@@ -1,11 +1,11 @@
-import { buildApp, drainApp } from '../app.js'
+import { assembleHttp, drainApp } from '../app.js'
 import { loadConfig } from '../config.js'
 import { commandFlags } from './command-flags.js'
 import { createLogger, logFailure } from '../logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
 import { handleFaults } from './process-faults.js'
 import { checkRoot } from '../root-check.js'
-import { createRuntime, httpOffersTasks, type RuntimeExtras } from '../runtime.js'
+import { httpOffersTasks, type RuntimeExtras } from '../runtime.js'
 
 /** How long the services get to close at exit, ms. */
 const CLOSE_WAIT_MS = 2000
@@ -25,9 +25,8 @@ export async function serveHttpCommand (argv: string[], host: ProcessHost, extra
   const broadRoot = checkRoot(config, { refuseBroad: true, flags })
   const log = createLogger(config, await host.logs(1, config.logFormat))
   if (broadRoot !== undefined) log.warn({ root: config.root, reason: broadRoot }, 'serving a broad root (--allow-broad-root is set)')
-  const runtime = await createRuntime(config, log, { extras, offerTasks: httpOffersTasks(config) })
-  // A refusal here (an exposed bind without auth) or at listen (a port in use) leaves nothing running.
-  const app = await buildApp({ runtime, config }).catch(async (err: unknown) => { await runtime.close(); throw err })
+  // A refusal (an exposed bind without auth) comes before anything starts; at listen (a port in use) app.close() ends it all.
+  const { app, runtime } = await assembleHttp(config, log, { extras, offerTasks: httpOffersTasks(config) })
 
   const exit = (code: number): void => {
     // The index thread may be writing: it is ended between two transactions, its lease released. A search still

@@ -2,13 +2,10 @@ import type { Logger } from '../logger.js'
 import type { Services } from '../services/index.js'
 import type { RequestId } from './rpc.js'
 import type { Send } from './channel.js'
-import type { ServerShared } from './server.js'
+import type { ServerShared } from './engine-state.js'
 import type { TaskOwner } from './task-store.js'
 
 // What a running tools/call is to the rest of the engine: the scope it runs in and the handle that aborts it.
-
-/** How a call ended, as logged. */
-export type CallOutcome = 'ok' | 'partial' | 'input_required' | 'tool_error' | 'invalid_arguments' | 'timeout' | 'cancelled' | 'failed'
 
 /** What a tools/call needs from the connection it arrived on (a 2025 session or a modern request). */
 export interface CallScope {

@@ -2,60 +2,16 @@ import { APP_ERR_INVALID_PARAMS } from '../errors.js'
 import type { ToolInput } from '../tools/define-tool.js'
 import type { ResourceContext } from '../tools/define-resource.js'
 import { withRounds } from './input-required.js'
-import type { RequestChannel } from './channel.js'
-import type { RequestId } from './rpc.js'
-import type { ServerShared } from './server.js'
-import type { Session } from './session.js'
-import type { CallScope } from './call-handle.js'
+import type { Era, Handler, LegacyScope, MethodCall, ModernScope, Params, Scope } from './method-types.js'
 import { answerToolCall } from './tool-call.js'
 import { legacyCancel, legacyGet, legacyList, legacyResult, modernCancel, modernGet, modernUpdate } from './task-methods.js'
-
-/** A protocol era: `legacy` is initialize and sessions (2024-11-05 … 2025-11-25); `modern` is 2026-07-28 (no handshake, a `_meta` envelope per request). */
-export type Era = 'legacy' | 'modern'
 
 /** Every era the engine serves. */
 export const ERAS: readonly Era[] = ['legacy', 'modern']
 
-type Params = Record<string, unknown>
-
-/** What a handler sees of the connection, whichever era it speaks. */
-export interface Scope extends CallScope {
-  readonly era: Era
-  readonly shared: ServerShared
-  /** Aborted when the connection (or, in the modern era, the request's stream) closes. */
-  readonly closedSignal: AbortSignal
-  /** Serializes a result the way this era sends it (the modern era adds resultType, identity and cache hints). */
-  reply(id: RequestId, method: string, result: object): string
-  /** The same for a result already serialized (cached list pages). */
-  replyJson(id: RequestId, method: string, json: string): string
-}
-
-/** What the modern era's handlers see besides the shared scope. */
-export interface ModernScope extends Scope {
-  readonly era: 'modern'
-  /** server/discover's result. */
-  discover(): object
-  /** subscriptions/listen: acknowledges and holds the request open until the stream or connection ends. */
-  listen(id: RequestId, params: Params, channel: RequestChannel | undefined): Promise<string | undefined>
-}
-
-/** One request as a method handler receives it. */
-export interface MethodCall<S extends Scope = Scope> {
-  id: RequestId
-  method: string
-  params: Params
-  channel: RequestChannel | undefined
-  scope: S
-  /** A modern retry's answers to the previous round's input requests (SEP-2322). */
-  input?: ToolInput
-}
-
-/** A handler: the serialized response, or undefined when none is due. */
-export type Handler<S extends Scope = Scope> = (call: MethodCall<S>) => string | undefined | Promise<string | undefined>
-
 /** A method: the eras it exists in, its handler (typed by the scope those eras give it), and whether it precedes initialize. */
 export type MethodEntry =
-  | { eras: readonly ['legacy'], beforeInitialize?: true, handle: Handler<Session> }
+  | { eras: readonly ['legacy'], beforeInitialize?: true, handle: Handler<LegacyScope> }
   | { eras: readonly ['modern'], handle: Handler<ModernScope> }
   | { eras: readonly ['legacy', 'modern'], handle: Handler }
 
@@ -82,12 +38,12 @@ const getPrompt = ({ params, scope, input }: MethodCall): Promise<object> =>
 const empty = ({ id, method, scope }: MethodCall): string => scope.replyJson(id, method, '{}')
 
 // Nothing changes for this server to announce, so a subscription only needs a resource that exists.
-const subscription = (call: MethodCall<Session>): string => {
+const subscription = (call: MethodCall<LegacyScope>): string => {
   call.scope.shared.features.assertResource(call.params)
   return empty(call)
 }
 
-const legacy = (handle: Handler<Session>, beforeInitialize?: true): MethodEntry => ({ eras: ['legacy'], handle, ...(beforeInitialize ? { beforeInitialize } : {}) })
+const legacy = (handle: Handler<LegacyScope>, beforeInitialize?: true): MethodEntry => ({ eras: ['legacy'], handle, ...(beforeInitialize ? { beforeInitialize } : {}) })
 const modern = (handle: Handler<ModernScope>): MethodEntry => ({ eras: ['modern'], handle })
 const both = (handle: Handler): MethodEntry => ({ eras: ['legacy', 'modern'], handle })
 
@@ -109,15 +65,15 @@ export const METHODS: Readonly<Record<string, MethodEntry>> = {
   'completion/complete': both(complete),
   'logging/setLevel': legacy((call) => { call.scope.setLogLevel(call.params.level); return empty(call) }),
   // Tasks: 2025-11-25 names five methods; 2026-07-28 (SEP-2663) keeps get and cancel, adds update, drops result and list.
-  'tasks/get': { eras: ['legacy', 'modern'], handle: async (call: MethodCall) => call.scope.era === 'legacy' ? await legacyGet(call as MethodCall<Session>) : await modernGet(call as MethodCall<ModernScope>) },
-  'tasks/cancel': { eras: ['legacy', 'modern'], handle: async (call: MethodCall) => call.scope.era === 'legacy' ? await legacyCancel(call as MethodCall<Session>) : await modernCancel(call as MethodCall<ModernScope>) },
+  'tasks/get': { eras: ['legacy', 'modern'], handle: async (call: MethodCall) => call.scope.era === 'legacy' ? await legacyGet(call as MethodCall<LegacyScope>) : await modernGet(call as MethodCall<ModernScope>) },
+  'tasks/cancel': { eras: ['legacy', 'modern'], handle: async (call: MethodCall) => call.scope.era === 'legacy' ? await legacyCancel(call as MethodCall<LegacyScope>) : await modernCancel(call as MethodCall<ModernScope>) },
   'tasks/result': legacy(legacyResult),
   'tasks/list': legacy(legacyList),
   'tasks/update': modern(modernUpdate)
 }
 
 /** The scope each era's handlers receive. */
-interface ScopeOf { legacy: Session, modern: ModernScope }
+interface ScopeOf { legacy: LegacyScope, modern: ModernScope }
 
 /** The methods one era serves, by name (a Map: a request for `constructor` or `__proto__` is simply unknown). */
 export function methodsOf<E extends Era> (era: E): ReadonlyMap<string, { beforeInitialize?: true, handle: Handler<ScopeOf[E]> }> {

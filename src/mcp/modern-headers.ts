@@ -1,6 +1,6 @@
 import { APP_ERR_HEADER_MISMATCH, withRpcData } from '../errors.js'
 import type { Rejection, RoutingHeaders } from './era.js'
-import type { ServerShared } from './server.js'
+import type { ServerShared } from './engine-state.js'
 
 // The routing headers of a modern HTTP request (SEP-2243): MCP-Protocol-Version and Mcp-Method on
 // every request, Mcp-Name where the body names a tool, prompt or resource, and Mcp-Param-* for the

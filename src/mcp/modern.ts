@@ -5,9 +5,10 @@ import type { RequestChannel, Send } from './channel.js'
 import { META, MODERN_PROTOCOL_VERSIONS, type Envelope, type Rejection, type RoutingHeaders } from './era.js'
 import { bindingOf, INPUT_METHODS, readInput } from './input-required.js'
 import { checkRoutingHeaders } from './modern-headers.js'
-import { methodsOf, type Handler, type ModernScope } from './methods.js'
+import { methodsOf } from './methods.js'
+import type { Handler, ModernScope } from './method-types.js'
 import { errorMessage, LOG_LEVELS, RPC_ERROR, toRpcError, type RequestId } from './rpc.js'
-import type { ServerShared } from './server.js'
+import type { ServerShared } from './engine-state.js'
 import type { CallHandle } from './call-handle.js'
 import { TASKS_EXTENSION } from './tasks.js'
 import type { TaskOwner } from './task-store.js'
@@ -112,7 +113,7 @@ class ModernRequest implements ModernScope {
     // acknowledgement says so, and the stream stays open until the client (or a shutdown) ends it.
     send?.(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: {}, _meta: { [META.subscriptionId]: id } } }))
     const signal = this.closedSignal
-    const ended = this.shared.subscriptions
+    const ended = this.shared.activity.subscriptions
     await new Promise<void>(resolve => {
       const end = (): void => { ended.delete(end); resolve() }
       ended.add(end)

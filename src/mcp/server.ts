@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js'
 import { DEFAULT_CALL_LOG_LEVEL } from '../config.js'
-import { createFeatureHandlers, type FeatureHandlers } from './features.js'
+import { createFeatureHandlers } from './features.js'
 import { Deadlines } from './deadlines.js'
 import { TASK_DEFAULTS, Tasks, type TaskSettings } from './tasks.js'
 import { MemoryTaskStore, NO_OWNER, type TaskOwner, type TaskStore } from './task-store.js'
@@ -10,24 +10,18 @@ import type { Registry } from './registry.js'
 import { Connection } from './connection.js'
 import type { Envelope, RoutingHeaders } from './era.js'
 import { answerModern, type ModernAnswer } from './modern.js'
-import { createModernShared, type CacheHints, type ModernShared } from './modern-results.js'
+import { createModernShared, type CacheHints } from './modern-results.js'
 import type { RequestChannel, Send } from './channel.js'
 import type { RequestId } from './rpc.js'
-import type { Services } from '../services/index.js'
 import { Session, type SessionOptions } from './session.js'
-import type { CallHandle, CallOutcome } from './call-handle.js'
+import type { CallHandle } from './call-handle.js'
 import { RunningSet, settledWithin } from './idle.js'
+import type { CallObserver, NarrowServices, ServerInfo, ServerShared } from './engine-state.js'
+
+export type { CallObserver, NarrowServices, ServerInfo } from './engine-state.js'
 
 /** How long calls aborted for a shutdown get to answer, ms (each answers on its next turn; bounded all the same). */
 const STOPPED_ANSWER_MS = 2000
-
-/** Server identity sent in initialize (spec Implementation). */
-export interface ServerInfo {
-  name: string
-  version: string
-  title?: string
-  description?: string
-}
 
 /** Options for the one engine both transports serve. */
 export interface McpServerOptions {
@@ -52,12 +46,6 @@ export interface McpServerOptions {
   narrow?: NarrowServices
 }
 
-/** Builds the services a client's root URIs leave visible, or undefined when they narrow nothing. */
-export type NarrowServices = (uris: readonly unknown[]) => Promise<Services | undefined>
-
-/** Told how a tool call ended: its tool, outcome and duration in seconds (metrics). */
-export type CallObserver = (tool: string, outcome: CallOutcome, seconds: number) => void
-
 /** The engine: one registry, one set of handlers, any number of sessions. */
 export interface McpServer {
   registry: Registry
@@ -81,8 +69,6 @@ export interface McpServer {
   stopCalls(graceMs: number): Promise<void>
   /** Calls `observer` as each tool call ends (metrics); returns the function that stops it. */
   observeCalls(observer: CallObserver): () => void
-  /** Keeps task records in `store` from now on (a shared one, for replicas: Redis). */
-  useTaskStore(store: TaskStore): void
 }
 
 /** A tool call in progress. */
@@ -90,35 +76,6 @@ export interface ActiveCall {
   tool: string
   /** How long it has been running, ms. */
   ms: number
-}
-
-/** Shared, immutable per-server state every session reads. */
-export interface ServerShared {
-  registry: Registry
-  features: FeatureHandlers
-  info: ServerInfo
-  instructions?: string
-  capabilities: Record<string, unknown>
-  toolTimeoutMs: number
-  callLogLevel: 'debug' | 'info'
-  /** Every running tool call (tool name, start time, its handle), added and removed by the sessions. */
-  calls: RunningSet<{ tool: string, started: number, call: CallHandle }>
-  /** Set while someone observes calls (metrics); the engine then reports each call's end. */
-  onCall?: CallObserver
-  /** The deadlines of this server's running calls. */
-  deadlines: Deadlines
-  /** The 2026-07-28 era's capabilities and result decoration. */
-  modern: ModernShared
-  /** Ends each open subscriptions/listen (graceful: its final result is sent). */
-  subscriptions: Set<() => void>
-  /** Signs the requestState of input_required answers. */
-  states: RequestStates
-  /** See McpServerOptions.narrow. */
-  narrow?: NarrowServices
-  /** Calls that outlived their request (MCP tasks). */
-  tasks: Tasks
-  /** Whether a call may become a task (see McpServerOptions.offerTasks). */
-  offerTasks: boolean
 }
 
 /** Creates the MCP engine; the SDK's Server is not used because it re-validates every message with zod and cannot serve cached bytes (see bench/). */
@@ -130,6 +87,7 @@ export function createMcpServer (options: McpServerOptions): McpServer {
   // 2025-11-25 tasks: listed, cancellable, for tools/call (2026-07-28 says it as the tasks extension).
   const offerTasks = options.offerTasks !== false && registry.tools.some(tool => tool.definition.task !== undefined)
   if (offerTasks) capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  const observers = new Set<CallObserver>()
   const shared: ServerShared = {
     registry,
     features: createFeatureHandlers(registry),
@@ -138,37 +96,32 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     capabilities,
     toolTimeoutMs: options.toolTimeoutMs ?? 30000,
     callLogLevel: options.callLogLevel ?? DEFAULT_CALL_LOG_LEVEL,
-    calls: new RunningSet(),
-    deadlines: new Deadlines(),
     modern: createModernShared(registry, options.info, capabilities, options.cache),
-    subscriptions: new Set(),
     states: new RequestStates(),
     narrow: options.narrow,
     tasks: new Tasks(options.taskStore ?? new MemoryTaskStore(), { ...TASK_DEFAULTS, ...options.tasks }, { log: options.log, degradations: registry.services.degradations ?? createDegradations(options.log) }),
-    offerTasks
+    offerTasks,
+    activity: {
+      calls: new RunningSet(),
+      deadlines: new Deadlines(),
+      subscriptions: new Set(),
+      callEnded: (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }
+    }
   }
-  const observers = new Set<CallObserver>()
-  const notify: CallObserver = (tool, outcome, seconds) => { for (const observer of observers) observer(tool, outcome, seconds) }
+  const { calls } = shared.activity
   return {
     registry,
     capabilities,
-    activeCalls: () => [...shared.calls].map(c => ({ tool: c.tool, ms: Date.now() - c.started })),
+    activeCalls: () => [...calls].map(c => ({ tool: c.tool, ms: Date.now() - c.started })),
     async stopCalls (graceMs) {
-      if (await settledWithin(shared.calls.empty(), graceMs)) return
-      for (const { call } of shared.calls) call.abort(new Error('the server is shutting down'), 'shutdown')
+      if (await settledWithin(calls.empty(), graceMs)) return
+      for (const { call } of calls) call.abort(new Error('the server is shutting down'), 'shutdown')
       // An aborted call answers on its next turn (its race is settled by the abort itself); bounded all the same.
-      await settledWithin(shared.calls.empty(), STOPPED_ANSWER_MS)
-    },
-    useTaskStore (store) {
-      shared.tasks.store = store
+      await settledWithin(calls.empty(), STOPPED_ANSWER_MS)
     },
     observeCalls (observer) {
       observers.add(observer)
-      shared.onCall = notify
-      return () => {
-        observers.delete(observer)
-        if (observers.size === 0) shared.onCall = undefined
-      }
+      return () => { observers.delete(observer) }
     },
     openSession: (opts = {}) => new Session(shared, {
       log: opts.log ?? options.log,
@@ -179,7 +132,7 @@ export function createMcpServer (options: McpServerOptions): McpServer {
     openConnection: (opts) => new Connection(shared, { send: opts.send, log: opts.log ?? options.log }),
     answerModern: (request, envelope, opts) => answerModern(shared, request, envelope, { log: opts.log ?? options.log, send: undefined, inflight: new Map<RequestId, CallHandle>(), headers: opts.headers, owner: opts.owner ?? NO_OWNER }, opts.channel),
     endSubscriptions () {
-      for (const end of shared.subscriptions) end()
+      for (const end of shared.activity.subscriptions) end()
     }
   }
 }

@@ -2,9 +2,10 @@ import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_NOT_INITIALIZE
 import type { Logger } from '../logger.js'
 import type { RequestChannel, Send } from './channel.js'
 import { ClientRequests } from './client-requests.js'
-import { methodsOf, type Scope } from './methods.js'
+import { methodsOf } from './methods.js'
+import type { LegacyScope } from './method-types.js'
 import { errorMessage, LATEST_PROTOCOL_VERSION, LOG_LEVELS, resultJson, resultMessage, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError, type RequestId } from './rpc.js'
-import type { ServerShared } from './server.js'
+import type { ServerShared } from './engine-state.js'
 import type { CallHandle } from './call-handle.js'
 import type { Services } from '../services/index.js'
 import { classify, invalidMessage, type Classified } from './wire.js'
@@ -35,7 +36,7 @@ const LEGACY_METHODS = methodsOf('legacy')
 const ROOTS_TIMEOUT_MS = 5000
 
 /** One 2025-era connection: its lifecycle, negotiated state, running calls and server→client requests. */
-export class Session implements Scope {
+export class Session implements LegacyScope {
   readonly era = 'legacy'
   initialized = false
   protocolVersion = LATEST_PROTOCOL_VERSION

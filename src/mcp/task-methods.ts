@@ -1,6 +1,5 @@
 import { APP_ERR_INVALID_PARAMS, toolError } from '../errors.js'
-import type { MethodCall, ModernScope } from './methods.js'
-import type { Session } from './session.js'
+import type { LegacyScope, MethodCall, ModernScope } from './method-types.js'
 import type { TaskOwner } from './task-store.js'
 import { legacyTask, modernTask } from './task-wire.js'
 
@@ -13,13 +12,13 @@ const ownerOf = (call: MethodCall): TaskOwner => call.scope.owner
 const pollOf = (call: MethodCall): number => call.scope.shared.tasks.settings.pollIntervalMs
 
 /** tasks/get, 2025: the task. */
-export async function legacyGet (call: MethodCall<Session>): Promise<string> {
+export async function legacyGet (call: MethodCall<LegacyScope>): Promise<string> {
   const record = await call.scope.shared.tasks.get(call.params.taskId, ownerOf(call))
   return call.scope.reply(call.id, call.method, legacyTask(record, pollOf(call)))
 }
 
 /** tasks/result, 2025: waits for the task to end, then answers what the tool call would have (nothing, if its session closed first). */
-export async function legacyResult (call: MethodCall<Session>): Promise<string | undefined> {
+export async function legacyResult (call: MethodCall<LegacyScope>): Promise<string | undefined> {
   const { closedSignal } = call.scope
   const record = await call.scope.shared.tasks.settled(call.params.taskId, ownerOf(call), closedSignal).catch((err: unknown) => {
     // The session closed while it waited: no answer is due (the task runs on; another session may ask for it).
@@ -38,14 +37,14 @@ export async function legacyResult (call: MethodCall<Session>): Promise<string |
 }
 
 /** tasks/list, 2025: the caller's tasks, newest first, one page. */
-export async function legacyList (call: MethodCall<Session>): Promise<string> {
+export async function legacyList (call: MethodCall<LegacyScope>): Promise<string> {
   if (call.params.cursor !== undefined) throw new APP_ERR_INVALID_PARAMS("'cursor': tasks/list has one page; call it without a cursor")
   const records = await call.scope.shared.tasks.list(ownerOf(call))
   return call.scope.reply(call.id, call.method, { tasks: records.map(r => legacyTask(r, pollOf(call))) })
 }
 
 /** tasks/cancel, 2025: the task, cancelled; one that already ended (even a moment before, elsewhere) cannot be. */
-export async function legacyCancel (call: MethodCall<Session>): Promise<string> {
+export async function legacyCancel (call: MethodCall<LegacyScope>): Promise<string> {
   const { record, changed } = await call.scope.shared.tasks.cancel(call.params.taskId, ownerOf(call))
   if (!changed) throw new APP_ERR_INVALID_PARAMS(`task ${record.taskId} already ended (${record.status}): there is nothing to cancel`)
   return call.scope.reply(call.id, call.method, legacyTask(record, pollOf(call)))

@@ -1,4 +1,4 @@
-import type { Era } from './methods.js'
+import type { Era } from './method-types.js'
 import type { TaskRecord } from './task-store.js'
 
 // A task on the wire, as each era shapes it: 2025-11-25 wraps it ({ task }) and names ttl and pollInterval;

@@ -74,7 +74,7 @@ export class Tasks {
   private readonly live = new Map<string, LiveTask>()
   private sweeper: NodeJS.Timeout | undefined = undefined
 
-  constructor (public store: TaskStore, readonly settings: TaskSettings, private readonly options: TasksOptions) {}
+  constructor (readonly store: TaskStore, readonly settings: TaskSettings, private readonly options: TasksOptions) {}
 
   /** Creates a working task for `owner`'s call of `tool`, stored before its id is given out; `stop` ends its work. */
   async create (owner: TaskOwner, tool: string, stop: () => void, onChange?: (record: TaskRecord) => void): Promise<TaskRecord> {

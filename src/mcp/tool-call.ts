@@ -1,6 +1,6 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../errors.js'
 import { logFailure, type Logger } from '../logger.js'
-import { CallHandle, type CallOutcome, type CallScope } from './call-handle.js'
+import { CallHandle, type CallScope } from './call-handle.js'
 import { isInputRequired, type ClientChannel, type InputRequiredResult, type RunResult, type ToolContext, type ToolInput, type ToolResult } from '../tools/define-tool.js'
 import type { RequestChannel, Send } from './channel.js'
 import type { Deadlines } from './deadlines.js'
@@ -11,7 +11,7 @@ import { legacyTask, taskCreated } from './task-wire.js'
 import type { TaskRecord } from './task-store.js'
 import type { TaskUpdate } from './tasks.js'
 import type { Services } from '../services/index.js'
-import type { ServerShared } from './server.js'
+import type { CallOutcome, ServerShared } from './engine-state.js'
 import { pruneMentions } from '../services/prune-mentions.js'
 
 /** One tools/call: its abort handle and what its context reaches (channel, progress, client). */
@@ -109,7 +109,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
   scope.inflight.set(id, call)
   const { shared } = scope
   const active = { tool: name, started: Date.now(), call }
-  shared.calls.add(active)
+  shared.activity.calls.add(active)
   // Background work (the code index's build) yields while a client waits on a call.
   const leave = shared.registry.services.activity?.enter()
   let detached = false
@@ -130,7 +130,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
         // Still running: from here the call is a task, with the task's longer allowance and no request to cancel it.
         detached = true
         scope.inflight.delete(id)
-        return scope.reply(id, 'tools/call', await startTask(scope, call, first, params.arguments, () => { shared.calls.delete(active); leave?.() }))
+        return scope.reply(id, 'tools/call', await startTask(scope, call, first, params.arguments, () => { shared.activity.calls.delete(active); leave?.() }))
       }
       result = early
     }
@@ -143,7 +143,7 @@ export async function answerToolCall (scope: CallScope, id: RequestId, params: R
     if (!detached) {
       call.finish()
       scope.inflight.delete(id)
-      shared.calls.delete(active)
+      shared.activity.calls.delete(active)
       leave?.()
     }
   }
@@ -183,7 +183,7 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
     throw err
   }
   call.budgetMs = tasks.settings.timeoutMs
-  shared.deadlines.watch(call, Date.now() + tasks.settings.timeoutMs, tasks.settings.timeoutMs)
+  shared.activity.deadlines.watch(call, Date.now() + tasks.settings.timeoutMs, tasks.settings.timeoutMs)
   const taskId = record.taskId
   const outcome = async (): Promise<TaskUpdate> => {
     let result = await first
@@ -207,7 +207,7 @@ async function startTask (scope: CallScope, call: ToolCall, first: Promise<RunRe
       // A round that failed (the task store, while the task asked its client) ends the task failed, with the reason.
       await tasks.end(taskId, await outcome().catch((err: unknown): TaskUpdate => ({ status: 'failed', error: { code: RPC_ERROR.InternalError, message: (err as Error).message } })))
     } finally {
-      shared.deadlines.forget(call)
+      shared.activity.deadlines.forget(call)
       call.finish()
       done()
     }
@@ -241,7 +241,7 @@ async function nextRound (shared: ServerShared, call: ToolCall, asked: InputRequ
   const tool = shared.registry.tool(call.name) as RegisteredTool
   if (round > MAX_ROUNDS) return errorResult(toolError('INPUT_ROUNDS_EXCEEDED', `${call.name} still asked for input after ${MAX_ROUNDS} rounds`, 'answer its questions, or call it with different arguments').message)
   // The client's answers count against the call's deadline, as a server→client request inside run() would.
-  shared.deadlines.watch(call, Date.now() + shared.toolTimeoutMs, shared.toolTimeoutMs)
+  shared.activity.deadlines.watch(call, Date.now() + shared.toolTimeoutMs, shared.toolTimeoutMs)
   try {
     call.input = await ask(asked)
   } catch (err) {
@@ -249,7 +249,7 @@ async function nextRound (shared: ServerShared, call: ToolCall, asked: InputRequ
     call.outcome = failed.outcome
     return failed.result
   } finally {
-    shared.deadlines.forget(call)
+    shared.activity.deadlines.forget(call)
   }
   return await callTool(shared, call, rawArgs)
 }
@@ -286,7 +286,7 @@ async function callTool (shared: ServerShared, call: ToolCall, rawArgs: unknown)
   const level = shared.callLogLevel
   // The line's object is built only when the level is on (debug, the default, is off in production).
   if (log.isLevelEnabled(level)) log[level]({ tool: call.name, durationMs: Math.round(ms * 1000) / 1000, outcome, ...logFieldsOf(call) }, 'tool call')
-  shared.onCall?.(call.name, outcome, ms / 1000)
+  shared.activity.callEnded(call.name, outcome, ms / 1000)
   return result
 }
 
@@ -301,7 +301,7 @@ function attempt (shared: ServerShared, tool: RegisteredTool, rawArgs: unknown, 
     const args = check.value
     const services = call.services ?? shared.registry.services
     for (const [param, service] of Object.entries(tool.injected)) args[param] = services[service]
-    const ran = run(tool, args, call, shared.deadlines, call.budgetMs ?? shared.toolTimeoutMs)
+    const ran = run(tool, args, call, shared.activity.deadlines, call.budgetMs ?? shared.toolTimeoutMs)
     // The allowance as it is when the call fails: a call that became a task meanwhile has the task's.
     return ran instanceof Promise ? ran.catch((err: unknown) => failure(tool, err, call, call.budgetMs ?? shared.toolTimeoutMs)) : ran
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
-import { buildApp, type App } from '../../src/app.js'
+import { assembleHttp, type App } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
-import { createRuntime, type Runtime } from '../../src/runtime.js'
+import type { Runtime } from '../../src/runtime.js'
 import type { AnyTool } from '../../src/tools/define-tool.js'
 import { systemClock } from '../../src/services/clock.js'
 import type { Services } from '../../src/services/index.js'
@@ -19,8 +19,7 @@ export interface TestAppOptions {
 export async function buildTestApp (t: Test, options: TestAppOptions = {}): Promise<{ app: App, runtime: Runtime, lines: Array<Record<string, unknown>> }> {
   const { log, lines } = captureLogger()
   const config = Object.freeze({ ...loadConfig({ root: process.cwd() }, {}), ...options.config }) as Config
-  const runtime = await createRuntime(config, log, { tools: options.tools ?? testTools, services: { clock: systemClock, ...options.services } })
-  const app = await buildApp({ runtime, config })
+  const { app, runtime } = await assembleHttp(config, log, { tools: options.tools ?? testTools, services: { clock: systemClock, ...options.services } })
   t.teardown(() => app.close())
   return { app, runtime, lines }
 }

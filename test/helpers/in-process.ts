@@ -4,7 +4,7 @@ import type { Test } from 'tap'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { buildApp } from '../../src/app.js'
+import { assembleHttp } from '../../src/app.js'
 import { loadConfig, parseConfigFlags } from '../../src/config.js'
 import { createLogger } from '../../src/logger.js'
 import { serveStdio } from '../../src/mcp/stdio.js'
@@ -25,10 +25,10 @@ function textLog (config: { logLevel: string }) {
   return { log, text: () => text }
 }
 
-async function runtimeOf (t: Test, args: string[], env: NodeJS.ProcessEnv, extras?: RuntimeExtras, http = false) {
+async function runtimeOf (t: Test, args: string[], env: NodeJS.ProcessEnv, extras?: RuntimeExtras) {
   const config = loadConfig(parseConfigFlags(args), { ...process.env, ...env })
   const logs = textLog(config)
-  const runtime = await createRuntime(config, logs.log, { extras, ...(http ? { offerTasks: httpOffersTasks(config) } : {}) })
+  const runtime = await createRuntime(config, logs.log, { extras })
   t.teardown(() => runtime.close())
   return { config, runtime, logs }
 }
@@ -49,8 +49,9 @@ export async function stdioInProcess (t: Test, args: string[] = [], env: NodeJS.
 
 /** `workspace-mcp serve ...args` in-process on 127.0.0.1 port 0: its /mcp URL and its logs. */
 export async function httpInProcess (t: Test, args: string[] = [], env: NodeJS.ProcessEnv = {}, extras?: RuntimeExtras): Promise<{ url: string, runtime: Runtime, output: () => string }> {
-  const { config, runtime, logs } = await runtimeOf(t, ['--host', '127.0.0.1', '--port', '0', ...args], env, extras, true)
-  const app = await buildApp({ runtime, config })
+  const config = loadConfig(parseConfigFlags(['--host', '127.0.0.1', '--port', '0', ...args]), { ...process.env, ...env })
+  const logs = textLog(config)
+  const { app, runtime } = await assembleHttp(config, logs.log, { extras, offerTasks: httpOffersTasks(config) })
   t.teardown(() => app.close())
   const address = await app.listen({ host: config.host, port: 0 })
   runtime.warmUp()
