@@ -1,7 +1,6 @@
 import { formatReport, runChecks } from '../guide/check.js'
 import { OWN_FLAGS } from './command-flags.js'
-import { commandRuntime, splitArgs } from './command-runtime.js'
-import type { CommandIo } from './run.js'
+import { commandRuntime, splitArgs, type CommandIo } from './command-runtime.js'
 
 /** `workspace-mcp check`: conventions, tools/list budget and documentation; exit 1 on any violation. */
 export async function main (argv: string[], io: CommandIo = process): Promise<void> {

@@ -6,7 +6,13 @@ import { createLogger, logDestination } from '../logger.js'
 import { checkRoot } from '../root-check.js'
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../runtime.js'
 import { createServices, type ProductionServices } from '../services/index.js'
-import type { CommandIo } from './run.js'
+
+/** Where a command writes and how it says how it ended: `process` in the bin, captured text in tests. */
+export interface CommandIo {
+  stdout: { write: (text: string) => unknown }
+  stderr: { write: (text: string) => unknown }
+  exitCode?: number | string | null
+}
 
 /** A command's own flags, split from the config flags it passes on. */
 export interface SplitArgs {

@@ -1,8 +1,7 @@
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
 import { TOOL_CATEGORIES } from '../tools/define-tool.js'
 import { OWN_FLAGS } from './command-flags.js'
-import { commandRuntime, splitArgs } from './command-runtime.js'
-import type { CommandIo } from './run.js'
+import { commandRuntime, splitArgs, type CommandIo } from './command-runtime.js'
 
 /** `workspace-mcp guide [--tool NAME…] [--category C] [--no-examples]`: the usage guide as Markdown. */
 export async function main (argv: string[], io: CommandIo = process): Promise<void> {

@@ -6,8 +6,7 @@ import { checkRoot } from '../root-check.js'
 import { createServices } from '../services/index.js'
 import { indexLocation, holderText, buildAndPublish, type PublishOutcome, loadSqlite, buildSettingsOf, type CodeIndexStatus } from '../services/code-index/index.js'
 import { locateTreeSitter } from '../services/symbols/index.js'
-import { commandLogs, splitArgs } from './command-runtime.js'
-import type { CommandIo } from './run.js'
+import { commandLogs, splitArgs, type CommandIo } from './command-runtime.js'
 
 /** Exit code when another build held the lease past --wait (sysexits EX_TEMPFAIL: try again later). */
 export const EXIT_BUSY = 75

@@ -3,6 +3,9 @@
 import { fileURLToPath } from 'node:url'
 import type { CommandName } from './command-flags.js'
 import { loadBundle } from '../code-cache.js'
+import type { CommandIo } from './command-runtime.js'
+
+export type { CommandIo } from './command-runtime.js'
 
 export const USAGE = `Usage: workspace-mcp <command> [options]
 
@@ -16,13 +19,6 @@ Commands:
 
 Run 'workspace-mcp <command> --help' for the options of one command, 'workspace-mcp --version' for the version.
 Exit codes: 0 success, 1 check failed or runtime error, 2 bad usage or configuration, 75 index: another build held the index.`
-
-/** Where a command writes and how it says how it ended: `process` in the bin, captured text in tests. */
-export interface CommandIo {
-  stdout: { write: (text: string) => unknown }
-  stderr: { write: (text: string) => unknown }
-  exitCode?: number | string | null
-}
 
 interface Command { main: (argv: string[], io: CommandIo) => Promise<void> }
 

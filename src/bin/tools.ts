@@ -1,6 +1,5 @@
 import { OWN_FLAGS } from './command-flags.js'
-import { commandRuntime, splitArgs } from './command-runtime.js'
-import type { CommandIo } from './run.js'
+import { commandRuntime, splitArgs, type CommandIo } from './command-runtime.js'
 import type { ServiceName } from '../services/index.js'
 
 /** What a service a tool needs is, in the words of the settings and installs that provide it. */

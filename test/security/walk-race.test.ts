@@ -7,7 +7,7 @@ import path from 'node:path'
 import pino from 'pino'
 import { syncFs } from '../../src/services/workspace/fs-ops.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
-import type { WalkOptions, WalkResult } from '../../src/services/workspace/walk.js'
+import type { WalkOptions, WalkResult } from '../../src/services/workspace/walk-types.js'
 
 // Whole-tree walks (find_files, list_directory depth > 1) while someone with write access to the workspace swaps
 // folders under them: a folder, or a folder above it, for a link to an outside tree laid out like the inside one,

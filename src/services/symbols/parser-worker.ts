@@ -4,24 +4,8 @@ import type { Language as LanguageType, Parser as ParserType, Query as QueryType
 import { serveAs } from '../threads/index.js'
 import { checkAgainstBraces, mergeReparsed, reparseText, type FoundDefinition } from './c-repair.js'
 import { scanC } from './c-source.js'
-import type { Dialect } from './languages.js'
-import type { ParsedDefinitions, TreeSitterLocation } from './parser.js'
+import type { ParsedDefinitions, ParseRequest, ParserThreadData } from './parser.js'
 import { collectReferences } from './reference-collect.js'
-
-/** What the parsing thread is started with. */
-export interface ParserThreadData extends TreeSitterLocation {
-  /** Shared with the serving thread: while it is 1, a parse sleeps mid-way (a second at most). */
-  yieldFlag?: Int32Array
-}
-
-/** One parse: the grammar's file name, the definitions query, the text, how a C-family text is prepared, and the references query when they are wanted. */
-export interface ParseRequest {
-  grammar: string
-  query: string
-  text: string
-  dialect?: Dialect
-  references?: string
-}
 
 interface Grammar {
   language: LanguageType

@@ -3,10 +3,24 @@ import path from 'node:path'
 import { toolError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import { createJobThread, threadModule } from '../threads/index.js'
-import type { ParserThreadData, ParseRequest } from './parser-worker.js'
-import type { SymbolLanguage } from './languages.js'
+import type { Dialect, SymbolLanguage } from './languages.js'
 import type { FileReferences } from './references.js'
 import { REFERENCE_QUERIES } from './reference-queries.js'
+
+/** What the parsing thread is started with. */
+export interface ParserThreadData extends TreeSitterLocation {
+  /** Shared with the serving thread: while it is 1, a parse sleeps mid-way (a second at most). */
+  yieldFlag?: Int32Array
+}
+
+/** One parse: the grammar's file name, the definitions query, the text, how a C-family text is prepared, and the references query when they are wanted. */
+export interface ParseRequest {
+  grammar: string
+  query: string
+  text: string
+  dialect?: Dialect
+  references?: string
+}
 
 /** One definition as the query found it: rows are 0-based, `from`/`to` are character offsets. */
 export interface RawDefinition {

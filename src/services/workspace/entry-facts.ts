@@ -1,7 +1,7 @@
 import { constants as fsc, type Stats } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
-import { kindOf, type FsOps } from './fs-ops.js'
-import type { EntryKind } from './types.js'
+import { kindOf } from './fs-ops.js'
+import type { EntryKind, FsOps } from './entry-types.js'
 
 /** An entry opened to be described: read-only, never through a link, never waiting on a FIFO. */
 export const DESCRIBE_FLAGS = fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK

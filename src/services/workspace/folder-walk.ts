@@ -3,12 +3,12 @@ import { decide, IGNORE_FILES, levelBelow, parseRules, type IgnoreRules, type Ru
 import { at, fdPath, heldName, holds, joinName, listFolder, nameOf, openFolder, readRuleAt, type Listing } from './folder-fs.js'
 import { kindOf } from './fs-ops.js'
 import { displayName, displayText } from './path-names.js'
-import { emitFrames, type FolderFrame, type Frame, type UnitFolder, type WalkUnit } from './walk-frames.js'
+import { emitFrames } from './walk-frames.js'
 import { withFilters } from './walk-filter.js'
 import { asBuffer } from './walk-thread.js'
 import { errText } from './fs-errors.js'
-import type { Skipped, WalkEntry, WalkOptions, WalkResult } from './walk.js'
-import type { LinkTarget } from './types.js'
+import type { FolderFrame, Frame, Skipped, UnitFolder, WalkEntry, WalkOptions, WalkResult, WalkUnit } from './walk-types.js'
+import type { LinkTarget } from './entry-types.js'
 
 /** What the walk needs from the workspace it runs for. */
 export interface FolderWalkHost {

@@ -1,29 +1,6 @@
-import fs, { type Dirent, type Stats } from 'node:fs'
+import fs, { type Stats } from 'node:fs'
 import { lstat, open, readdir, readlink, type FileHandle } from 'node:fs/promises'
-import type { EntryKind } from './types.js'
-
-/** An open file or folder, as the jail's checks and a rule-file read use it (a FileHandle is one). */
-export interface Handle {
-  readonly fd: number
-  stat(): Promise<Stats>
-  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>
-  close(): Promise<void>
-}
-
-/**
- * The file-system calls that list folders and read their rule files. The promise ones serve requests; the
- * synchronous ones (a third of the cost per call) serve a thread of its own whose walk blocks nothing but itself.
- * Both run the very same jail code above them.
- */
-export interface FsOps<H extends Handle = Handle> {
-  lstat(path: string | Buffer): Promise<Stats>
-  /** lstat of each path, in order; undefined for one that failed. */
-  lstatEach(paths: ReadonlyArray<string | Buffer>): Promise<Array<Stats | undefined>>
-  open(path: string | Buffer, flags: number): Promise<H>
-  readlinkBytes(path: string | Buffer): Promise<Buffer>
-  readdirNames(path: string | Buffer): Promise<Dirent[]>
-  readdirBytes(path: string | Buffer): Promise<Array<Dirent<Buffer>>>
-}
+import type { EntryKind, EntryStats, FsOps, Handle } from './entry-types.js'
 
 /** Most lstat calls the promise API has in flight for one folder. */
 const STAT_CONCURRENCY = 64
@@ -74,9 +51,6 @@ export const syncFs: FsOps = {
   readdirNames: async (p) => fs.readdirSync(p, { withFileTypes: true }),
   readdirBytes: async (p) => fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' })
 }
-
-/** Size and mtime of one listed entry (of a link itself); size -1 when it could not be read. */
-export interface EntryStats { size: number, mtimeMs: number }
 
 /** Size and mtime of each entry (of a link itself); size -1 for one that could not be read. */
 export async function statEntries (fs: FsOps, entries: ReadonlyArray<{ fsPath: string | Buffer }>): Promise<EntryStats[]> {

@@ -1,7 +1,7 @@
 import { constants as fsc, type Stats } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
-import type { FsOps, Handle } from './fs-ops.js'
 import { byteString } from './path-names.js'
+import type { FsOps, Handle } from './entry-types.js'
 
 /** An open descriptor whose real location was checked after opening. */
 export interface Opened<H extends Handle = FileHandle> {

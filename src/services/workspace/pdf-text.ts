@@ -2,7 +2,13 @@ import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { toolError } from '../../errors.js'
 import { createJobThread, threadModule } from '../threads/index.js'
-import type { PdfRequest } from './pdf-worker.js'
+
+/** One extraction: the file's bytes and a page range (1-based, inclusive, clamped to the document). */
+export interface PdfRequest {
+  data: Uint8Array
+  first: number
+  last: number
+}
 
 /** Text of a page range of a PDF. */
 export interface PdfText {

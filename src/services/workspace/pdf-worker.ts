@@ -1,12 +1,5 @@
 import { serveAs } from '../threads/index.js'
-import type { PdfjsLocation, PdfText } from './pdf-text.js'
-
-/** One extraction: the file's bytes and a page range (1-based, inclusive, clamped to the document). */
-export interface PdfRequest {
-  data: Uint8Array
-  first: number
-  last: number
-}
+import type { PdfjsLocation, PdfRequest, PdfText } from './pdf-text.js'
 
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs')
 /** The part of pdf.js's TextItem read here. */

@@ -1,7 +1,7 @@
 import { constants as fsc } from 'node:fs'
 import type { Cursor } from './beneath.js'
-import type { FsOps, Handle } from './fs-ops.js'
 import { byteString, fsPathOf } from './path-names.js'
+import type { FsOps, Handle } from './entry-types.js'
 
 /** A folder opened to walk into: never through a link (the walk judges links by their text first). */
 const FOLDER_FLAGS = fsc.O_RDONLY | fsc.O_DIRECTORY | fsc.O_NOFOLLOW

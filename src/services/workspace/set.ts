@@ -4,7 +4,8 @@ import { toolError } from '../../errors.js'
 import { isOutside } from './beneath.js'
 import type { Limiter } from '../limiter.js'
 import { walkTree } from './walk.js'
-import type { DirEntry, ResolvedPath, WorkspaceService } from './types.js'
+import type { ResolvedPath, WorkspaceService } from './types.js'
+import type { DirEntry } from './entry-types.js'
 
 /** What a root may be called: the `name:` that starts its paths. */
 export const ROOT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/

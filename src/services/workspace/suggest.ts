@@ -1,6 +1,7 @@
-import type { DirEntry, WorkspaceService } from './types.js'
+import type { WorkspaceService } from './types.js'
 import { compareText } from '../compare-text.js'
 import { editDistance } from '../edit-distance.js'
+import type { DirEntry } from './entry-types.js'
 
 /** Bounds of the did-you-mean scan: a missing path never costs a full walk of a huge tree, nor much CPU. */
 const MAX_VISITED = 5000

@@ -3,12 +3,11 @@ import type { FileHandle } from 'node:fs/promises'
 import type { ToolError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { FileSniff, LineWindow, WindowRequest } from './file-lines.js'
-import type { EntryStats, FsOps } from './fs-ops.js'
 import type { IgnoreMatch } from './ignore-rules.js'
 import type { Limiter } from '../limiter.js'
 import type { PdfReader } from './pdf-text.js'
-import type { WalkOptions, WalkResult } from './walk.js'
-import type { WalkThreads } from './walk-thread.js'
+import type { DirEntry, EntryKind, EntryStats, FsOps, LinkTarget } from './entry-types.js'
+import type { WalkOptions, WalkResult, WalkThreads } from './walk-types.js'
 
 /** A path argument after resolution: inside the root, symlinks resolved. */
 export interface ResolvedPath {
@@ -35,24 +34,6 @@ export interface WorkspacePart {
   /** The path relative to its root, without a root prefix ('.' for the root itself). */
   path: string
 }
-
-/** Kind of a directory entry, from its own lstat (links are never followed). */
-export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device' | 'other'
-
-/** One entry of a directory read by readDirectory. */
-export interface DirEntry {
-  /** Display name (`\xHH` for bytes that are not UTF-8 and for control characters). */
-  name: string
-  /** Display path relative to the root. */
-  relative: string
-  fsPath: string | Buffer
-  kind: EntryKind
-}
-
-/** Where a symbolic link points, told without revealing anything outside the root. */
-export type LinkTarget =
-  | { state: 'inside', relative: string, kind: EntryKind }
-  | { state: 'outside' | 'broken' | 'loop' | 'unreadable' }
 
 /**
  * A path looked at without following its last component (get_file_info), described from descriptors only: a file

@@ -1,36 +1,13 @@
 import { toolError } from '../../errors.js'
 import { compareText } from '../compare-text.js'
 import { compileGlob, globMatches, nameMayMatch, type CompiledGlob } from './glob-match.js'
-import type { DirEntry } from './types.js'
-import type { WalkEntry, WalkOptions } from './walk.js'
+import type { DirEntry } from './entry-types.js'
+import type { GlobList, Matcher, WalkEntry, WalkOptions, WalkSort } from './walk-types.js'
 
 /** Most globs per list. */
 const MAX_GLOBS = 20
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
-
-/** A glob matcher over one path. */
-export type Matcher = (path: string) => boolean
-
-/** Globs compiled once: whether one matches a path, and whether one may match a path ending in a name. */
-export interface GlobList {
-  matches: Matcher
-  /** False only when no glob can match a path ending in `name` (a walk then builds no path for it). */
-  mayMatchName: (name: string) => boolean
-}
-
-/** find_files' filter as data (a walk thread takes no functions): files that match `patterns`, nothing that matches `exclude`. */
-export interface GlobFilter {
-  patterns: string[]
-  exclude: string[]
-  /** What the walked folder's display paths start with: globs see each path after it (and as a whole). */
-  base: string
-  /** The walk is over the top of several roots: globs see each path after its root's `name:`. */
-  overRoots: boolean
-}
-
-/** list_directory's order as data: folders first, then name ascending, or newest / largest first, then name. */
-export type WalkSort = 'name' | 'mtime' | 'size'
 
 /** Compiles globs (picomatch); a glob without `/` matches the base name at any depth. Refuses bad ones as `field[i]`. */
 export function compileGlobs (globs: string[], field: string): GlobList {

@@ -1,28 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { createJobThread, threadModule, type JobThread } from '../threads/index.js'
-import { emitFrames, type FolderFrame } from './walk-frames.js'
-import type { WalkOptions, WalkResult } from './walk.js'
-
-/** A walk as data: the options without the functions a thread cannot take (find_files and list_directory give data). */
-export type WalkSpec = Omit<WalkOptions, 'signal' | 'keepDir' | 'keepEntry' | 'order'>
-
-/** One walk for a walk thread: the root it is in and what to walk; `stop` is shared, see `stopReader`. */
-export interface WalkRequest {
-  root: { path: string, name: string, prefixed: boolean }
-  options: WalkSpec
-  stop: SharedArrayBuffer
-}
-
-/** A walk thread's answer: the walk, or the fs error code of the folder it was to start from. */
-export type WalkAnswer = { result: WalkResult } | { failed: string }
-
-/** Walks on threads of their own (see walk-worker.ts). */
-export interface WalkThreads {
-  /** Runs a walk on the least busy thread; an abort of `signal` stops it at the next folder, with what it walked. */
-  run(root: WalkRequest['root'], options: WalkSpec, signal?: AbortSignal): Promise<WalkAnswer>
-  /** Ends the threads (a later walk starts them again). */
-  close(): Promise<void>
-}
+import { emitFrames } from './walk-frames.js'
+import type { FolderFrame, WalkAnswer, WalkRequest, WalkResult, WalkSpec, WalkThreads } from './walk-types.js'
 
 /** Bytes of the stop buffer: a length, then the abort reason's name (ASCII, cut to fit). */
 const STOP_BYTES = 64

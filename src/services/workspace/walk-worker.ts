@@ -1,9 +1,10 @@
 import pino from 'pino'
 import { serveAs } from '../threads/index.js'
 import { syncFs } from './fs-ops.js'
-import { asBuffer, stopReader, type WalkAnswer, type WalkRequest } from './walk-thread.js'
+import { asBuffer, stopReader } from './walk-thread.js'
 import { createWorkspace } from './workspace.js'
 import type { WorkspaceService } from './types.js'
+import type { WalkAnswer, WalkRequest } from './walk-types.js'
 
 /**
  * A walk thread's handler: each root's jail made once (over the synchronous calls: this thread serves no

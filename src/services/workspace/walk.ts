@@ -1,94 +1,14 @@
-import type { DirEntry, LinkTarget, WorkspaceService } from './workspace.js'
+import type { WorkspaceService } from './types.js'
+import type { DirEntry } from './entry-types.js'
 import { errText } from './fs-errors.js'
-import { withFilters, type GlobFilter, type WalkSort } from './walk-filter.js'
-import type { WalkPart, WalkPieces } from './walk-frames.js'
-
-/** One entry found by a walk. */
-export interface WalkEntry extends DirEntry {
-  /** 1 for a direct child of the start directory. */
-  depth: number
-  /** Bytes (of the link itself for links); -1 when lstat failed. */
-  size: number
-  mtimeMs: number
-  /** A directory shown but not expanded because it is ignored. */
-  ignored?: boolean
-  /** Set for links when the walk resolves link targets. */
-  link?: LinkTarget
-  /** Entries in a directory left unexpanded at the depth limit (hidden/ignored not filtered). */
-  childCount?: number
-  /** Why a directory could not be listed (e.g. permission denied). */
-  unreadable?: string
-}
-
-/** What to walk and how. */
-export interface WalkOptions {
-  start: { relative: string, fsPath: string | Buffer }
-  /** 1 = only the start directory's children. */
-  maxDepth: number
-  includeHidden: boolean
-  respectGitignore: boolean
-  /** List ignored directories as one unexpanded entry (list_directory) instead of dropping them (find_files). */
-  showIgnoredDirs?: boolean
-  /** Count the children of directories at the depth limit. */
-  countAtLimit?: boolean
-  /** Tell where links point (costs a realpath per link). */
-  resolveLinks?: boolean
-  /** Stop after this many entries (the result is then marked truncated). */
-  maxEntries: number
-  /** Return false to neither list nor descend into a directory (exclude globs); `depth` is the folder's own. */
-  keepDir?: (relative: string, depth: number) => boolean
-  /** Return false to leave out a non-directory entry (only matching files are kept and counted). */
-  keepEntry?: (entry: DirEntry, depth: number) => boolean
-  /** false: folders' size and mtime are not read (size -1, mtime 0) — a caller that shows only files saves an lstat a folder. */
-  statDirs?: boolean
-  /** false: folders are walked, and count toward maxEntries, but are left out of `entries` (a caller that shows only files). */
-  showDirs?: boolean
-  signal?: AbortSignal
-  /** Polled at every folder beside `signal` by a walk thread's walk: the name of why to stop, or undefined (see walk-thread.ts). */
-  stopped?: () => string | undefined
-  /** Sorts siblings; the result is in pre-order, so this fixes the listing order. */
-  order?: (a: WalkEntry, b: WalkEntry) => number
-  /** keepDir and keepEntry as data, for find_files' globs: a walk given only data can run on the walk threads. */
-  match?: GlobFilter
-  /** order as data (folders first, then this key): see `match`. */
-  sort?: WalkSort
-  /** One part of a walk split over the walk threads (walk-thread.ts): its frames come back in `pieces`. */
-  part?: WalkPart
-}
-
-/** An entry the ignore rules left out, named in a notice. */
-export interface IgnoredExample {
-  relative: string
-  isDirectory: boolean
-}
-
-/** A walk's entries plus what it skipped and why. */
-export interface WalkResult {
-  entries: WalkEntry[]
-  /** Per-path notes: unreadable directories, stops. */
-  notes: string[]
-  truncated: boolean
-  /** Entries left out because they are hidden / ignored. */
-  skippedHidden: number
-  skippedIgnored: number
-  /** Of skippedIgnored, the folders (their contents were never walked). */
-  skippedIgnoredDirs: number
-  /** The first file the ignore rules hid, to name the rule in a notice. */
-  firstIgnoredFile?: IgnoredExample
-  /** The first folder the ignore rules hid or left unexpanded. */
-  firstIgnoredDir?: IgnoredExample
-  /** What a part of a split walk read (see WalkOptions.part); its entries come only once the parts are put together. */
-  pieces?: WalkPieces
-}
+import { withFilters } from './walk-filter.js'
+import type { Skipped, WalkEntry, WalkOptions, WalkResult } from './walk-types.js'
 
 /** A folder's metadata when the caller did not ask for it. */
 const NOT_READ = { size: -1, mtimeMs: 0 }
 
 /** Folders read ahead of the walk (their entries listed, ignore rules applied, metadata read) while it is elsewhere. */
 const READ_AHEAD = 8
-
-/** What one folder adds to a walk's counts and examples: merged when the walk reaches it, so they come in pre-order. */
-export type Skipped = Pick<WalkResult, 'skippedHidden' | 'skippedIgnored' | 'skippedIgnoredDirs' | 'firstIgnoredFile' | 'firstIgnoredDir'>
 
 /** Adds what one folder left out to the walk's counts, keeping the first examples. */
 export function mergeSkipped (result: WalkResult, skipped: Skipped): void {

@@ -13,15 +13,17 @@ import { openVerified, readVerified, type Containment, type Opened } from './ope
 import { kindOf, promiseFs, statEntries } from './fs-ops.js'
 import { constants as fsc } from 'node:fs'
 import { suggestPaths } from './suggest.js'
-import { walkTree, type WalkOptions, type WalkResult } from './walk.js'
+import { walkTree } from './walk.js'
 import { walkFolders, type FolderWalkHost } from './folder-walk.js'
 import { sharedWalkThreads, WalkThreadError } from './walk-thread.js'
-import type { LinkTarget, WorkspaceOptions, WorkspaceService } from './types.js'
+import type { WorkspaceOptions, WorkspaceService } from './types.js'
 import { countLines, readLineWindow, sniffFile } from './file-lines.js'
 import { createPdfReader } from './pdf-text.js'
+import type { WalkOptions, WalkResult } from './walk-types.js'
+import type { LinkTarget } from './entry-types.js'
 
 export { kindOf }
-export type { DirEntry, EntryKind, InspectedPath, LinkTarget, PinnedPath, ResolvedPath, ResolveOptions, WorkspaceOptions, WorkspacePart, WorkspaceRoot, WorkspaceService } from './types.js'
+export type { InspectedPath, PinnedPath, ResolvedPath, ResolveOptions, WorkspaceOptions, WorkspacePart, WorkspaceRoot, WorkspaceService } from './types.js'
 
 // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
@@ -390,3 +392,5 @@ export async function createWorkspace (opts: WorkspaceOptions): Promise<Workspac
   }
   return service
 }
+
+export type { DirEntry, EntryKind, LinkTarget } from './entry-types.js'

@@ -9,7 +9,7 @@ import type { IndexedFile } from '../../../src/services/code-index/index-schema.
 import { syncFs } from '../../../src/services/workspace/fs-ops.js'
 import { MAX_SOURCE_BYTES } from '../../../src/services/symbols/languages.js'
 import { createWorkspace, type WorkspaceService } from '../../../src/services/workspace/workspace.js'
-import type { WalkResult } from '../../../src/services/workspace/walk.js'
+import type { WalkResult } from '../../../src/services/workspace/walk-types.js'
 
 // The index thread's scan: its own jail over the served roots, listing with the synchronous calls. What it
 // sees must be exactly what the tools' walk sees; what it reports is what changed against the index.

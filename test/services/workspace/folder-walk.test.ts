@@ -7,11 +7,12 @@ import net from 'node:net'
 import pino from 'pino'
 import { runs } from '../../helpers/property.js'
 import { syncFs } from '../../../src/services/workspace/fs-ops.js'
-import { walkTree, type WalkOptions, type WalkResult } from '../../../src/services/workspace/walk.js'
+import { walkTree } from '../../../src/services/workspace/walk.js'
 import { walkHandler } from '../../../src/services/workspace/walk-worker.js'
-import { createWalkThreads, WalkThreadError, type WalkThreads } from '../../../src/services/workspace/walk-thread.js'
+import { createWalkThreads, WalkThreadError } from '../../../src/services/workspace/walk-thread.js'
 import { createWorkspace, type WorkspaceService } from '../../../src/services/workspace/workspace.js'
-import { emitFrames, type FolderFrame, type WalkUnit } from '../../../src/services/workspace/walk-frames.js'
+import { emitFrames } from '../../../src/services/workspace/walk-frames.js'
+import type { FolderFrame, WalkOptions, WalkResult, WalkThreads, WalkUnit } from '../../../src/services/workspace/walk-types.js'
 
 // The descriptor-relative walk (folder-walk.ts, as a walk thread runs it) gives what the promise walk (walk.ts)
 // gives, for every option, over a tree with every kind of entry; its threads and their failures.

@@ -5,8 +5,9 @@ import * as fsp from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { promiseFs, syncFs, type FsOps, type Handle } from '../../../src/services/workspace/fs-ops.js'
+import { promiseFs, syncFs } from '../../../src/services/workspace/fs-ops.js'
 import { openVerified, readVerified, type Containment } from '../../../src/services/workspace/open-verified.js'
+import type { FsOps, Handle } from '../../../src/services/workspace/entry-types.js'
 
 // The verified open on its own: what it refuses before opening, what it catches after, and the races
 // between its lstat and its open that only a writer changing the tree at that moment can produce.

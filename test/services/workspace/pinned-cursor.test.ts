@@ -2,8 +2,9 @@ import t, { type Test } from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathCursor, walkBeneath, type Cursor, type Walked } from '../../../src/services/workspace/beneath.js'
-import { promiseFs, type FsOps } from '../../../src/services/workspace/fs-ops.js'
+import { promiseFs } from '../../../src/services/workspace/fs-ops.js'
 import { pinnedCursor } from '../../../src/services/workspace/pinned-cursor.js'
+import type { FsOps } from '../../../src/services/workspace/entry-types.js'
 
 // The walk beneath the root over descriptors: it finds what the walk by path finds, and keeps finding it while a
 // folder it has entered is swapped for a link to the outside, where the walk by path follows the link.
