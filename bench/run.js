@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, references, semantic, retrieval, sizing, build-latency, build-floor, outlines and outline-cost (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, references, semantic, retrieval, sizing, build-latency, build-floor, outlines, outline-cost and first-outline (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
 // retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp,python asks some trees (or sets) only;
 // BENCH_RETRIEVAL_SPLIT=tuning asks only the questions not held out (results/retrieval-tuning.md); BENCH_RETRIEVAL_BIN=<other build's dist/bin/cli.js>
@@ -50,7 +50,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'references', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor', 'outlines', 'outline-cost'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'references', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor', 'outlines', 'outline-cost', 'first-outline'] : [])]
 // A run of the tuning questions alone (or of another build) never replaces the file of a full retrieval run.
 const retrievalPart = process.env.BENCH_RETRIEVAL_SPLIT === 'tuning' ? '-tuning' : ''
 const retrievalBuild = process.env.BENCH_RETRIEVAL_LABEL === undefined ? '' : `-${process.env.BENCH_RETRIEVAL_LABEL}`
@@ -71,6 +71,7 @@ const runners = {
   documents: async () => (await import('./lib/documents-bench.js')).runDocumentsBench({ bin: values.bin, samples: quick ? 5 : 9 }, log),
   index: async () => (await import('./lib/index-bench.js')).runIndexBench(log),
   references: async () => (await import('./lib/references-bench.js')).runReferencesBench(log),
+  'first-outline': async () => (await import('./lib/first-outline-bench.js')).runFirstOutlineBench(log),
   semantic: async () => (await import('./lib/semantic-bench.js')).runSemanticBench(log),
   retrieval: async () => (await import('./lib/retrieval-bench.js')).runRetrievalBench(log, {
     only: process.env.BENCH_RETRIEVAL_TREES?.split(','),

@@ -128,10 +128,15 @@ export async function createRuntime (config: Config, log: Logger, overrides: Run
     offerTasks: overrides.offerTasks,
     taskStore: overrides.taskStore
   })
-  // Serving has begun: parse the docs now, and start the code index's first scan (a printing command never calls this).
+  // Serving has begun: parse the docs now, start the code index's first scan and warm the threads the first calls
+  // would wait on (a printing command never calls this). A parser warm-up that fails costs only its speed-up: the
+  // first outline starts the thread again.
   const warmUp = (): void => {
     services.guide.docs(catalog)
     registry.services.codeIndex?.start()
+    if (config.lazyThreads) return
+    const { tokenizer, symbols } = registry.services
+    Promise.all([tokenizer?.warm(), symbols?.warm()]).catch((err: unknown) => { log.debug({ err }, 'warming the threads failed') })
   }
   const windDown = async (graceMs: number): Promise<void> => {
     registry.services.search?.windDown()

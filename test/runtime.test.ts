@@ -6,9 +6,11 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { loadConfig } from '../src/config.js'
 import { createRuntime } from '../src/runtime.js'
-import { createServices } from '../src/services/index.js'
+import { closeServices, createServices, type Services } from '../src/services/index.js'
+import type { SymbolParser } from '../src/services/symbols/index.js'
 import { tools as productTools } from '../src/tools/index.js'
 import { git } from './helpers/git-repo.js'
+import { waitUntil } from './helpers/wait.js'
 
 // A repository root, so every product tool's services exist (the git tools need one).
 const root = mkdtempSync(join(tmpdir(), 'wmcp-runtime-'))
@@ -70,4 +72,30 @@ t.test('a tool left out by configuration answers why and what to call instead; a
   t.equal(runtime.registry.closestTool('READ_FILES'), 'read_files')
   t.equal(runtime.registry.closestTool('frobnicate'), undefined)
   t.equal(runtime.registry.closestTool('x'.repeat(200)), undefined, 'a long name is not compared')
+})
+
+t.test('warmUp starts the token counter and warms the outline parser unless --lazy-threads; a warm-up that fails is only logged', async (t) => {
+  const warmed: string[] = []
+  const services = async (failing: boolean): Promise<Services> => {
+    const real = await createServices(loadConfig({ root, codeIndex: 'off' }, {}), log)
+    t.teardown(() => closeServices(real))
+    const symbols = real.symbols as SymbolParser
+    return { ...real, symbols: { ...symbols, warm: async () => { warmed.push('symbols'); if (failing) throw new Error('the parsing thread ended') } } }
+  }
+  const on = await createRuntime(loadConfig({ root, codeIndex: 'off' }, {}), log, { services: await services(false) })
+  on.warmUp()
+  await waitUntil(() => on.registry.services.tokenizer?.stats().workers === 1 && warmed.length === 1, 'the warm-up')
+  t.same(warmed, ['symbols'])
+
+  const lines: Array<Record<string, unknown>> = []
+  const debugLog = pino({ level: 'debug' }, { write: (line: string) => { lines.push(JSON.parse(line)) } })
+  const failing = await createRuntime(loadConfig({ root, codeIndex: 'off' }, {}), debugLog, { services: await services(true) })
+  failing.warmUp()
+  await waitUntil(() => lines.some(l => l.msg === 'warming the threads failed'), 'the failed warm-up to be logged')
+  t.match(lines.find(l => l.msg === 'warming the threads failed'), { level: 20, err: { message: 'the parsing thread ended' } }, 'at debug: it costs only the speed-up')
+
+  const off = await createRuntime(loadConfig({ root, codeIndex: 'off', lazyThreads: 'true' }, {}), log, { services: await services(false) })
+  off.warmUp()
+  t.equal(off.registry.services.tokenizer?.stats().workers, 0, 'no thread started')
+  t.same(warmed, ['symbols', 'symbols'], 'the parser was not warmed')
 })

@@ -63,8 +63,8 @@ t.test('tsc\'s bin (src/cli.ts): stdout carries only JSON-RPC even at trace leve
     clearInterval(poll)
     console.log('dep-log', 1); console.info('dep-info'); console.debug('dep-debug'); console.warn('dep-warn')
   }, 5)`
-  // Without the code index: its first scan (threads started once serving) grows the peak on its own.
-  const proc = spawnStdio(t, ['--root', root, '--log-level', 'trace', '--code-index', 'off'], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=data:text/javascript,${encodeURIComponent(preload)}` }, COVERED_CLI)
+  // Without the code index and the warm-up: its first scan, and the threads warmed once serving, grow the peak on their own.
+  const proc = spawnStdio(t, ['--root', root, '--log-level', 'trace', '--code-index', 'off', '--lazy-threads'], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=data:text/javascript,${encodeURIComponent(preload)}` }, COVERED_CLI)
   for (const message of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } }, { jsonrpc: '2.0', id: 4, method: 'no/such/method' }]) proc.send(message)
   proc.child.stdin.write('this is not json\n')

@@ -135,7 +135,7 @@ t.test('text that is not plain UTF-8, CRLF lines, long lines, size and binary li
   fs.writeFileSync(path.join(root, 'huge.c'), '')
   fs.truncateSync(path.join(root, 'huge.c'), MAX_OUTLINE_BYTES + 1)
   t.match(textOf(await call(workspace, { paths: ['huge.c'] })), /ERROR FILE_TOO_LARGE: paths\[0\]: "huge\.c" is 2\.0 MB \(outlines are made of files up to 2\.0 MB\)\. Hint: search_regex path="huge\.c"/)
-  const broken = textOf(await call(workspace, { paths: ['src/upload.ts'] }, { definitions: async () => await Promise.reject(Object.assign(new Error('ERROR PARSE_FAILED: the parser stopped: x'), { code: 'APP_ERR_TOOL', toolCode: 'PARSE_FAILED' })), close: async () => {} }))
+  const broken = textOf(await call(workspace, { paths: ['src/upload.ts'] }, { definitions: async () => await Promise.reject(Object.assign(new Error('ERROR PARSE_FAILED: the parser stopped: x'), { code: 'APP_ERR_TOOL', toolCode: 'PARSE_FAILED' })), warm: async () => {}, close: async () => {} }))
   t.match(broken, /## src\/upload\.ts — ERROR PARSE_FAILED: the parser stopped: x/)
   fs.writeFileSync(path.join(root, 'half.c'), 'int ok(void) { return 0; }\nint broken( { ]]]\n')
   t.match(textOf(await call(workspace, { paths: ['half.c'] })), /Note: parts of the file did not parse \(macros or syntax the grammar does not know\): symbols there may be missing\n1 function ok/)

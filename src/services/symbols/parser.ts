@@ -6,6 +6,7 @@ import { createJobThread, threadModule } from '../threads/index.js'
 import type { Dialect, SymbolLanguage } from './languages.js'
 import type { FileReferences } from './references.js'
 import { REFERENCE_QUERIES } from './reference-queries.js'
+import { WARM_ROUNDS, warmSamples } from './warm-up.js'
 
 /** What the parsing thread is started with. */
 export interface ParserThreadData extends TreeSitterLocation {
@@ -53,6 +54,11 @@ export interface SymbolParser {
    * parse); PARSE_FAILED or CANCELLED tool errors otherwise.
    */
   definitions(text: string, language: SymbolLanguage, signal?: AbortSignal, options?: { references?: boolean }): Promise<ParsedDefinitions>
+  /**
+   * Starts the parsing thread now and parses the warm-up samples (warm-up.ts) in it, so the first outline a client
+   * asks for does not wait on the thread, the runtime or a first parse by unoptimized code. Resolves when done.
+   */
+  warm(): Promise<void>
   /** Ends the parsing thread (a later parse starts it again). */
   close(): Promise<void>
 }
@@ -106,14 +112,20 @@ export function createSymbolParser (where: TreeSitterLocation, background?: Back
       cancelled: () => toolError('CANCELLED', 'the outline was stopped', 'ask for fewer or smaller files')
     }
   })
+  const definitions: SymbolParser['definitions'] = async (text, language, signal, options) => await thread.run({
+    grammar: language.grammar,
+    query: language.query,
+    text,
+    dialect: language.dialect,
+    ...(options?.references === true ? { references: REFERENCE_QUERIES[language.grammar] } : {})
+  }, signal)
   return {
-    definitions: async (text, language, signal, options) => await thread.run({
-      grammar: language.grammar,
-      query: language.query,
-      text,
-      dialect: language.dialect,
-      ...(options?.references === true ? { references: REFERENCE_QUERIES[language.grammar] } : {})
-    }, signal),
+    definitions,
+    async warm () {
+      for (const { language, text } of warmSamples()) {
+        for (let round = 0; round < WARM_ROUNDS; round++) await definitions(text, language)
+      }
+    },
     close: async () => { await thread.close() }
   }
 }

@@ -5,6 +5,7 @@ import t from 'tap'
 import { buildOutline, type OutlineSymbol } from '../../../src/services/symbols/outline.js'
 import { SYMBOL_LANGUAGES, symbolLanguageOf, type SymbolLanguage } from '../../../src/services/symbols/languages.js'
 import { createSymbolParser, locateTreeSitter, symbolParser, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
+import { warmSamples } from '../../../src/services/symbols/warm-up.js'
 
 // Golden outlines of one small file per grammar: loading every grammar into the pinned runtime and running its
 // query is what an ABI break between web-tree-sitter and the grammar package would fail, here and not for users.
@@ -140,4 +141,18 @@ t.test('the parser: not installed, a failing runtime, a stuck parse, cancellatio
 
   // A definition whose query captured no name is skipped, not shown nameless.
   t.same((await real.definitions('class A {}', { ...ts, query: '(class_declaration) @definition.class' })).definitions, [])
+})
+
+t.test('the warm-up samples are code the grammars read whole: every unit outlined, no parse error; warm() parses them', async (t) => {
+  const parser = createSymbolParser(where)
+  t.teardown(() => parser.close())
+  const kinds = (symbols: OutlineSymbol[]): Record<string, number> => symbols.reduce<Record<string, number>>((n, s) => ({ ...n, [s.kind]: (n[s.kind] ?? 0) + 1 }), {})
+  const samples = warmSamples()
+  t.same(samples.map(s => s.language.name), ['C', 'TypeScript'])
+  const [c, ts] = await Promise.all(samples.map(async ({ language, text }) => await parser.definitions(text, language)))
+  t.same([c.hasErrors, ts.hasErrors], [false, false])
+  t.same(kinds(buildOutline(c.definitions, samples[0].text.split('\n'))), { struct: 60, macro: 60, function: 60 })
+  t.same(kinds(buildOutline(ts.definitions, samples[1].text.split('\n'))), { interface: 20, class: 20, method: 20 })
+  await parser.warm()
+  t.equal((await parser.definitions('int after_warm(void) { return 0; }\n', samples[0].language)).definitions[0].name, 'after_warm', 'the thread serves as before')
 })

@@ -198,3 +198,14 @@ t.test('close while jobs run and wait: every pending count settles on the byte b
 
   t.ok(results.every(r => r.tokens[0] === Buffer.byteLength(big) && r.exact[0] === false), 'each falls back whole: a partial sum would be low')
 })
+
+t.test('warm() starts one counting thread and counts its sample there before any answer asks for a count', async (t) => {
+  const tokenizer = createTokenizer()
+  t.teardown(() => tokenizer.close())
+  t.same({ workers: tokenizer.stats().workers, jobs: tokenizer.stats().jobs }, { workers: 0, jobs: 0 })
+  await tokenizer.warm()
+  t.equal(tokenizer.stats().workers, 1)
+  t.ok(tokenizer.stats().jobs >= 2, 'the sample was counted (twice) in it')
+  t.ok(tokenizer.stats().chars > 2 * 10_000, 'a sample of the size answers hold')
+  t.equal(await tokenizer.countExact('hello world'), 2, 'and counts as before')
+})
