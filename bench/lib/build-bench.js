@@ -24,7 +24,7 @@ const BIN = path.join(REPO, 'dist', 'bin', 'cli.js')
 
 /** The README's sizing formula (Deploy): index bytes and peak RSS from source MB and parser threads. */
 export function predicted (sourceMb, threads) {
-  return { indexMb: sourceMb * 1.3, rssMb: 280 + 0.2 * sourceMb + 130 * (threads - 1) }
+  return { indexMb: sourceMb * 1.8, rssMb: 310 + 0.2 * sourceMb + 100 * (threads - 1) }
 }
 
 /** Runs `index` once; resolves with its counts, wall time, peak RSS, the index's size and (with `keep`) the files it indexed. */
