@@ -16,8 +16,9 @@ t.test('a timed-out call stops using CPU: get_file_info over 100 × 10 MB line c
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
   // 10 MB of short lines: line counting is pure CPU once the page cache holds it.
   writeFileSync(join(root, 'big.txt'), 'x\n'.repeat(5 * 1024 * 1024))
-  // The code index's first scan (a thread of its own, started once serving) is background work, not the call's.
-  const server = await stdioInProcess(t, ['--root', root, '--tool-timeout-ms', '100', '--code-index', 'off'])
+  // The code index's first scan and the warm-up of the counter and parser threads (started once serving) are
+  // background work, not the call's.
+  const server = await stdioInProcess(t, ['--root', root, '--tool-timeout-ms', '100', '--code-index', 'off', '--lazy-threads'])
   server.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
   await server.response(0)
   server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
