@@ -10,7 +10,7 @@ import { counted, shownInput } from './format.js'
 import { compareText, pageOfCount, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 import { attributor } from './reference-attribution.js'
 import { fallbackSource } from './reference-fallback.js'
-import { containerName, pageFiles, referencePage, renderReferences, type CountedFile } from './reference-page.js'
+import { containerName, pageFiles, referencePage, renderReferences, type CountedFile, type PageFile } from './reference-page.js'
 import { indexSource, type Definition, type ReferenceSource } from './reference-source.js'
 
 /** structuredContent of find_references: the references on this page. */
@@ -95,12 +95,12 @@ function countedFiles (source: ReferenceSource, name: string, scope: PathScope, 
   return files.sort((a, b) => compareText(a.shown, b.shown))
 }
 
-/** The page's files, tied to the definitions when the name has several and countedFiles left that to the page. */
-function tiePage (source: ReferenceSource, page: readonly CountedFile[], all: readonly Definition[]): CountedFile[] {
-  if (all.length < 2 || page.every(file => file.via !== undefined)) return [...page]
-  const imports = source.imports(page.map(f => f.id))
+/** The page's files tied to the definitions, when the name has several and none is meant (countedFiles tied every file then). */
+function tiePage (source: ReferenceSource, page: readonly PageFile[], all: readonly Definition[], meant: readonly Definition[] | undefined): readonly PageFile[] {
+  if (all.length < 2 || meant !== undefined) return page
+  const imports = source.imports(page.map(({ file }) => file.id))
   const tie = attributor(all)
-  return page.map(file => ({ ...file, via: tie(file.path, imports.get(file.id) as string[]).via }))
+  return page.map(({ file, skip }) => ({ file: { ...file, via: tie(file.path, imports.get(file.id) as string[]).via }, skip }))
 }
 
 async function sourceOf (args: { codeIndex?: Parameters<typeof indexSource>[0], workspace: WorkspaceService, search: Parameters<typeof fallbackSource>[2]['search'], symbols: Parameters<typeof fallbackSource>[2]['symbols'] }, name: string, scopeShown: string | undefined, ctx: ToolContext): Promise<{ source: ReferenceSource, notes: string[], lowerBound: boolean }> {
@@ -145,8 +145,8 @@ export const findReferences = defineTool({
     const total = files.reduce((sum, f) => sum + f.count, 0)
     // The pagination counts references, not files; only the files this page touches are read.
     const page = pageOfCount(total, offset, pageSize, lowerBound)
-    const touched = pageFiles(files, page.offset, page.page_size)
-    const references = await referencePage(source, name, tiePage(source, touched.map(t => t.file), all).map((file, i) => ({ file, skip: touched[i].skip })), kind, page.page_size, workspace, ctx.signal)
+    const touched = tiePage(source, pageFiles(files, page.offset, page.page_size), all, meant)
+    const references = await referencePage(source, name, touched, kind, page.page_size, workspace, ctx.signal)
     const perFile = new Map(files.map(f => [f.shown, f.count]))
     const nextArgs = withoutDefaults({ ...args, offset: undefined }, FindReferencesInput)
     const what = `${kind === undefined ? '' : `${kind} `}references to "${input}"${path === undefined ? '' : ` in ${path}`}`
