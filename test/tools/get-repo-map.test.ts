@@ -129,16 +129,16 @@ t.test('a folder of more files than are ranked is shown by its layout, with the 
 t.test('the rank: breadth over one heavy name — each name counts log(1 + users ÷ definers); a field use means a member, not a function or macro', async (t) => {
   const def = (file: number, name: string, kind = 'function', container: string | null = null): { file: number, name: string, kind: string, container: string | null, line: number, endLine: number, signature: string } =>
     ({ file, name, kind, container, line: 1, endLine: 1, signature: name })
-  const call = (token: string, file: number, count = 1): MapUse => ({ token, file, kind: 'call', count })
+  const call = (token: string, file: number): MapUse => ({ token, file, kind: 'call' })
   // File 1 defines one name 1,000 files call; file 2 defines twelve names, each called by 20 files.
   const names = Array.from({ length: 12 }, (_, i) => `n${i}`)
   const definitions = [def(1, 'kfree'), ...names.map(n => def(2, n)), def(3, 'shared'), def(4, 'shared'), def(5, 'lru', 'macro'), def(6, 'listen', 'method', 'Server')]
   const uses = [
-    ...Array.from({ length: 1000 }, (_, i) => call('kfree', 100 + i, 50)),
+    ...Array.from({ length: 1000 }, (_, i) => call('kfree', 100 + i)),
     ...names.flatMap(n => Array.from({ length: 20 }, (_, i) => call(n, 2000 + i))),
     ...Array.from({ length: 30 }, (_, i) => call('shared', 3000 + i)),
-    call('shared', 3, 5),
-    { token: 'lru', file: 7, kind: 'field' as const, count: 9 }, { token: 'listen', file: 7, kind: 'field' as const, count: 1 }
+    call('shared', 3),
+    { token: 'lru', file: 7, kind: 'field' as const }, { token: 'listen', file: 7, kind: 'field' as const }
   ]
   const ranked = rankRepository(definitions, uses, name => name, name => name === 'shared' ? 3 : 1)
   const score = new Map(ranked.map(file => [file.id, file.score]))

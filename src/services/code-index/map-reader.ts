@@ -13,12 +13,11 @@ export interface MapFile {
 /** A definition of a file, as the outline gave it: a symbol row keyed by the file's id rather than its path. */
 export type MapDefinition = Omit<SymbolRow, 'path'> & { file: number }
 
-/** How often one name (by index token) is used one way in one file. */
+/** A file that uses one name (by index token) one way. */
 export interface MapUse {
   token: string
   file: number
   kind: ReferenceKind
-  count: number
 }
 
 /** What the repository map reads of an index file. */
@@ -27,7 +26,7 @@ export interface MapQueries {
   files(scope: PathScope): MapFile[]
   /** The definitions of these files whose kind is one of `kinds`, in file and outline order. */
   definitions(files: readonly number[], kinds: readonly string[]): MapDefinition[]
-  /** For each of these index tokens, how often each file uses it, by kind. */
+  /** For each of these index tokens, the files using it and how (each file and kind once). */
   uses(tokens: readonly string[]): MapUse[]
   /** How many definitions each of these names has in the whole index (names spelled exactly). */
   definers(names: readonly string[]): Map<string, number>
@@ -43,10 +42,10 @@ export function mapQueries (db: DatabaseSyncInstance, notIndexed: string): MapQu
       ? []
       : db.prepare('SELECT file, name, kind, container, line, end_line AS endLine, signature FROM symbols WHERE file IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?)) ORDER BY file, id')
         .all(JSON.stringify(files), JSON.stringify(kinds)) as unknown as MapDefinition[],
-    // One lookup of each term in the vocabulary's index (the join drives term = ?), counted per file in SQLite.
+    // One lookup of each term in the vocabulary's index (the join drives term = ?), each file and kind once.
     uses: (tokens) => tokens.length === 0
       ? []
-      : db.prepare('SELECT n.value AS token, v.doc AS file, v.col AS kind, count(*) AS count FROM json_each(?) n JOIN refs_vocab v ON v.term = n.value GROUP BY n.value, v.doc, v.col')
+      : db.prepare('SELECT DISTINCT n.value AS token, v.doc AS file, v.col AS kind FROM json_each(?) n JOIN refs_vocab v ON v.term = n.value')
         .all(JSON.stringify(tokens)) as unknown as MapUse[],
     definers: (names) => names.length === 0
       ? new Map()
