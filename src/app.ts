@@ -24,7 +24,7 @@ export interface AppDeps {
   runtime: Runtime
   /** HTTP settings; defaults to the runtime's config. */
   config?: Config
-  /** The stores replicas share (sharedStores), when config.redisUrl names one: the runtime's engine keeps its task records there; the app closes them. */
+  /** The stores replicas share, when config.redisUrl names one (assembleHttp connects them): the runtime's engine keeps its task records there; the app closes them. */
   stores?: RedisStores
 }
 
@@ -33,7 +33,7 @@ export interface AppDeps {
  * runtime, whose engine is given their task store, and handed to buildApp for the sessions and their events.
  * Loaded only when asked for: a single process needs no Redis client at all.
  */
-export async function sharedStores (config: Pick<Config, 'redisUrl' | 'sessionIdleMs'>, log: Logger): Promise<RedisStores | undefined> {
+async function sharedStores (config: Pick<Config, 'redisUrl' | 'sessionIdleMs'>, log: Logger): Promise<RedisStores | undefined> {
   if (config.redisUrl === '') return undefined
   return await (await import('../plugins/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log })
 }
@@ -82,7 +82,7 @@ const headersTimeout = (config: Config): number => Math.min(config.headersTimeou
 export async function buildApp (deps: AppDeps): Promise<App> {
   const { runtime, config = runtime.config } = deps
   // The engine's task store is fixed when the runtime is built: a Redis named only here would leave tasks unshared.
-  if (config.redisUrl !== '' && deps.stores === undefined) throw new Error('buildApp: config.redisUrl is set but no stores were given: connect them with sharedStores(config) and build the runtime with their task store')
+  if (config.redisUrl !== '' && deps.stores === undefined) throw new Error('buildApp: config.redisUrl is set but no stores were given: assembleHttp connects them and builds the runtime with their task store')
   const authOptions = authOptionsOf(config)
   checkExposure(config, authOptions, isLoopbackHost(config.host))
   const app = Fastify({

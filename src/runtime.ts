@@ -69,7 +69,7 @@ export interface RuntimeOverrides {
   offerTasks?: boolean
   /** false: serve every tool whatever `--tools`/`--exclude-tools` say (`check` holds every tool's texts as written). */
   chooseTools?: boolean
-  /** Where the engine keeps task records (the replicas' shared store: app.ts sharedStores); this process's memory by default. */
+  /** Where the engine keeps task records (the replicas' shared store, which app.ts assembleHttp connects); this process's memory by default. */
   taskStore?: TaskStore
 }
 
