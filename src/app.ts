@@ -7,7 +7,6 @@ import { APP_ERR_RATE_LIMITED } from './errors.js'
 import { authOptionsOf, checkExposure, memoryLimitsOf, trustProxyOf } from './http-options.js'
 import { createRuntime, type Runtime, type RuntimeOverrides } from './runtime.js'
 import type { ActiveCall } from './mcp/server.js'
-import { problemText } from './tools/code-index-common.js'
 import rpcErrors, { frameworkErrors } from '../plugins/rpc-errors.js'
 import originGuard, { isLoopbackHost } from '../plugins/origin-guard.js'
 import auth, { resourceMetadata } from '../plugins/auth.js'
@@ -17,6 +16,7 @@ import mcpHttp, { principalOf } from '../plugins/mcp-http.js'
 import metrics from '../plugins/metrics.js'
 import requestTarget, { toOriginForm } from '../plugins/request-target.js'
 import type { RedisStores } from '../plugins/redis-stores.js'
+import { problemText } from './services/code-index/index.js'
 
 /** What buildApp composes. */
 export interface AppDeps {

@@ -12,6 +12,7 @@ import { attributor } from './reference-attribution.js'
 import { fallbackSource } from './reference-fallback.js'
 import { containerName, pageFiles, referencePage, renderReferences, type CountedFile, type PageFile } from './reference-page.js'
 import { indexSource, type Definition, type ReferenceSource } from './reference-source.js'
+import { pickDefinitions, splitName, where } from './definitions.js'
 
 /** structuredContent of find_references: the references on this page. */
 export const FindReferencesOutput = Type.Object({
@@ -40,23 +41,6 @@ const FindReferencesInput = Type.Object({
   symbols: Inject('symbols'),
   tokenizer: Inject('tokenizer')
 })
-
-/** `Owner.name` / `Owner::name` → the owner and the name; a plain name has no owner. */
-export function splitName (input: string): { owner?: string, name: string } {
-  const cut = /^(.+?)(?:\.|::)([^.:]+)$/.exec(input)
-  return cut === null ? { name: input } : { owner: cut[1], name: cut[2] }
-}
-
-const where = (d: Definition): string => `${d.shown}:${d.line}`
-
-/** The definitions `definition` (path or path:line) names among `all`; INVALID_ARGUMENT naming the field when none. */
-export function pickDefinitions (definition: string, all: readonly Definition[], name: string): Definition[] {
-  const cut = /^(.*?)(?::(\d+))?$/.exec(definition.trim().replace(/^\.\//, '')) as RegExpExecArray
-  const picked = all.filter(d => d.shown === cut[1] && (cut[2] === undefined || d.line === Number(cut[2])))
-  if (picked.length > 0) return picked
-  const known = all.length === 0 ? `no definition of "${name}" is indexed` : `the definitions of "${name}" are ${all.slice(0, 10).map(where).join(', ')}${all.length > 10 ? ', …' : ''}`
-  throw toolError('INVALID_ARGUMENT', `definition: "${shownInput(definition, 'definition')}" names none of them: ${known}`, all.length === 0 ? `leave definition out to see every use of "${name}"` : `pass one of them, e.g. definition="${where(all[0])}"`)
-}
 
 /** What the answer says about the definitions, and how references were tied to them. */
 function definitionNotes (all: readonly Definition[], meant: readonly Definition[] | undefined, name: string): string[] {

@@ -1,15 +1,15 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
-import { type NameMatch, type SymbolRow, indexedLines } from '../services/code-index/index.js'
+import { type NameMatch, indexedLines } from '../services/code-index/index.js'
 import { SYMBOL_KINDS } from '../services/symbols/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { changedSinceIndexed, indexNotes, scopeOf, shownPath, INDEX_TASK } from './code-index-common.js'
 import { pruneLines, pruneMentions } from '../services/prune-mentions.js'
 import { defineTool, Inject, type ToolContext, type ToolResult } from './define-tool.js'
-import { SymbolEntryOutput } from './get-symbols.js'
+import { rank, SymbolEntryOutput, type Found } from './definitions.js'
 import { counted, cutLine } from './format.js'
-import { compareText, formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
 
 /** Candidates read from the index per call; more matches make the total a lower bound. */
 const MAX_CANDIDATES = 5000
@@ -35,22 +35,6 @@ const FindSymbolInput = Type.Object({
   codeIndex: Inject('codeIndex'),
   tokenizer: Inject('tokenizer')
 })
-
-// Where definitions are usually not the one meant: tests, examples, tooling, vendored code.
-const ASIDE = /(^|\/)(tests?|testing|__tests__|spec|specs|examples?|samples?|fixtures?|mocks?|vendor|third[_-]?party|node_modules|tools|scripts|bench(marks?)?|docs?)\//i
-const KIND_RANK: Record<string, number> = { class: 0, struct: 0, interface: 0, trait: 0, enum: 0, union: 0, function: 0, type: 1, method: 1, module: 1, impl: 2, macro: 2, constant: 3 }
-
-interface Found extends SymbolRow { shown: string }
-
-/** Best first: the exact spelling, a definition over a macro or constant, main code over tests and tools, a shorter name, a shallower path. */
-export function rank (name: string): (a: Found, b: Found) => number {
-  const key = (f: Found): number[] => [Number(f.name !== name), KIND_RANK[f.kind], Number(ASIDE.test(f.shown)), f.name.length, f.shown.split('/').length]
-  return (a, b) => {
-    const [ka, kb] = [key(a), key(b)]
-    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i]
-    return compareText(a.shown, b.shown) || a.line - b.line
-  }
-}
 
 /** `Owner.name` / `Owner::name` → the owner (to filter on) and the name; a plain name has no owner. */
 function splitName (input: string): { owner?: string, name: string } {

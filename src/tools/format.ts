@@ -11,17 +11,6 @@ export function counted (n: number | string, singular: string, plural = singular
 /** A time the server will act, as a UTC clock shows it, e.g. `14:05:00 UTC`. */
 export const clockTime = (at: number): string => `${new Date(at).toISOString().slice(11, 19)} UTC`
 
-/** Human size: `512 B`, `4.2 KB`, `1.3 MB` (1024-based). */
-export function formatBytes (bytes: number): string {
-  if (bytes < 0) return '? B'
-  if (bytes < 1024) return `${bytes} B`
-  const units = ['KB', 'MB', 'GB', 'TB']
-  let value = bytes / 1024
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++ }
-  return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`
-}
-
 /** Cuts a line over `max` characters, saying how much was left out. */
 export function cutLine (line: string, max = MAX_LINE_CHARS): string {
   return line.length <= max ? line : `${line.slice(0, max)}… [line cut: +${line.length - max} chars]`

@@ -4,7 +4,8 @@ import { withNextStep } from './next-step.js'
 import { pruneMentions } from '../services/prune-mentions.js'
 import type { InspectedPath, WorkspaceService } from '../services/workspace/index.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { counted, formatBytes, languageOf, shownInput } from './format.js'
+import { counted, languageOf, shownInput } from './format.js'
+import { formatBytes } from '../services/byte-size.js'
 import { nonTextKind } from './read-nontext.js'
 
 /** Paths per call; more is TOO_MANY_ITEMS. */

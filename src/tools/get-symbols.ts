@@ -6,25 +6,16 @@ import { buildOutline, type OutlineSymbol, MAX_SOURCE_BYTES, SYMBOL_KINDS, suppo
 import type { WorkspaceService } from '../services/workspace/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
 import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { counted, formatBytes, shownInput } from './format.js'
+import { counted, shownInput } from './format.js'
+import { formatBytes } from '../services/byte-size.js'
 import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+import { SymbolEntryOutput } from './definitions.js'
 import { binaryError, nonTextKind } from './read-nontext.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
 const MAX_FILES = 20
 /** Largest file outlined; bigger ones are FILE_TOO_LARGE. */
 export const MAX_OUTLINE_BYTES = MAX_SOURCE_BYTES
-
-/** One definition in structuredContent (get_symbols, find_symbol). */
-export const SymbolEntryOutput = Type.Object({
-  path: Type.String(),
-  kind: Type.String(),
-  name: Type.String(),
-  container: Type.Optional(Type.String({ description: 'Enclosing symbol' })),
-  line: Type.Integer({ description: 'First line (1-based)' }),
-  end_line: Type.Integer({ description: 'Last line' }),
-  signature: Type.String({ description: 'Head of the definition' })
-})
 
 /** structuredContent of get_symbols: each file's outcome, then the symbols on this page. */
 export const GetSymbolsOutput = Type.Object({

@@ -3,8 +3,7 @@ import { defineTool, Inject, textResult } from './define-tool.js'
 import { pruneMentions } from '../services/prune-mentions.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
 import { clockTime, counted } from './format.js'
-import { problemHint, problemText, storeWords } from './code-index-common.js'
-import type { CodeIndexStatus, SemanticStatus } from '../services/code-index/index.js'
+import { problemHint, problemText, storeWords, type CodeIndexStatus, type SemanticStatus } from '../services/code-index/index.js'
 
 /** The index's state in words: what an agent can expect of find_symbol and search_code now. */
 function indexState (status: CodeIndexStatus): string {

@@ -1,6 +1,7 @@
 import { toolError } from '../errors.js'
 import { binaryKind, imageFacts, isPdfHead, type BinaryKind, type FileSniff, type PdfReader, type WorkspaceService } from '../services/workspace/index.js'
-import { counted, formatBytes, languageOf } from './format.js'
+import { counted, languageOf } from './format.js'
+import { formatBytes } from '../services/byte-size.js'
 import { formatCall } from './paging.js'
 
 /** An open workspace file (tools never import node:fs). */

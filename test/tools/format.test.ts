@@ -1,6 +1,7 @@
 // The small formatters every tool's text goes through: sizes, counts, languages, echoed inputs.
 import t from 'tap'
-import { counted, cutLine, formatBytes, languageOf, shownInput } from '../../src/tools/format.js'
+import { counted, cutLine, languageOf, shownInput } from '../../src/tools/format.js'
+import { formatBytes } from '../../src/services/byte-size.js'
 import { compareText } from '../../src/tools/paging.js'
 import { fitLadder } from '../../src/tools/budget.js'
 import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
