@@ -14,7 +14,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY plugins ./plugins
 COPY scripts ./scripts
 # The build parses the shipped YAML (docs/) into a table the bin reads instead of loading a YAML parser.
 COPY docs ./docs

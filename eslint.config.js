@@ -1,15 +1,14 @@
 import { readdirSync } from 'node:fs'
 import neostandard from 'neostandard'
 
-// Layers, bottom up: errors/config/logger → services → guide (and the tool-authoring API in
-// tools/define-*) → tools → mcp → plugins, app, runtime, bin. Each block lists everything its
-// layer may not import; type-only imports count too (the core rule does not exempt them).
+// Layers, bottom up: errors/config/logger → services → tool-api (the tool-authoring API) → guide → tool-kit (what
+// tools share) → tools → mcp → http (the Fastify plugins), app, runtime, bin. Each block lists everything its layer
+// may not import, by folder; type-only imports count too (the core rule does not exempt them).
 const upper = (...dirs) => ({ group: dirs.flatMap(d => [`**/${d}/**`, `./${d}/**`]), message: 'import only from layers below this one (eslint.config.js lists them).' })
-const top = { group: ['**/plugins/**', '**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'the server composition (app, runtime, bin, plugins) sits above every src/ layer.' }
-const toolImplementations = { group: ['**/tools/*', '!**/tools/define-*'], message: 'below tools/ only the authoring API (tools/define-*) may be imported.' }
+const top = { group: ['**/http/**', '**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'the server composition (app, runtime, bin, http) sits above every other src/ layer.' }
 const noFastify = { group: ['fastify', 'fastify-plugin', '@fastify/*'], message: 'src/ below app.ts is transport-agnostic.' }
 const noFs = { group: ['fs', 'fs/*', 'node:fs', 'node:fs/*'], message: 'Workspace files are reached only through the workspace service (src/services/), never node:fs directly.' }
-const noSdk = { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], message: 'Only src/mcp/ and plugins/mcp-http import the SDK.' }
+const noSdk = { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], message: 'Only src/mcp/ and src/http/mcp-http import the SDK.' }
 // The test tree (helpers, fixtures) never enters the product, whatever layer asks.
 const noTests = { group: ['**/test/**'], message: 'test helpers and fixtures never enter the product bundle.' }
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns: [...patterns, noTests] }] })
@@ -21,14 +20,15 @@ const frontDoors = (own) => SERVICE_FOLDERS.filter(folder => folder !== own).map
   group: [`**/services/${folder}/*`, `!**/services/${folder}/index.js`, `../${folder}/*`, `!../${folder}/index.js`, `./${folder}/*`, `!./${folder}/index.js`],
   message: `services/${folder}/ is reached through its front door, services/${folder}/index.js.`
 }))
-const serviceLayer = [noFastify, noSdk, top, upper('guide', 'tools', 'mcp')]
+const serviceLayer = [noFastify, noSdk, top, upper('tool-api', 'guide', 'tool-kit', 'tools', 'mcp')]
+const toolLayer = [noFastify, noSdk, noFs, top, ...frontDoors()]
 
 export default [
   ...neostandard({ ts: true, ignores: ['dist/**', 'coverage/**', '.tap/**', 'bench/.corpus/**', 'bench/.retrieval/**', 'test/fixtures/symbols/**', 'test/fixtures/references/**', 'bench/.scratch/**', '.team/**', '.tmp-*/**', '**/*.tmp.*'] }),
   // One statement per module imported (type-only names join it: `import { a, type B }`).
   { rules: { 'no-duplicate-imports': 'error' } },
   {
-    files: ['src/**/*.ts', 'plugins/**/*.ts'],
+    files: ['src/**/*.ts'],
     // Type-aware, on the product only (the program of tsconfig.build.json: ~9 s of CPU added to a full lint).
     languageOptions: { parserOptions: { project: './tsconfig.build.json', tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -40,13 +40,17 @@ export default [
   },
   {
     files: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'],
-    rules: restrict(noSdk, top, { group: ['./services/*', './tools/*', './mcp/*', './guide/*'], message: 'config/errors/logger are leaves.' })
+    rules: restrict(noSdk, top, { group: ['./services/*', './tool-api/*', './guide/*', './tool-kit/*', './tools/*', './mcp/*'], message: 'config/errors/logger are leaves.' })
   },
   { files: ['src/services/*.ts'], rules: restrict(...serviceLayer, ...frontDoors()) },
   ...SERVICE_FOLDERS.map(folder => ({ files: [`src/services/${folder}/**/*.ts`], rules: restrict(...serviceLayer, ...frontDoors(folder)) })),
-  { files: ['src/guide/**/*.ts'], rules: restrict(noFastify, noSdk, noFs, top, upper('mcp'), toolImplementations, ...frontDoors()) },
-  { files: ['src/tools/**/*.ts'], rules: restrict(noFastify, noSdk, noFs, top, upper('guide', 'mcp'), ...frontDoors()) },
-  { files: ['src/mcp/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('guide'), toolImplementations, ...frontDoors()) },
+  { files: ['src/tool-api/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'tool-kit', 'tools', 'mcp')) },
+  { files: ['src/guide/**/*.ts'], rules: restrict(...toolLayer, upper('tool-kit', 'tools', 'mcp')) },
+  { files: ['src/tool-kit/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'tools', 'mcp')) },
+  { files: ['src/tools/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'mcp')) },
+  // A tool imports the kit and the API, never another tool; only the folder's front door (index.ts) lists them.
+  { files: ['src/tools/**/*.ts'], ignores: ['src/tools/index.ts'], rules: restrict(...toolLayer, upper('guide', 'mcp'), { group: ['./*'], message: 'a tool imports no other tool: what two tools share belongs in src/tool-kit/.' }) },
+  { files: ['src/mcp/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('guide', 'tool-kit', 'tools'), ...frontDoors()) },
   { files: ['src/*.ts', 'src/bin/**/*.ts'], ignores: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'], rules: restrict(...frontDoors()) },
-  { files: ['plugins/**/*.ts'], rules: restrict(noFs, { group: ['**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'plugins are composed by app.ts, never the other way round.' }, ...frontDoors()) }
+  { files: ['src/http/**/*.ts'], rules: restrict(noFs, { group: ['**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'the http plugins are composed by app.ts, never the other way round.' }, ...frontDoors()) }
 ]

@@ -15,11 +15,19 @@ const END = '<!-- architecture:end -->'
 const FOLDERS = [
   ['src', 'leaves (config, errors, logger) and the composition roots (app, runtime, cli)'],
   ['src/services', 'the injected services: what every service shares (limiter, clock, activity), their wiring (index.ts) and the per-session narrowing by client roots'],
+  ['src/tool-api', 'the tool-authoring API: defineTool and its injected parameters, resources, prompts, and the hints that name a tool (next-step)'],
   ['src/guide', 'the usage guide, its YAML overlay, the help resource, the description conventions checked by code, prompt templates'],
-  ['src/tools', 'one file per tool, the tool-author API (define-*.ts), the hints that name tools (next-step.ts) and the list (index.ts)'],
-  ['src/mcp', 'the protocol engine both transports share: wire parsing, era routing, the method table, sessions, tool calls, stdio framing'],
+  ['src/tool-kit', 'what several tools share: response budgets, paging, formatting, the code index\'s notes, git and reference helpers'],
+  ['src/tools', 'one file per tool, and the list (index.ts); a tool imports no other tool'],
+  ['src/mcp', 'the protocol engine both transports share: its factory and state, the method table, era routing, stdio'],
+  ['src/mcp/wire', 'JSON-RPC on the wire: the constants and error numbers, parsing and classifying a message, newline framing'],
+  ['src/mcp/registry', 'the tool registry, the flat published schemas, argument validation, resources, prompts and completion'],
+  ['src/mcp/call', 'one tools/call: its handle, deadline sweep, input rounds and the run itself'],
+  ['src/mcp/tasks', 'MCP tasks: the running tasks, the store contract, the task methods and wire shapes of both eras'],
+  ['src/mcp/legacy', 'the 2025-11-25 era: a session with its handshake, and its server→client requests'],
+  ['src/mcp/modern', 'the 2026-07-28 era: a request that stands alone, its routing headers and result decoration'],
   ['src/bin', 'the commands: serve, stdio, index, tools, guide, check'],
-  ['plugins', 'Fastify: Streamable HTTP in a context of its own (auth, limits), sessions (memory or Redis), request checks, health, metrics']
+  ['src/http', 'Fastify plugins: Streamable HTTP in a context of its own (auth, limits), sessions (memory or Redis), request checks, health, metrics']
 ]
 
 const modules = (dir) => readdirSync(path.join(ROOT, dir), { withFileTypes: true })

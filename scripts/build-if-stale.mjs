@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 /** The shipped bin's entry. */
 export const bin = path.join(root, 'dist', 'bin', 'cli.js')
-const INPUTS = ['src', 'plugins', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
+const INPUTS = ['src', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
 
 /** Newest modification time of a file, or of any file below a folder. */
 function newest (file) {

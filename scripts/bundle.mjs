@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the tsc output (dist/src) into the shipped bin (dist/bin): one ESM entry, code-split so
-// stdio never loads Fastify. Source maps point back to src/ and plugins/ only — dependencies'
+// stdio never loads Fastify. Source maps point back to src/ only — dependencies'
 // sources are cut out of them — so coverage of the spawned-bin tests lands on our files and on
 // nothing else, and the maps stay small (no sources inlined). The stdio command also ships as one
 // CommonJS bundle with V8's code cache (src/code-cache.ts says why), made by a training session in a
@@ -56,7 +56,7 @@ await build({
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" }
 })
 
-const ours = (source) => /^(\.\.\/)+(src|plugins)\//.test(source)
+const ours = (source) => /^(\.\.\/)+src\//.test(source)
 
 /** Drops every mapping into a source that is not ours, and those sources themselves. */
 function pruneMap (file) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`'s first step: one type-checking compile of everything (src, plugins, tests, bench) that
+// `npm test`'s first step: one type-checking compile of everything (src, tests, bench) that
 // also emits dist/ for the bundle, then the bundle — while eslint runs beside it on the other core.
 // One tsc pass instead of two (build + typecheck checked src twice). Both keep what they learnt for the
 // next run — tsc's build info inside dist/ (so a deleted dist/ is rebuilt whole, never assumed fresh),

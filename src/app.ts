@@ -7,15 +7,15 @@ import { APP_ERR_RATE_LIMITED } from './errors.js'
 import { authOptionsOf, checkExposure, memoryLimitsOf, trustProxyOf } from './http-options.js'
 import { createRuntime, type Runtime, type RuntimeOverrides } from './runtime.js'
 import type { ActiveCall } from './mcp/server.js'
-import rpcErrors, { frameworkErrors } from '../plugins/rpc-errors.js'
-import originGuard, { isLoopbackHost } from '../plugins/origin-guard.js'
-import auth, { resourceMetadata } from '../plugins/auth.js'
-import health from '../plugins/health.js'
-import loadShedding from '../plugins/load-shedding.js'
-import mcpHttp, { principalOf } from '../plugins/mcp-http.js'
-import metrics from '../plugins/metrics.js'
-import requestTarget, { toOriginForm } from '../plugins/request-target.js'
-import type { RedisStores } from '../plugins/redis-stores.js'
+import rpcErrors, { frameworkErrors } from './http/rpc-errors.js'
+import originGuard, { isLoopbackHost } from './http/origin-guard.js'
+import auth, { resourceMetadata } from './http/auth.js'
+import health from './http/health.js'
+import loadShedding from './http/load-shedding.js'
+import mcpHttp, { principalOf } from './http/mcp-http.js'
+import metrics from './http/metrics.js'
+import requestTarget, { toOriginForm } from './http/request-target.js'
+import type { RedisStores } from './http/redis-stores.js'
 import { problemText } from './services/code-index/index.js'
 
 /** What buildApp composes. */
@@ -35,7 +35,7 @@ export interface AppDeps {
  */
 async function sharedStores (config: Pick<Config, 'redisUrl' | 'sessionIdleMs'>, log: Logger): Promise<RedisStores | undefined> {
   if (config.redisUrl === '') return undefined
-  return await (await import('../plugins/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log })
+  return await (await import('./http/redis-stores.js')).createRedisStores({ url: config.redisUrl, eventTtlMs: config.sessionIdleMs, log })
 }
 
 /**
@@ -87,7 +87,7 @@ export async function buildApp (deps: AppDeps): Promise<App> {
   checkExposure(config, authOptions, isLoopbackHost(config.host))
   const app = Fastify({
     loggerInstance: runtime.log,
-    // JSON bodies are parsed by the engine's parser (plugins/json-body), which refuses prototype-poisoning keys.
+    // JSON bodies are parsed by the engine's parser (http/json-body), which refuses prototype-poisoning keys.
     bodyLimit: config.bodyLimit,
     // A hop count is accepted at run time (proxy-addr), though Fastify's types list only the other forms.
     trustProxy: trustProxyOf(config) as boolean | string | string[],

@@ -10,7 +10,7 @@ export const APP_ERR_SCHEMA_INCOMPATIBLE = createError<[string]>('APP_ERR_SCHEMA
 /** A tool definition is malformed (bad name, missing description …). */
 export const APP_ERR_TOOL_DEFINITION = createError<[string]>('APP_ERR_TOOL_DEFINITION', 'Invalid tool definition: %s', 500, TypeError)
 
-// Protocol: mapped to JSON-RPC codes by toRpcError() in src/mcp/rpc.ts.
+// Protocol: mapped to JSON-RPC codes by toRpcError() in src/mcp/wire/rpc.ts.
 /** JSON text that does not parse. */
 export const APP_ERR_PARSE = createError<[string]>('APP_ERR_PARSE', 'Parse error: %s', 400)
 /** A message that is not a valid JSON-RPC 2.0 request or notification. */
@@ -70,7 +70,7 @@ export const APP_ERR_SESSION_STORE_UNAVAILABLE = createError('APP_ERR_SESSION_ST
 /** The server is draining for shutdown and takes no new requests. */
 export const APP_ERR_SHUTTING_DOWN = createError('APP_ERR_SHUTTING_DOWN', 'Server is shutting down; retry on another instance', 503)
 
-// Protocol 2026-07-28's own refusals (its JSON-RPC numbers are chosen in src/mcp/rpc.ts, with every other).
+// Protocol 2026-07-28's own refusals (its JSON-RPC numbers are chosen in src/mcp/wire/rpc.ts, with every other).
 /** A routing header and the body disagree (or a required header is absent). */
 export const APP_ERR_HEADER_MISMATCH = createError<[string]>('APP_ERR_HEADER_MISMATCH', 'the request headers and body disagree: %s', 400)
 /** The request needs client capabilities its envelope did not declare. */
@@ -139,7 +139,7 @@ export type ToolErrorCode = typeof TOOL_ERROR_CODES[number]
 
 /**
  * What a caller can do next after an error a service raised, as a fact: the tool layer says it in a sentence
- * that names the tool to call (tools/next-step.ts), so services never name tools.
+ * that names the tool to call (tool-api/next-step.ts), so services never name tools.
  */
 export type NextStep =
   | 'describe-path' | 'list-now' | 'list-layout' | 'list-from-root' | 'list-links' | 'inside-only' | 'list-or-find'
@@ -170,7 +170,7 @@ export const sentence = (s: string): string => /[.!?]$/.test(s) ? s : `${s}.`
 
 /**
  * Builds the model-facing error `ERROR <CODE>: <message>. Hint: <next call>`. A service gives the next step as
- * facts instead of a hint naming a tool; the tool layer adds that hint (tools/next-step.ts). `cause`, the error
+ * facts instead of a hint naming a tool; the tool layer adds that hint (tool-api/next-step.ts). `cause`, the error
  * behind it, reaches the logs (pino prints its message and stack after the error's own), never the model.
  */
 export function toolError (toolCode: ToolErrorCode, message: string, hint?: string | NextStepFacts, cause?: unknown): ToolError {

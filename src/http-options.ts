@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
 import { configEnvName, configFlagName, configLabel, type Config } from './config.js'
 import { APP_ERR_CONFIG_INVALID } from './errors.js'
-import type { AuthOptions, StaticToken } from '../plugins/auth.js'
+import type { AuthOptions, StaticToken } from './http/auth.js'
 
 const named = configLabel
 

@@ -17,27 +17,39 @@ async function restricted (filePath: string, source: string): Promise<boolean> {
 
 t.test('an upward import is refused in every layer, type-only included; a downward one is allowed', async (t) => {
   const refused: Array<[string, string]> = [
-    ['src/services/workspace/walk.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
-    ['src/services/workspace/walk.ts', "import type { AnyTool as X } from '../tools/define-tool.js'"],
-    ['src/services/workspace/walk.ts', "import type { Session as X } from '../mcp/session.js'"],
-    ['src/guide/render.ts', "import type { Session as X } from '../mcp/session.js'"],
+    ['src/services/workspace/walk.ts', "import type { UsageGuide as X } from '../../guide/usage-guide.js'"],
+    ['src/services/workspace/walk.ts', "import type { AnyTool as X } from '../../tool-api/define-tool.js'"],
+    ['src/services/workspace/walk.ts', "import type { Session as X } from '../../mcp/legacy/session.js'"],
+    ['src/tool-api/define-tool.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
+    ['src/tool-api/define-tool.ts', "import { formatCall as X } from '../tool-kit/paging.js'"],
+    ['src/guide/render.ts', "import type { Session as X } from '../mcp/legacy/session.js'"],
     ['src/guide/render.ts', "import { readFiles as X } from '../tools/read-files.js'"],
+    ['src/guide/render.ts', "import { formatCall as X } from '../tool-kit/paging.js'"],
+    ['src/tool-kit/paging.ts', "import { readFiles as X } from '../tools/read-files.js'"],
+    ['src/tool-kit/paging.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
     ['src/tools/read-files.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
-    ['src/tools/read-files.ts', "import type { Registry as X } from '../mcp/registry.js'"],
-    ['src/mcp/session.ts', "import { readFiles as X } from '../tools/read-files.js'"],
-    ['src/mcp/session.ts', "import type { UsageGuide as X } from '../guide/usage-guide.js'"],
-    ['src/mcp/session.ts', "import type { FastifyInstance as X } from 'fastify'"],
-    ['src/mcp/session.ts', "import type { AppOptions as X } from '../app.js'"],
+    ['src/tools/read-files.ts', "import type { Registry as X } from '../mcp/registry/registry.js'"],
+    ['src/tools/get-call-graph.ts', "import { findSymbol as X } from './find-symbol.js'"],
+    ['src/mcp/legacy/session.ts', "import { readFiles as X } from '../../tools/read-files.js'"],
+    ['src/mcp/legacy/session.ts', "import { formatCall as X } from '../../tool-kit/paging.js'"],
+    ['src/mcp/legacy/session.ts', "import type { UsageGuide as X } from '../../guide/usage-guide.js'"],
+    ['src/mcp/legacy/session.ts', "import type { FastifyInstance as X } from 'fastify'"],
+    ['src/mcp/legacy/session.ts', "import type { AppOptions as X } from '../../app.js'"],
+    ['src/mcp/legacy/session.ts', "import type { Auth as X } from '../../http/auth.js'"],
     ['src/errors.ts', "import type { Services as X } from './services/index.js'"],
-    ['plugins/mcp-http.ts', "import type { Runtime as X } from '../src/runtime.js'"],
+    ['src/http/mcp-http.ts', "import type { Runtime as X } from '../runtime.js'"],
     ['src/tools/read-files.ts', "import type { ManualTimers as X } from '../../test/helpers/manual-timers.js'"],
-    ['plugins/mcp-http.ts', "import { testTools as X } from '../test/helpers/engine.js'"]
+    ['src/http/mcp-http.ts', "import { testTools as X } from '../../test/helpers/engine.js'"]
   ]
   const allowed: Array<[string, string]> = [
-    ['src/guide/render.ts', "import type { AnyTool as X } from '../tools/define-tool.js'"],
+    ['src/guide/render.ts', "import type { AnyTool as X } from '../tool-api/define-tool.js'"],
+    ['src/tool-kit/paging.ts', "import type { AnyTool as X } from '../tool-api/define-tool.js'"],
     ['src/tools/read-files.ts', "import type { Tokenizer as X } from '../services/tokenizer/index.js'"],
-    ['src/mcp/registry.ts', "import type { Services as X } from '../services/index.js'"],
-    ['plugins/mcp-http.ts', "import type { Session as X } from '../src/mcp/session.js'"]
+    ['src/tools/read-files.ts', "import { formatCall as X } from '../tool-kit/paging.js'"],
+    ['src/tools/index.ts', "import { readFiles as X } from './read-files.js'"],
+    ['src/mcp/registry/registry.ts', "import type { Services as X } from '../../services/index.js'"],
+    ['src/mcp/registry/registry.ts', "import type { AnyTool as X } from '../../tool-api/define-tool.js'"],
+    ['src/http/mcp-http.ts', "import type { Session as X } from '../mcp/legacy/session.js'"]
   ]
   for (const [file, source] of refused) t.equal(await restricted(file, source), true, `${file}: ${source}`)
   for (const [file, source] of allowed) t.equal(await restricted(file, source), false, `${file}: ${source}`)
@@ -50,23 +62,23 @@ t.test('a service folder is reached through its front door only: its other files
     ['src/services/code-index/code-index.ts', "import type { Tokenizer as X } from '../tokenizer/tokenizer.js'"],
     ['src/services/code-index/code-index.ts', "import { startThread as X } from '../threads/thread.js'"],
     ['src/services/index.ts', "import { createGit as X } from './git/git.js'"],
-    ['src/mcp/session.ts', "import type { SearchPage as X } from '../services/search/search.js'"],
+    ['src/mcp/legacy/session.ts', "import type { SearchPage as X } from '../../services/search/search.js'"],
     ['src/runtime.ts', "import type { CodeIndex as X } from './services/code-index/code-index.js'"],
     ['src/bin/index-command.ts', "import { loadSqlite as X } from '../services/code-index/index-schema.js'"],
-    ['plugins/metrics.ts', "import type { CodeIndex as X } from '../src/services/code-index/code-index.js'"]
+    ['src/http/metrics.ts', "import type { CodeIndex as X } from '../services/code-index/code-index.js'"]
   ]
   const allowed: Array<[string, string]> = [
     ['src/tools/read-files.ts', "import type { WalkEntry as X } from '../services/workspace/index.js'"],
     ['src/services/code-index/code-index.ts', "import type { Tokenizer as X } from '../tokenizer/index.js'"],
     ['src/services/code-index/code-index.ts', "import type { ChunkRow as X } from './index-schema.js'"],
     ['src/services/index.ts', "import { createGit as X } from './git/index.js'"],
-    ['plugins/metrics.ts', "import type { CodeIndex as X } from '../src/services/code-index/index.js'"]
+    ['src/http/metrics.ts', "import type { CodeIndex as X } from '../services/code-index/index.js'"]
   ]
   for (const [file, source] of refused) t.equal(await restricted(file, source), true, `${file}: ${source}`)
   for (const [file, source] of allowed) t.equal(await restricted(file, source), false, `${file}: ${source}`)
 })
 
-t.test('services name no tool in the errors they raise: the tool layer says which to call (tools/next-step.ts)', async (t) => {
+t.test('services name no tool in the errors they raise: the tool layer says which to call (tool-api/next-step.ts)', async (t) => {
   const names = tools.map(tool => tool.name)
   const calls: string[] = []
   for (const file of fs.readdirSync('src/services', { recursive: true, encoding: 'utf8' }).filter(f => f.endsWith('.ts'))) {

@@ -8,7 +8,7 @@ export const END = '<!-- bench-summary:end -->'
  * Said in the summary (after its start marker) while the sources differ from what the run measured: the figures
  * stand for an earlier server until `npm run bench` re-measures them, and a full run's summary drops the notice.
  */
-export const STALE_NOTICE = '> **Stale:** src/ or plugins/ changed since this run (its `Sources` hashes differ from the tree\'s: `node bench/lib/sources.js` names the parts); the figures below are the earlier server\'s until `npm run bench` re-measures them.'
+export const STALE_NOTICE = '> **Stale:** src/ changed since this run (its `Sources` hashes differ from the tree\'s: `node bench/lib/sources.js` names the parts); the figures below are the earlier server\'s until `npm run bench` re-measures them.'
 
 /** The table whose header row starts with `header`: that row and every table row after it. */
 function tableAt (lines, header) {

@@ -1,5 +1,5 @@
 // `npm run bench -- --only retrieval`: does the right code come first? Questions written by reading the code
-// (bench/retrieval/*.json: folders of the Linux 6.1 tree, this repository's src/ and plugins/, twelve JavaScript
+// (bench/retrieval/*.json: folders of the Linux 6.1 tree, this repository's src/, twelve JavaScript
 // libraries of its node_modules, Debian's Python 3.11 standard library), asked of search_code, search_semantic (with
 // a real embedding model: see embedding-provider.js), the vectors alone, and two ripgrep baselines, in one run. A
 // third of the questions is held out: never tuned on, reported apart; every figure also per set and kind of question.

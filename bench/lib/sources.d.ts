@@ -1,4 +1,4 @@
-/** Content hashes of src/ and plugins/: the whole and each part (a folder of src/, of src/services/, plugins/). */
+/** Content hashes of src/: the whole and each part (a folder of src/, of src/services/). */
 export interface SourcesHash { whole: string, byPart: Record<string, string> }
 /** The sources' hash under `root` as a whole and by part. */
 export function sourcesHash (root: string): SourcesHash

@@ -1,12 +1,12 @@
-// What a published run measured, as content hashes of the server's sources: src/ and plugins/ by part (each folder
-// of src/ and of src/services/, and plugins/), so a later change says which parts' figures are stale. Hashes of
+// What a published run measured, as content hashes of the server's sources: src/ by part (each folder of src/ and
+// of src/services/), so a later change says which parts' figures are stale. Hashes of
 // the files themselves, not of git history, so a shallow clone or a tarball checks them too.
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 
 /** The folders whose own files make one part each. */
-const PART_ROOTS = ['src', 'plugins']
+const PART_ROOTS = ['src']
 /** Folders whose subfolders are parts of their own (a service each). */
 const SPLIT = new Set(['src', 'src/services'])
 
@@ -51,12 +51,13 @@ export function sourcesHash (root) {
 
 /** The results document's line for `hash`. */
 export function sourcesLine ({ whole, byPart }) {
-  return `- Sources: ${whole} (src/ and plugins/; by part: ${Object.entries(byPart).map(([part, hash]) => `${part} ${hash}`).join(', ')})`
+  return `- Sources: ${whole} (src/; by part: ${Object.entries(byPart).map(([part, hash]) => `${part} ${hash}`).join(', ')})`
 }
 
 /** The hashes a results document's Sources line records; undefined when it has none. */
 export function recordedSources (document) {
-  const line = /^- Sources: ([0-9a-f]{16}) \(src\/ and plugins\/; by part: (.*)\)$/m.exec(document)
+  // Runs published before the Fastify plugins moved into src/http/ name "src/ and plugins/".
+  const line = /^- Sources: ([0-9a-f]{16}) \(src\/(?: and plugins\/)?; by part: (.*)\)$/m.exec(document)
   if (line === null) return undefined
   const byPart = Object.fromEntries(line[2].split(', ').map(entry => entry.split(' ')))
   return { whole: line[1], byPart }

@@ -1,5 +1,5 @@
 import { APP_ERR_CONFIG_INVALID } from '../errors.js'
-import { TOOL_CATEGORIES } from '../tools/define-tool.js'
+import { TOOL_CATEGORIES } from '../tool-api/define-tool.js'
 import { OWN_FLAGS } from './command-flags.js'
 import { commandRuntime, splitArgs, type CommandIo } from './command-runtime.js'
 

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../config.js'
 import { TOOL_TOKEN_ALLOWANCE } from '../guide/conventions.js'
-import { TOOL_CATEGORIES } from '../tools/define-tool.js'
+import { TOOL_CATEGORIES } from '../tool-api/define-tool.js'
 import { COMMAND_KEYS, type CommandName } from './command-flags.js'
 
 /** How every config key is declared (test/config.test.ts holds each key to it): described, bounded on both sides or not at all. */

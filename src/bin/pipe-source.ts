@@ -1,7 +1,7 @@
 import { fstatSync } from 'node:fs'
 import net from 'node:net'
 import type { Readable } from 'node:stream'
-import type { ChunkSource } from '../mcp/chunk-source.js'
+import type { ChunkSource } from '../mcp/wire/chunk-source.js'
 
 /**
  * Reads a pipe or socket descriptor (how clients start a stdio server) into one buffer it reuses, so

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { DestinationStream } from 'pino'
-import type { ChunkSource } from '../mcp/chunk-source.js'
+import type { ChunkSource } from '../mcp/wire/chunk-source.js'
 import { logDestination } from '../logger.js'
 import { inputOf } from './pipe-source.js'
 

@@ -1,6 +1,6 @@
 import { TOOL_ERROR_CODES } from '../errors.js'
 import type { CatalogEntry } from '../services/catalog.js'
-import type { ToolExample } from '../tools/define-tool.js'
+import type { ToolExample } from '../tool-api/define-tool.js'
 import type { Overlay } from './overlay.js'
 import { mentionsAny, pruneMentions } from '../services/prune-mentions.js'
 

@@ -1,7 +1,7 @@
 import { APP_ERR_RESOURCE_NOT_FOUND } from '../errors.js'
 import type { Services } from '../services/index.js'
 import type { ToolCatalog } from '../services/catalog.js'
-import { defineResource, defineResourceTemplate, type ResourceDefinition, type ResourceTemplateDefinition } from '../tools/define-resource.js'
+import { defineResource, defineResourceTemplate, type ResourceDefinition, type ResourceTemplateDefinition } from '../tool-api/define-resource.js'
 import type { UsageGuide } from './usage-guide.js'
 
 /** URI of the whole guide. */

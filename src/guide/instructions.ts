@@ -1,5 +1,5 @@
 import type { CatalogEntry } from '../services/catalog.js'
-import { TOOL_CATEGORIES } from '../tools/define-tool.js'
+import { TOOL_CATEGORIES } from '../tool-api/define-tool.js'
 import { batchField } from './conventions.js'
 import { HELP_URI } from './help-resources.js'
 

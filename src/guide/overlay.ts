@@ -1,6 +1,6 @@
 import { createConfigFile } from '../services/config-file.js'
 import type { Logger } from '../logger.js'
-import type { ToolExample } from '../tools/define-tool.js'
+import type { ToolExample } from '../tool-api/define-tool.js'
 import { parseYaml } from '../services/yaml.js'
 
 /** Hand-kept documentation for one tool, as written in `docs/tools.yaml`. */

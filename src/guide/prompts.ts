@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
 import type { Logger } from '../logger.js'
 import type { TemplateSource } from '../services/template-files.js'
-import { definePrompt, type PromptArgument, type PromptContext, type PromptDefinition } from '../tools/define-prompt.js'
+import { definePrompt, type PromptArgument, type PromptContext, type PromptDefinition } from '../tool-api/define-prompt.js'
 import { completePaths } from './path-completion.js'
 import { parseYaml } from '../services/yaml.js'
 

@@ -1,5 +1,5 @@
 import type { CatalogEntry } from '../services/catalog.js'
-import { TOOL_CATEGORIES } from '../tools/define-tool.js'
+import { TOOL_CATEGORIES } from '../tool-api/define-tool.js'
 import { exampleJson, type ToolDocs } from './docs.js'
 
 type Schema = Record<string, unknown>

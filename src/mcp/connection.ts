@@ -1,15 +1,15 @@
 import { APP_ERR_INVALID_PARAMS, APP_ERR_UNKNOWN_METHOD } from '../errors.js'
 import type { Logger } from '../logger.js'
-import type { Send } from './channel.js'
+import type { Send } from './wire/channel.js'
 import { routeMessage } from './era.js'
 import { methodsOf } from './methods.js'
-import { rejected, serveModern, type ModernContext } from './modern.js'
-import { errorMessage, toRpcError, type RequestId } from './rpc.js'
+import { rejected, serveModern, type ModernContext } from './modern/handler.js'
+import { errorMessage, toRpcError, type RequestId } from './wire/rpc.js'
 import type { ServerShared } from './engine-state.js'
-import { Session } from './session.js'
-import type { CallHandle } from './call-handle.js'
-import { classify, invalidMessage, type Classified } from './wire.js'
-import { connectionOwner } from './task-store.js'
+import { Session } from './legacy/session.js'
+import type { CallHandle } from './call/call-handle.js'
+import { classify, invalidMessage, type Classified } from './wire/wire.js'
+import { connectionOwner } from './tasks/task-store.js'
 
 const MODERN_METHODS = methodsOf('modern')
 

@@ -1,11 +1,11 @@
 import type { Services } from '../services/index.js'
-import type { Deadlines } from './deadlines.js'
-import type { FeatureHandlers } from './features.js'
+import type { Deadlines } from './call/deadlines.js'
+import type { FeatureHandlers } from './registry/features.js'
 import type { RunningSet } from './idle.js'
-import type { RequestStates } from './input-required.js'
-import type { ModernShared } from './modern-results.js'
-import type { Registry } from './registry.js'
-import type { Tasks } from './tasks.js'
+import type { RequestStates } from './call/input-required.js'
+import type { ModernShared } from './modern/results.js'
+import type { Registry } from './registry/registry.js'
+import type { Tasks } from './tasks/tasks.js'
 
 // The engine's state as its sessions, calls and eras read it: a leaf (it imports no module that imports it), so the
 // engine's files depend on it and not on server.ts, which builds it.

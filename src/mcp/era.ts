@@ -1,6 +1,6 @@
 import { APP_ERR_HEADER_MISMATCH, APP_ERR_INVALID_PARAMS, APP_ERR_UNSUPPORTED_VERSION, withRpcData } from '../errors.js'
-import { LOG_LEVELS, type RequestId } from './rpc.js'
-import type { Classified } from './wire.js'
+import { LOG_LEVELS, type RequestId } from './wire/rpc.js'
+import type { Classified } from './wire/wire.js'
 
 // Which protocol era a message belongs to (the same rule on both transports): a request whose
 // params._meta names a protocol version is 2026-07-28 ("modern"); initialize, responses and plain

@@ -1,8 +1,8 @@
-import type { ToolInput } from '../tools/define-tool.js'
-import type { CallScope } from './call-handle.js'
-import type { RequestChannel } from './channel.js'
+import type { ToolInput } from '../tool-api/define-tool.js'
+import type { CallScope } from './call/call-handle.js'
+import type { RequestChannel } from './wire/channel.js'
 import type { ServerShared } from './engine-state.js'
-import type { RequestId } from './rpc.js'
+import type { RequestId } from './wire/rpc.js'
 
 // What method handlers receive, in a leaf of its own: methods.ts dispatches to task-methods.ts and tool-call.ts,
 // which need these types, and the session implements LegacyScope without either importing the other's module.

@@ -1,10 +1,10 @@
 import { APP_ERR_INVALID_PARAMS } from '../errors.js'
-import type { ToolInput } from '../tools/define-tool.js'
-import type { ResourceContext } from '../tools/define-resource.js'
-import { withRounds } from './input-required.js'
+import type { ToolInput } from '../tool-api/define-tool.js'
+import type { ResourceContext } from '../tool-api/define-resource.js'
+import { withRounds } from './call/input-required.js'
 import type { Era, Handler, LegacyScope, MethodCall, ModernScope, Params, Scope } from './method-types.js'
-import { answerToolCall } from './tool-call.js'
-import { legacyCancel, legacyGet, legacyList, legacyResult, modernCancel, modernGet, modernUpdate } from './task-methods.js'
+import { answerToolCall } from './call/tool-call.js'
+import { legacyCancel, legacyGet, legacyList, legacyResult, modernCancel, modernGet, modernUpdate } from './tasks/task-methods.js'
 
 /** Every era the engine serves. */
 export const ERAS: readonly Era[] = ['legacy', 'modern']

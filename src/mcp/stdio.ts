@@ -1,9 +1,9 @@
 import { Readable, type Writable } from 'node:stream'
 import type { Logger } from '../logger.js'
-import { LineFramer } from './line-framer.js'
-import { readableSource, type ChunkSource } from './chunk-source.js'
+import { LineFramer } from './wire/line-framer.js'
+import { readableSource, type ChunkSource } from './wire/chunk-source.js'
 import type { McpServer } from './server.js'
-import { invalidMessage, parseMessage, tooLargeError } from './wire.js'
+import { invalidMessage, parseMessage, tooLargeError } from './wire/wire.js'
 
 /** Options for serving one MCP session over a pair of byte streams. */
 export interface StdioOptions {

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import { nameToken } from '../services/symbols/index.js'
-import { fitLadder, fitLargest, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, type Rung } from './budget.js'
-import { buildCallGraph, type CallGraph, type GraphEdge, type GraphNode } from './call-graph.js'
-import { indexNotes, INDEX_TASK, scopeOf } from './code-index-common.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { pickDefinitions, rank, splitName } from './definitions.js'
-import { counted, shownInput } from './format.js'
-import { formatCall } from './paging.js'
-import { indexSource, type Definition } from './reference-source.js'
+import { fitLadder, fitLargest, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, type Rung } from '../tool-kit/budget.js'
+import { buildCallGraph, type CallGraph, type GraphEdge, type GraphNode } from '../tool-kit/call-graph.js'
+import { indexNotes, INDEX_TASK, scopeOf } from '../tool-kit/code-index-common.js'
+import { defineTool, Inject, type ToolResult } from '../tool-api/define-tool.js'
+import { pickDefinitions, rank, splitName } from '../tool-kit/definitions.js'
+import { counted, shownInput } from '../tool-kit/format.js'
+import { formatCall } from '../tool-kit/paging.js'
+import { indexSource, type Definition } from '../tool-kit/reference-source.js'
 
 const EdgeOutput = Type.Object({
   from: Type.String(),

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
-import { withNextStep } from './next-step.js'
+import { withNextStep } from '../tool-api/next-step.js'
 import { pruneMentions } from '../services/prune-mentions.js'
 import type { InspectedPath, WorkspaceService } from '../services/workspace/index.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { counted, languageOf, shownInput } from './format.js'
+import { defineTool, Inject, type ToolResult } from '../tool-api/define-tool.js'
+import { counted, languageOf, shownInput } from '../tool-kit/format.js'
 import { formatBytes } from '../services/byte-size.js'
-import { nonTextKind } from './read-nontext.js'
+import { nonTextKind } from '../tool-kit/read-nontext.js'
 
 /** Paths per call; more is TOO_MANY_ITEMS. */
 const MAX_PATHS = 100

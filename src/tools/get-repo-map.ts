@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import type { MapFile } from '../services/code-index/index.js'
 import { nameToken } from '../services/symbols/index.js'
-import { fitLargest, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, type Rung } from './budget.js'
-import { indexNotes, INDEX_TASK, scopeOf, shownPath } from './code-index-common.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { counted, cutLine } from './format.js'
-import { compareText, formatCall } from './paging.js'
-import { rankRepository, type RankedDefinition } from './repo-rank.js'
+import { fitLargest, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, type Rung } from '../tool-kit/budget.js'
+import { indexNotes, INDEX_TASK, scopeOf, shownPath } from '../tool-kit/code-index-common.js'
+import { defineTool, Inject, type ToolResult } from '../tool-api/define-tool.js'
+import { counted, cutLine } from '../tool-kit/format.js'
+import { compareText, formatCall } from '../tool-kit/paging.js'
+import { rankRepository, type RankedDefinition } from '../tool-kit/repo-rank.js'
 
 /** A scope of more source files than this is shown by its layout only: ranking it would not be cheap. */
 export const MAX_RANKED_FILES = 3000

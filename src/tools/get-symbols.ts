@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
-import { withNextStep } from './next-step.js'
+import { withNextStep } from '../tool-api/next-step.js'
 import { pruneMentions } from '../services/prune-mentions.js'
 import { buildOutline, type OutlineSymbol, MAX_SOURCE_BYTES, SYMBOL_KINDS, supportedLanguages, symbolLanguageOf, type SymbolKind, type SymbolParser } from '../services/symbols/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { counted, shownInput } from './format.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from '../tool-kit/budget.js'
+import { defineTool, Inject, type ToolResult } from '../tool-api/define-tool.js'
+import { counted, shownInput } from '../tool-kit/format.js'
 import { formatBytes } from '../services/byte-size.js'
-import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
-import { SymbolEntryOutput } from './definitions.js'
-import { binaryError, nonTextKind } from './read-nontext.js'
+import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from '../tool-kit/paging.js'
+import { SymbolEntryOutput } from '../tool-kit/definitions.js'
+import { binaryError, nonTextKind } from '../tool-kit/read-nontext.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
 const MAX_FILES = 20

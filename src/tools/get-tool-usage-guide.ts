@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineTool, Inject, TOOL_CATEGORIES, textResult } from './define-tool.js'
+import { defineTool, Inject, TOOL_CATEGORIES, textResult } from '../tool-api/define-tool.js'
 
 /** structuredContent of get_tool_usage_guide. */
 export const GetToolUsageGuideOutput = Type.Object({

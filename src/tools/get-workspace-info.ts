@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { defineTool, Inject, textResult } from './define-tool.js'
+import { defineTool, Inject, textResult } from '../tool-api/define-tool.js'
 import { pruneMentions } from '../services/prune-mentions.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
-import { clockTime, counted } from './format.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from '../tool-kit/budget.js'
+import { clockTime, counted } from '../tool-kit/format.js'
 import { problemHint, problemText, storeWords, type CodeIndexStatus, type SemanticStatus } from '../services/code-index/index.js'
 
 /** The index's state in words: what an agent can expect of find_symbol and search_code now. */

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import type { BlameLine } from '../services/git/index.js'
-import { fitLargest } from './budget.js'
-import { defineTool, textResult } from './define-tool.js'
-import { counted, cutLine } from './format.js'
-import { clip, GitTail, repositoryPath, Revision, short } from './git-common.js'
-import { formatCall } from './paging.js'
+import { fitLargest } from '../tool-kit/budget.js'
+import { defineTool, textResult } from '../tool-api/define-tool.js'
+import { counted, cutLine } from '../tool-kit/format.js'
+import { clip, GitTail, repositoryPath, Revision, short } from '../tool-kit/git-common.js'
+import { formatCall } from '../tool-kit/paging.js'
 
 /** Lines blamed per call at most: blame walks history per line range, so wide ranges are slow on old files. */
 const MAX_SPAN = 500

@@ -3,11 +3,11 @@ import type { ToolError } from '../errors.js'
 import type { DiffSides, FileChange, GitService } from '../services/git/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import { pruneLines } from '../services/prune-mentions.js'
-import { defineTool, textResult } from './define-tool.js'
-import { counted, cutLine } from './format.js'
-import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short } from './git-common.js'
-import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Page } from './paging.js'
-import { fitLargest } from './budget.js'
+import { defineTool, textResult } from '../tool-api/define-tool.js'
+import { counted, cutLine } from '../tool-kit/format.js'
+import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short } from '../tool-kit/git-common.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults, type Page } from '../tool-kit/paging.js'
+import { fitLargest } from '../tool-kit/budget.js'
 
 const GitDiffInput = Type.Object({
   from: Revision('The older side: a commit hash, branch, tag or HEAD~N, e.g. "main"', 'HEAD'),

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import type { CommitSummary } from '../services/git/index.js'
-import { fitLargest } from './budget.js'
-import { defineTool, textResult } from './define-tool.js'
-import { clip, gitDate, GitTail, repositoryPath, Revision, short } from './git-common.js'
-import { pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
+import { fitLargest } from '../tool-kit/budget.js'
+import { defineTool, textResult } from '../tool-api/define-tool.js'
+import { clip, gitDate, GitTail, repositoryPath, Revision, short } from '../tool-kit/git-common.js'
+import { pagingFooter, PaginationOutput, withoutDefaults, type Pagination } from '../tool-kit/paging.js'
 
 const GitLogInput = Type.Object({
   ref: Revision('Revision to start from: a branch, tag, commit hash or HEAD~N, e.g. "main"', 'HEAD'),

@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import type { CommitDetail, FileChange, GitService } from '../services/git/index.js'
 import type { Tokenizer } from '../services/tokenizer/index.js'
-import { fitLargest } from './budget.js'
+import { fitLargest } from '../tool-kit/budget.js'
 import { pruneMentions } from '../services/prune-mentions.js'
-import { defineTool, textResult, type ToolResult } from './define-tool.js'
-import { counted, cutLine } from './format.js'
-import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short, type RepositoryTarget } from './git-common.js'
-import { formatCall } from './paging.js'
+import { defineTool, textResult, type ToolResult } from '../tool-api/define-tool.js'
+import { counted, cutLine } from '../tool-kit/format.js'
+import { changeLine, cutPatch, fileOutput, fitPatches, GitFileOutput, GitTail, repositoryPath, Revision, short, type RepositoryTarget } from '../tool-kit/git-common.js'
+import { formatCall } from '../tool-kit/paging.js'
 
 /** Largest file shown at a revision. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024

@@ -1,4 +1,4 @@
-import type { AnyTool } from './define-tool.js'
+import type { AnyTool } from '../tool-api/define-tool.js'
 import { getToolUsageGuide } from './get-tool-usage-guide.js'
 import { listDirectory } from './list-directory.js'
 import { findFiles } from './find-files.js'

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import type { WalkEntry } from '../services/workspace/index.js'
-import { defineTool, Inject, textResult } from './define-tool.js'
-import { counted } from './format.js'
+import { defineTool, Inject, textResult } from '../tool-api/define-tool.js'
+import { counted } from '../tool-kit/format.js'
 import { formatBytes } from '../services/byte-size.js'
-import { formatCall, paginate, pagingFooter, PaginationOutput } from './paging.js'
-import { ignoredNotice } from './ignored-notice.js'
+import { formatCall, paginate, pagingFooter, PaginationOutput } from '../tool-kit/paging.js'
+import { ignoredNotice } from '../tool-kit/ignored-notice.js'
 
 /** Most entries one listing walks before it stops (the total is then a lower bound). */
 const MAX_WALK_ENTRIES = 50_000

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import { isToolError, toolError } from '../errors.js'
-import { withNextStep } from './next-step.js'
+import { withNextStep } from '../tool-api/next-step.js'
 import { type WorkspaceService, IMAGE_MIMES } from '../services/workspace/index.js'
 import type { Tokenizer } from '../services/tokenizer/index.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { cutLine, MAX_LINE_CHARS, shownInput } from './format.js'
+import { defineTool, Inject, type ToolResult } from '../tool-api/define-tool.js'
+import { cutLine, MAX_LINE_CHARS, shownInput } from '../tool-kit/format.js'
 import { formatBytes } from '../services/byte-size.js'
-import { binaryError, nonTextKind, pageRange, pdfNote, readImage, readPdf, type ImageRead } from './read-nontext.js'
-import { imageLine, windowOf, withEncoding } from './read-window.js'
-import { formatCall } from './paging.js'
+import { binaryError, nonTextKind, pageRange, pdfNote, readImage, readPdf, type ImageRead } from '../tool-kit/read-nontext.js'
+import { imageLine, windowOf, withEncoding } from '../tool-kit/read-window.js'
+import { formatCall } from '../tool-kit/paging.js'
 
 /** Files per call; more is TOO_MANY_ITEMS. */
 const MAX_FILES = 20

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { toolError } from '../errors.js'
 import { queryTerms, type ChunkRow } from '../services/code-index/index.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from './code-index-common.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from '../tool-kit/budget.js'
+import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from '../tool-kit/code-index-common.js'
 import { pruneLines } from '../services/prune-mentions.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+import { defineTool, Inject, type ToolResult } from '../tool-api/define-tool.js'
+import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from '../tool-kit/paging.js'
 
 /** Deepest a page may reach into the ranking (offset + page_size). */
 const MAX_CANDIDATES = 1000

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
-import { defineTool, Inject, textResult } from './define-tool.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from './budget.js'
+import { defineTool, Inject, textResult } from '../tool-api/define-tool.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from '../tool-kit/budget.js'
 import type { HiddenMatches } from '../services/search/index.js'
-import { formatCall, PaginationOutput, withoutDefaults, type Pagination } from './paging.js'
-import { fitSearch } from './search-regex-fit.js'
-import { counted } from './format.js'
-import { keptPagination, showLine, type RenderInput } from './search-regex-render.js'
+import { formatCall, PaginationOutput, withoutDefaults, type Pagination } from '../tool-kit/paging.js'
+import { fitSearch } from '../tool-kit/search-regex-fit.js'
+import { counted } from '../tool-kit/format.js'
+import { keptPagination, showLine, type RenderInput } from '../tool-kit/search-regex-render.js'
 
 /** structuredContent of search_regex: locations, the matching lines as shown, and pagination; no context lines. */
 export const SearchRegexOutput = Type.Object({

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { queryTerms, type HybridHit, type SemanticRanking, type SemanticSearch, type CodeIndex } from '../services/code-index/index.js'
-import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from './budget.js'
-import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from './code-index-common.js'
+import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from '../tool-kit/budget.js'
+import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from '../tool-kit/code-index-common.js'
 import { pruneLines } from '../services/prune-mentions.js'
-import { defineTool, Inject, type ToolResult } from './define-tool.js'
-import { clockTime, counted } from './format.js'
-import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from './paging.js'
+import { defineTool, Inject, type ToolResult } from '../tool-api/define-tool.js'
+import { clockTime, counted } from '../tool-kit/format.js'
+import { paginate, pagingFooter, PaginationOutput, withoutDefaults } from '../tool-kit/paging.js'
 
 /** How deep each ranking (by meaning, by words) is read before fusing; pages reach this far. */
 const DEPTH = 200

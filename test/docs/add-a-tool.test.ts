@@ -18,7 +18,7 @@ import { untracked } from '../helpers/spawn-stdio.js'
 // built modules in this process.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const COPIED = ['src', 'plugins', 'scripts', 'docs', 'test/golden', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'eslint.config.js']
+const COPIED = ['src', 'scripts', 'docs', 'test/golden', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'eslint.config.js']
 const GOLDEN = 'test/golden/tools-list.json'
 // The copy's processes are not this project's code under test: tap's variables and hooks would only slow
 // them down (its spawn hook adds them back to any env, hence `untracked` too).

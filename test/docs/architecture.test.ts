@@ -14,8 +14,8 @@ t.test('the folder table is the tree\'s own (node scripts/architecture.mjs rewri
 
 t.test('every engine module the page names is in src/mcp, and every one there is named', async (t) => {
   const engine = page.slice(page.indexOf('## The engine'))
-  const named = new Set([...engine.matchAll(/`([\w-]+)\.ts`/g)].map(m => m[1]))
-  const modules = fs.readdirSync('src/mcp').filter(f => f.endsWith('.ts')).map(f => f.replace(/\.ts$/, ''))
+  const named = new Set([...engine.matchAll(/`([\w/-]+)\.ts`/g)].map(m => m[1]))
+  const modules = fs.readdirSync('src/mcp', { recursive: true, encoding: 'utf8' }).filter(f => f.endsWith('.ts')).map(f => f.replace(/\.ts$/, ''))
   t.same([...named].filter(m => !modules.includes(m)), [], 'no module that is gone')
   t.same(modules.filter(m => !named.has(m)), [], 'none left out')
 })

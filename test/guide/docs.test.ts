@@ -4,7 +4,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { exampleJson, resolveDocs } from '../../src/guide/docs.js'
 import type { Overlay } from '../../src/guide/overlay.js'
-import { compileArguments } from '../../src/mcp/validate.js'
+import { compileArguments } from '../../src/mcp/registry/validate.js'
 import type { CatalogEntry } from '../../src/services/catalog.js'
 
 const validator = compileArguments(Type.Object({ path: Type.String({ description: 'A path, e.g. "a"' }), tags: Type.Optional(Type.Array(Type.String(), { description: 'Tags, e.g. ["x"]' })) }), new Set())

@@ -2,7 +2,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createRegistry } from '../../src/mcp/registry.js'
+import { createRegistry } from '../../src/mcp/registry/registry.js'
 import { createMcpServer } from '../../src/mcp/server.js'
 import { getToolUsageGuide } from '../../src/tools/get-tool-usage-guide.js'
 import { createUsageGuide } from '../../src/guide/usage-guide.js'
@@ -10,7 +10,7 @@ import { helpResource, helpTemplate, HELP_URI } from '../../src/guide/help-resou
 import { generateInstructions } from '../../src/guide/instructions.js'
 import { captureLogger, initializedSession, testTools } from '../helpers/engine.js'
 import { Type } from '@sinclair/typebox'
-import { defineTool, textResult } from '../../src/tools/define-tool.js'
+import { defineTool, textResult } from '../../src/tool-api/define-tool.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'wmcp-help-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))

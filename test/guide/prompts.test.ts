@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createRegistry } from '../../src/mcp/registry.js'
+import { createRegistry } from '../../src/mcp/registry/registry.js'
 import { createMcpServer } from '../../src/mcp/server.js'
 import { fillBundle, loadTemplatePrompts, parseBundle } from '../../src/guide/prompts.js'
 import { readPackageTemplates, readWorkspaceTemplates } from '../../src/services/template-files.js'

@@ -1,12 +1,12 @@
 import pino from 'pino'
 import { Writable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
-import { createRegistry, type RegistryOptions } from '../../src/mcp/registry.js'
+import { createRegistry, type RegistryOptions } from '../../src/mcp/registry/registry.js'
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js'
-import { defineTool, HEADER_KEY, Inject, inputRequired, textResult, type RunResult } from '../../src/tools/define-tool.js'
+import { defineTool, HEADER_KEY, Inject, inputRequired, textResult, type RunResult } from '../../src/tool-api/define-tool.js'
 import { toolError } from '../../src/errors.js'
 import { systemClock } from '../../src/services/clock.js'
-import type { TaskOwner } from '../../src/mcp/task-store.js'
+import type { TaskOwner } from '../../src/mcp/tasks/task-store.js'
 
 /** A pino logger that keeps every line as an object, for asserting on log fields. */
 export function captureLogger () {

@@ -12,7 +12,7 @@ import { createRuntime, httpOffersTasks, type Runtime, type RuntimeExtras } from
 import type { ProcessHost } from '../../src/bin/process-host.js'
 import { serveStdioCommand } from '../../src/bin/stdio.js'
 import { serveHttpCommand } from '../../src/bin/http.js'
-import { within } from '../../src/mcp/tool-call.js'
+import { within } from '../../src/mcp/call/tool-call.js'
 import { stdoutLines } from './rpc.js'
 
 // The servers the bins start, in this process: the same config parsing, runtime and transports (stdio framing over

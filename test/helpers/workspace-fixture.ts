@@ -7,7 +7,7 @@ import pino from 'pino'
 import { systemClock, type Clock } from '../../src/services/clock.js'
 import { createTokenizer, type Tokenizer } from '../../src/services/tokenizer/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
-import type { ToolContext, ToolResult } from '../../src/tools/define-tool.js'
+import type { ToolContext, ToolResult } from '../../src/tool-api/define-tool.js'
 
 /** What createHostileWorkspace builds. */
 export interface HostileWorkspace {

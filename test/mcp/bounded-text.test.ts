@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MAX_ARGUMENT_DEPTH, SHOWN_VALUE_CHARS, shownField, shownKey, shownValue, tooDeep } from '../../src/mcp/bounded-text.js'
+import { MAX_ARGUMENT_DEPTH, SHOWN_VALUE_CHARS, shownField, shownKey, shownValue, tooDeep } from '../../src/mcp/registry/bounded-text.js'
 
 // What an argument error shows of what a client sent: the JSON text as far as it fits, the field as a short line.
 

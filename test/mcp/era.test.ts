@@ -1,8 +1,8 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { META, readEnvelope, routeMessage, type RoutingHeaders } from '../../src/mcp/era.js'
-import { RPC_ERROR, toRpcError } from '../../src/mcp/rpc.js'
-import { classify } from '../../src/mcp/wire.js'
+import { RPC_ERROR, toRpcError } from '../../src/mcp/wire/rpc.js'
+import { classify } from '../../src/mcp/wire/wire.js'
 import { runs } from '../helpers/property.js'
 
 // The era classifier both transports use: what is 2025, what is 2026-07-28, and which error a

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { runs } from '../helpers/property.js'
-import { LineFramer, type Frame } from '../../src/mcp/line-framer.js'
+import { LineFramer, type Frame } from '../../src/mcp/wire/line-framer.js'
 
 const MAX = 32
 

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { createRegistry } from '../../src/mcp/registry.js'
+import { createRegistry } from '../../src/mcp/registry/registry.js'
 import { toolError } from '../../src/errors.js'
-import { defineTool, textResult, type AnyTool } from '../../src/tools/define-tool.js'
+import { defineTool, textResult, type AnyTool } from '../../src/tool-api/define-tool.js'
 import { testTools } from '../helpers/engine.js'
 import { systemClock } from '../../src/services/clock.js'
 
@@ -137,7 +137,7 @@ t.test('as written: a recursive schema meets a value nested 50,000 deep with INV
 })
 
 t.test('an injected service declared optional never gates its tool, and neither kind is published', async (t) => {
-  const { Inject } = await import('../../src/tools/define-tool.js')
+  const { Inject } = await import('../../src/tool-api/define-tool.js')
   const createTool = (name: string, optional: boolean): AnyTool => defineTool({
     name,
     title: name,

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { checkCompatibility, normaliseSchema, publishOutputSchema } from '../../src/mcp/schema.js'
-import { Inject } from '../../src/tools/define-tool.js'
+import { checkCompatibility, normaliseSchema, publishOutputSchema } from '../../src/mcp/registry/schema.js'
+import { Inject } from '../../src/tool-api/define-tool.js'
 
 t.test('optional nullable parameters are published flat and not required', async (t) => {
   const input = Type.Object({

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { defineTool, textResult } from '../../src/tools/define-tool.js'
+import { defineTool, textResult } from '../../src/tool-api/define-tool.js'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { waitUntil } from '../helpers/wait.js'
 

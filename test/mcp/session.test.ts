@@ -1,9 +1,9 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
-import { defineTool, Inject, textResult } from '../../src/tools/define-tool.js'
-import { CallHandle } from '../../src/mcp/call-handle.js'
-import { Deadlines } from '../../src/mcp/deadlines.js'
+import { defineTool, Inject, textResult } from '../../src/tool-api/define-tool.js'
+import { CallHandle } from '../../src/mcp/call/call-handle.js'
+import { Deadlines } from '../../src/mcp/call/deadlines.js'
 import { toolError } from '../../src/errors.js'
 import { waitUntil } from '../helpers/wait.js'
 

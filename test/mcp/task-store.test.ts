@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import pino from 'pino'
-import { createRedisStores } from '../../plugins/redis-stores.js'
-import { MemoryTaskStore, type TaskRecord, type TaskStore } from '../../src/mcp/task-store.js'
+import { createRedisStores } from '../../src/http/redis-stores.js'
+import { MemoryTaskStore, type TaskRecord, type TaskStore } from '../../src/mcp/tasks/task-store.js'
 import { findRedis, startRedis } from '../helpers/redis.js'
 import { waitUntil } from '../helpers/wait.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { runs } from '../helpers/property.js'
-import { classify, findPoisonedKey, invalidMessage, parseMessage, tooLargeError } from '../../src/mcp/wire.js'
+import { classify, findPoisonedKey, invalidMessage, parseMessage, tooLargeError } from '../../src/mcp/wire/wire.js'
 
 /** The JSON-RPC answer a transport writes for a message that never reaches the engine. */
 function answerFor (text: string): Record<string, unknown> | undefined {

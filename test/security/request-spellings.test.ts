@@ -9,7 +9,7 @@ import path from 'node:path'
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose'
 import { runs } from '../helpers/property.js'
 import { buildTestApp } from '../helpers/build-app.js'
-import { requestTargetProblem, toOriginForm } from '../../plugins/request-target.js'
+import { requestTargetProblem, toOriginForm } from '../../src/http/request-target.js'
 
 // Auth, the per-client limit and the Host/Origin guard decide by the route a request reaches, never by
 // how its path is spelled (issue 34: `/%6Dcp`, `/mcp#x` and `POST http://host/mcp` skipped auth and the

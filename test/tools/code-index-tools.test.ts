@@ -11,12 +11,12 @@ import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
 import { createWorkspaceSet } from '../../src/services/workspace/set.js'
 import { createLimiter } from '../../src/services/limiter.js'
-import type { ToolResult } from '../../src/tools/define-tool.js'
+import type { ToolResult } from '../../src/tool-api/define-tool.js'
 import { findSymbol, FindSymbolOutput } from '../../src/tools/find-symbol.js'
 import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
 import { searchCode, SearchCodeOutput } from '../../src/tools/search-code.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
-import { INDEX_TASK, INDEX_WAIT_MS, indexNotes } from '../../src/tools/code-index-common.js'
+import { INDEX_TASK, INDEX_WAIT_MS, indexNotes } from '../../src/tool-kit/code-index-common.js'
 
 const log = pino({ level: 'silent' })
 const tokenizer = createTokenizer({ workers: 0 })

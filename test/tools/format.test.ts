@@ -1,9 +1,9 @@
 // The small formatters every tool's text goes through: sizes, counts, languages, echoed inputs.
 import t from 'tap'
-import { counted, cutLine, languageOf, shownInput } from '../../src/tools/format.js'
+import { counted, cutLine, languageOf, shownInput } from '../../src/tool-kit/format.js'
 import { formatBytes } from '../../src/services/byte-size.js'
-import { compareText } from '../../src/tools/paging.js'
-import { fitLadder } from '../../src/tools/budget.js'
+import { compareText } from '../../src/tool-kit/paging.js'
+import { fitLadder } from '../../src/tool-kit/budget.js'
 import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 
 t.test('formatBytes: bytes below 1 KiB, one decimal below 100 of a unit, whole numbers above, ? for unknown', async (t) => {

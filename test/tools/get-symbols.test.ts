@@ -9,7 +9,7 @@ import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitte
 import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
 import { createWorkspaceSet } from '../../src/services/workspace/set.js'
-import type { ToolResult } from '../../src/tools/define-tool.js'
+import type { ToolResult } from '../../src/tool-api/define-tool.js'
 import { getSymbols, GetSymbolsOutput, MAX_OUTLINE_BYTES } from '../../src/tools/get-symbols.js'
 import { runs } from '../helpers/property.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'

@@ -3,7 +3,7 @@ import pino from 'pino'
 import { createSearch } from '../../src/services/search/search.js'
 import { getWorkspaceInfo } from '../../src/tools/get-workspace-info.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
-import { createRegistry } from '../../src/mcp/registry.js'
+import { createRegistry } from '../../src/mcp/registry/registry.js'
 import { hostileServices, textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 t.test('reports the root by name only, limits, ripgrep version and capabilities', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { Inject } from '../../src/tools/define-tool.js'
-import { compareText, formatCall, paginate, pagingFooter, withoutDefaults } from '../../src/tools/paging.js'
+import { Inject } from '../../src/tool-api/define-tool.js'
+import { compareText, formatCall, paginate, pagingFooter, withoutDefaults } from '../../src/tool-kit/paging.js'
 
 t.test('paginate slices a sorted array and reports where the page sits', async (t) => {
   const items = Array.from({ length: 7 }, (_, i) => i)

@@ -12,7 +12,7 @@ import { createPdfReader, locatePdfjs } from '../../src/services/workspace/pdf-t
 import { createSearch } from '../../src/services/search/search.js'
 import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 import { createWorkspace, type WorkspaceService } from '../../src/services/workspace/workspace.js'
-import type { ToolResult } from '../../src/tools/define-tool.js'
+import type { ToolResult } from '../../src/tool-api/define-tool.js'
 import { getFileInfo } from '../../src/tools/get-file-info.js'
 import { readFiles } from '../../src/tools/read-files.js'
 import { searchRegex } from '../../src/tools/search-regex.js'

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import t from 'tap'
 import fc from 'fast-check'
 import { runs } from '../helpers/property.js'
-import { attribute, attributor, importReaches } from '../../src/tools/reference-attribution.js'
+import { attribute, attributor, importReaches } from '../../src/tool-kit/reference-attribution.js'
 
 t.test('an include or import reaches the file it names, by the importing file\'s language', async (t) => {
   // C and C++: a sibling first, then the end of any path (include folders are not known).

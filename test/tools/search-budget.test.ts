@@ -10,8 +10,8 @@ import { createSearch } from '../../src/services/search/search.js'
 import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
 import { createWorkspace } from '../../src/services/workspace/workspace.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
-import { budgetNotice } from '../../src/tools/search-regex-fit.js'
-import { renderSearch } from '../../src/tools/search-regex-render.js'
+import { budgetNotice } from '../../src/tool-kit/search-regex-fit.js'
+import { renderSearch } from '../../src/tool-kit/search-regex-render.js'
 import { textOf, toolContext } from '../helpers/workspace-fixture.js'
 
 const log = pino({ level: 'silent' })

@@ -6,7 +6,7 @@ import { createSearch } from '../../src/services/search/search.js'
 import { searchRegex } from '../../src/tools/search-regex.js'
 import { createWorkspace } from '../../src/services/workspace/workspace.js'
 import { createTokenizer } from '../../src/services/tokenizer/tokenizer.js'
-import { createRegistry } from '../../src/mcp/registry.js'
+import { createRegistry } from '../../src/mcp/registry/registry.js'
 import { createMcpServer } from '../../src/mcp/server.js'
 import { hostileServices, textOf, toolCodeOf, toolContext } from '../helpers/workspace-fixture.js'
 
