@@ -31,7 +31,11 @@ process.on('exit', () => rmSync(state, { recursive: true, force: true }))
 const args = process.argv.slice(2)
 const subset = args.some(arg => (!arg.startsWith('-') && existsSync(arg)) || arg === '--changed' || arg === '-n') && !args.some(arg => /^--(allow-incomplete-coverage|disable-coverage|no-allow-incomplete-coverage)\b/.test(arg))
 const tapArgs = ['--reporter=tap', ...(subset ? ['--disable-coverage'] : []), ...args]
-const child = spawn(process.execPath, [tapBin, ...tapArgs], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, XDG_STATE_HOME: state } })
+// The servers the tests start (in-process and spawned) start their threads on demand and shed no load for a lagging
+// event loop, unless a test says otherwise: the warm-up (~0.5 s of CPU per server) is tested in runtime.test.ts and
+// shedding in http/metrics.test.ts, and on a loaded machine a second-long lag would shed a test's own requests.
+const serverDefaults = { WORKSPACE_MCP_LAZY_THREADS: 'true', WORKSPACE_MCP_MAX_EVENT_LOOP_DELAY_MS: '0' }
+const child = spawn(process.execPath, [tapBin, ...tapArgs], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...serverDefaults, ...process.env, XDG_STATE_HOME: state } })
 let file = []        // the indented TAP of the test file running now
 let summary          // tap's final `# { total: … }`
 let files = 0
