@@ -47,9 +47,8 @@ export default [
   { files: ['src/tool-api/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'tool-kit', 'tools', 'mcp')) },
   { files: ['src/guide/**/*.ts'], rules: restrict(...toolLayer, upper('tool-kit', 'tools', 'mcp')) },
   { files: ['src/tool-kit/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'tools', 'mcp')) },
-  { files: ['src/tools/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'mcp')) },
-  // A tool imports the kit and the API, never another tool; only the folder's front door (index.ts) lists them.
-  { files: ['src/tools/**/*.ts'], ignores: ['src/tools/index.ts'], rules: restrict(...toolLayer, upper('guide', 'mcp'), { group: ['./*'], message: 'a tool imports no other tool: what two tools share belongs in src/tool-kit/.' }) },
+  // A tool imports the kit and the API, never another tool; the list of them all is the composition's (src/tool-list.ts).
+  { files: ['src/tools/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'mcp'), { group: ['./*'], message: 'a tool imports no other tool: what two tools share belongs in src/tool-kit/.' }) },
   { files: ['src/mcp/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('guide', 'tool-kit', 'tools'), ...frontDoors()) },
   { files: ['src/*.ts', 'src/bin/**/*.ts'], ignores: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'], rules: restrict(...frontDoors()) },
   { files: ['src/http/**/*.ts'], rules: restrict(noFs, { group: ['**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'the http plugins are composed by app.ts, never the other way round.' }, ...frontDoors()) }

@@ -13,12 +13,12 @@ const END = '<!-- architecture:end -->'
 
 /** Folders without a front door of their own: what each holds, bottom layer first. */
 const FOLDERS = [
-  ['src', 'leaves (config, errors, logger) and the composition roots (app, runtime, cli)'],
+  ['src', 'leaves (config, errors, logger) and the composition roots (app, runtime, cli, and tool-list: the tools in the order tools/list publishes them)'],
   ['src/services', 'the injected services: what every service shares (limiter, clock, activity), their wiring (index.ts) and the per-session narrowing by client roots'],
   ['src/tool-api', 'the tool-authoring API: defineTool and its injected parameters, resources, prompts, and the hints that name a tool (next-step)'],
   ['src/guide', 'the usage guide, its YAML overlay, the help resource, the description conventions checked by code, prompt templates'],
   ['src/tool-kit', 'what several tools share: response budgets, paging, formatting, the code index\'s notes, git and reference helpers'],
-  ['src/tools', 'one file per tool, and the list (index.ts); a tool imports no other tool'],
+  ['src/tools', 'one file per tool; a tool imports no other tool'],
   ['src/mcp', 'the protocol engine both transports share: its factory and state, the method table, era routing, stdio'],
   ['src/mcp/wire', 'JSON-RPC on the wire: the constants and error numbers, parsing and classifying a message, newline framing'],
   ['src/mcp/registry', 'the tool registry, the flat published schemas, argument validation, resources, prompts and completion'],

@@ -11,7 +11,7 @@ import { createTokenizer } from '../src/services/tokenizer/tokenizer.js'
 import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
 import { loadConfig } from '../src/config.js'
-import { tools as productTools } from '../src/tools/index.js'
+import { tools as productTools } from '../src/tool-list.js'
 import { runCli } from './helpers/cli.js'
 
 // The conventions are enforced by code: each rule gets a tool that breaks it (and only it).

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { ESLint } from 'eslint'
-import { tools } from '../src/tools/index.js'
+import { tools } from '../src/tool-list.js'
 
 // The layer rules in eslint.config.js, applied to snippets as if they were files of each layer:
 // a type-only import across a layer is as much a violation as a value import.
@@ -46,7 +46,7 @@ t.test('an upward import is refused in every layer, type-only included; a downwa
     ['src/tool-kit/paging.ts', "import type { AnyTool as X } from '../tool-api/define-tool.js'"],
     ['src/tools/read-files.ts', "import type { Tokenizer as X } from '../services/tokenizer/index.js'"],
     ['src/tools/read-files.ts', "import { formatCall as X } from '../tool-kit/paging.js'"],
-    ['src/tools/index.ts', "import { readFiles as X } from './read-files.js'"],
+    ['src/tool-list.ts', "import { readFiles as X } from './tools/read-files.js'"],
     ['src/mcp/registry/registry.ts', "import type { Services as X } from '../../services/index.js'"],
     ['src/mcp/registry/registry.ts', "import type { AnyTool as X } from '../../tool-api/define-tool.js'"],
     ['src/http/mcp-http.ts', "import type { Session as X } from '../mcp/legacy/session.js'"]

@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js'
 import { createRuntime } from '../src/runtime.js'
 import { closeServices, createServices, type Services } from '../src/services/index.js'
 import type { SymbolParser } from '../src/services/symbols/index.js'
-import { tools as productTools } from '../src/tools/index.js'
+import { tools as productTools } from '../src/tool-list.js'
 import { git } from './helpers/git-repo.js'
 import { waitUntil } from './helpers/wait.js'
 
@@ -33,7 +33,7 @@ t.test('without a search service the search tools are neither listed nor callabl
   t.equal(call.error.code, -32602)
 })
 
-t.test('the production runtime lists every shipped tool, in the order src/tools/index.ts gives', async (t) => {
+t.test('the production runtime lists every shipped tool, in the order src/tool-list.ts gives', async (t) => {
   // search_semantic needs an embeddings provider configured (nothing is asked of it before the index starts).
   const runtime = await createRuntime(loadConfig({ root, embeddingsUrl: 'http://127.0.0.1:9/v1', embeddingsModel: 'm' }, {}), log)
 

@@ -39,17 +39,17 @@ function sectionBlocks (readme: string, heading: string): Block[] {
   }))
 }
 
-/** Applies a CONTRIBUTING.md edit of src/tools/index.ts: its imports after the last import, its entries at the end of `tools`. */
+/** Applies a CONTRIBUTING.md edit of src/tool-list.ts: its imports after the last import, its entries at the end of `tools`. */
 function register (index: string, block: string): string {
   const imports = block.split('\n').filter(line => line.startsWith('import '))
   const entries = /\[([\s\S]*)\]/.exec(block)?.[1].split('\n').map(line => line.trim()).filter(line => /^\w+,?$/.test(line)).map(line => line.replace(/,$/, '')) ?? []
-  if (imports.length === 0 || entries.length === 0) throw new Error(`the CONTRIBUTING.md src/tools/index.ts block shows no import or no entry:\n${block}`)
+  if (imports.length === 0 || entries.length === 0) throw new Error(`the CONTRIBUTING.md src/tool-list.ts block shows no import or no entry:\n${block}`)
   const lines = index.split('\n')
   const lastImport = lines.findLastIndex(line => line.startsWith('import '))
   lines.splice(lastImport + 1, 0, ...imports)
   const edited = lines.join('\n')
   const list = /(export const tools: AnyTool\[\] = \[[\s\S]*?)(\n\])/.exec(edited)
-  if (list === null) throw new Error('src/tools/index.ts has no `export const tools: AnyTool[] = [ … ]` to append to')
+  if (list === null) throw new Error('src/tool-list.ts has no `export const tools: AnyTool[] = [ … ]` to append to')
   const appended = `${list[1]},\n${entries.map(e => `  ${e}`).join(',\n')}${list[2]}`
   return edited.replace(list[0], appended)
 }
@@ -108,7 +108,7 @@ t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the che
   for (const block of blocks.filter(b => b.lang === 'ts')) {
     if (block.file === undefined) throw new Error(`a ts block names no file in its first line:\n${block.code}`)
     const target = join(copy, block.file)
-    if (block.file === 'src/tools/index.ts') writeFileSync(target, register(readFileSync(target, 'utf8'), block.code))
+    if (block.file === 'src/tool-list.ts') writeFileSync(target, register(readFileSync(target, 'utf8'), block.code))
     else if (existsSync(target)) throw new Error(`${block.file} already exists: CONTRIBUTING.md must add a new file`)
     else {
       writeFileSync(target, block.code)
@@ -118,7 +118,7 @@ t.test('the CONTRIBUTING.md "Add a tool" steps, applied as written, pass the che
   }
   if (!t.equal(created.length, 1, 'one new tool file')) return
   t.equal(dirname(created[0].file ?? ''), 'src/tools')
-  t.ok(touched.includes('src/tools/index.ts'), 'the tool is registered')
+  t.ok(touched.includes('src/tool-list.ts'), 'the tool is registered')
   const tool = created[0]
   const name = /^\s+name: '(\w+)'/m.exec(tool.code)?.[1] ?? ''
   t.ok(name !== '', `the tool's name (${name})`)

@@ -10,7 +10,7 @@ import { closeServices, createServices } from '../../src/services/index.js'
 import { generateInstructions } from '../../src/guide/instructions.js'
 import { HELP_URI } from '../../src/guide/help-resources.js'
 import { mentionsAny } from '../../src/services/prune-mentions.js'
-import { tools as productTools } from '../../src/tools/index.js'
+import { tools as productTools } from '../../src/tool-list.js'
 import { runs } from '../helpers/property.js'
 import { commitAll } from '../helpers/git-repo.js'
 

@@ -4,7 +4,7 @@ import { runs } from '../helpers/property.js'
 import { Type } from '@sinclair/typebox'
 import { compileArguments } from '../../src/mcp/registry/validate.js'
 import { testEngine, initializedSession } from '../helpers/engine.js'
-import { tools } from '../../src/tools/index.js'
+import { tools } from '../../src/tool-list.js'
 import { normaliseSchema } from '../../src/mcp/registry/schema.js'
 
 // Shaped like read_files: a list of objects the TypeBox source leaves open, as tools write them.

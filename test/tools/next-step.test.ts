@@ -2,7 +2,7 @@ import t from 'tap'
 import { toolError, type NextStep, type ToolError } from '../../src/errors.js'
 import type { CatalogEntry } from '../../src/services/catalog.js'
 import { excludedError, withNextStep } from '../../src/tool-api/next-step.js'
-import { tools } from '../../src/tools/index.js'
+import { tools } from '../../src/tool-list.js'
 
 // Services name the next step by code; the tool layer writes the sentence, which names a tool that exists.
 
