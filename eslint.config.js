@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import neostandard from 'neostandard'
 
-// Layers, bottom up: errors/config/logger → services → tool-api (the tool-authoring API) → guide → tool-kit (what
+// Layers, bottom up: base (config, errors, logger) → services → tool-api (the tool-authoring API) → guide → tool-kit (what
 // tools share) → tools → mcp → http (the Fastify plugins), app, runtime, bin. Each block lists everything its layer
 // may not import, by folder; type-only imports count too (the core rule does not exempt them).
 const upper = (...dirs) => ({ group: dirs.flatMap(d => [`**/${d}/**`, `./${d}/**`]), message: 'import only from layers below this one (eslint.config.js lists them).' })
@@ -38,10 +38,7 @@ export default [
       'no-void': ['error', { allowAsStatement: true }]
     }
   },
-  {
-    files: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'],
-    rules: restrict(noSdk, top, { group: ['./services/*', './tool-api/*', './guide/*', './tool-kit/*', './tools/*', './mcp/*'], message: 'config/errors/logger are leaves.' })
-  },
+  { files: ['src/base/**/*.ts'], rules: restrict(noSdk, top, upper('services', 'tool-api', 'guide', 'tool-kit', 'tools', 'mcp')) },
   { files: ['src/services/*.ts'], rules: restrict(...serviceLayer, ...frontDoors()) },
   ...SERVICE_FOLDERS.map(folder => ({ files: [`src/services/${folder}/**/*.ts`], rules: restrict(...serviceLayer, ...frontDoors(folder)) })),
   { files: ['src/tool-api/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'tool-kit', 'tools', 'mcp')) },
@@ -50,6 +47,6 @@ export default [
   // A tool imports the kit and the API, never another tool; the list of them all is the composition's (src/tool-list.ts).
   { files: ['src/tools/**/*.ts'], rules: restrict(...toolLayer, upper('guide', 'mcp'), { group: ['./*'], message: 'a tool imports no other tool: what two tools share belongs in src/tool-kit/.' }) },
   { files: ['src/mcp/**/*.ts'], rules: restrict(noFastify, noFs, top, upper('guide', 'tool-kit', 'tools'), ...frontDoors()) },
-  { files: ['src/*.ts', 'src/bin/**/*.ts'], ignores: ['src/config.ts', 'src/errors.ts', 'src/logger.ts'], rules: restrict(...frontDoors()) },
+  { files: ['src/*.ts', 'src/bin/**/*.ts'], rules: restrict(...frontDoors()) },
   { files: ['src/http/**/*.ts'], rules: restrict(noFs, { group: ['**/bin/**', '**/app.js', '**/runtime.js', '**/cli.js'], message: 'the http plugins are composed by app.ts, never the other way round.' }, ...frontDoors()) }
 ]

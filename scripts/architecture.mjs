@@ -13,7 +13,7 @@ const END = '<!-- architecture:end -->'
 
 /** Folders without a front door of their own: what each holds, bottom layer first. */
 const FOLDERS = [
-  ['src', 'leaves (config, errors, logger) and the composition roots (app, runtime, cli, and tool-list: the tools in the order tools/list publishes them)'],
+  ['src/base', 'the leaves every layer may import: the configuration, the error classes and codes, the logger'],
   ['src/services', 'the injected services: what every service shares (limiter, clock, activity), their wiring (index.ts) and the per-session narrowing by client roots'],
   ['src/tool-api', 'the tool-authoring API: defineTool and its injected parameters, resources, prompts, and the hints that name a tool (next-step)'],
   ['src/guide', 'the usage guide, its YAML overlay, the help resource, the description conventions checked by code, prompt templates'],
@@ -26,8 +26,9 @@ const FOLDERS = [
   ['src/mcp/tasks', 'MCP tasks: the running tasks, the store contract, the task methods and wire shapes of both eras'],
   ['src/mcp/legacy', 'the 2025-11-25 era: a session with its handshake, and its server→client requests'],
   ['src/mcp/modern', 'the 2026-07-28 era: a request that stands alone, its routing headers and result decoration'],
-  ['src/bin', 'the commands: serve, stdio, index, tools, guide, check'],
-  ['src/http', 'Fastify plugins: Streamable HTTP in a context of its own (auth, limits), sessions (memory or Redis), request checks, health, metrics']
+  ['src/http', 'Fastify plugins: Streamable HTTP in a context of its own (auth, limits), sessions (memory or Redis), request checks, health, metrics'],
+  ['src', 'the composition: app (Fastify), runtime, cli, tool-list (the tools in the order tools/list publishes them), and what only they use'],
+  ['src/bin', 'the commands: serve, stdio, index, tools, guide, check']
 ]
 
 const modules = (dir) => readdirSync(path.join(ROOT, dir), { withFileTypes: true })

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
-import { configEnvName, configFlagName, configLabel, type Config } from './config.js'
-import { APP_ERR_CONFIG_INVALID } from './errors.js'
+import { configEnvName, configFlagName, configLabel, type Config } from './base/config.js'
+import { APP_ERR_CONFIG_INVALID } from './base/errors.js'
 import type { AuthOptions, StaticToken } from './http/auth.js'
 
 const named = configLabel

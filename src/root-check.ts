@@ -3,8 +3,8 @@
 import { opendirSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
-import { configEnvName, configFlagName, configLabel, configuredRoots, type Config } from './config.js'
-import { APP_ERR_CONFIG_INVALID } from './errors.js'
+import { configEnvName, configFlagName, configLabel, configuredRoots, type Config } from './base/config.js'
+import { APP_ERR_CONFIG_INVALID } from './base/errors.js'
 
 /** How strict the boot check of the root is. */
 export interface RootCheckOptions {

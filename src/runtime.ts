@@ -1,5 +1,5 @@
-import type { Config } from './config.js'
-import type { Logger } from './logger.js'
+import type { Config } from './base/config.js'
+import type { Logger } from './base/logger.js'
 import { closeServices, createServices, type Services } from './services/index.js'
 import { absentError, excludedError } from './tool-api/next-step.js'
 import { excludedTools } from './tool-selection.js'

@@ -1,5 +1,5 @@
-import { APP_ERR_CONFIG_INVALID } from './errors.js'
-import { configLabel, type Config } from './config.js'
+import { APP_ERR_CONFIG_INVALID } from './base/errors.js'
+import { configLabel, type Config } from './base/config.js'
 import { closestName } from './services/edit-distance.js'
 
 /** What `--tools` and `--exclude-tools` ask of a tool list. */

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { TSchema } from '@sinclair/typebox'
 import { readFileSync } from 'node:fs'
-import { ConfigSchema, allowedValues, configFlagName, configuredRoots, loadConfig, parseConfigFlags } from '../src/config.js'
+import { ConfigSchema, allowedValues, configFlagName, configuredRoots, loadConfig, parseConfigFlags } from '../src/base/config.js'
 
 t.test('defaults: root is the current directory, loopback bind on 3000, stateful', async (t) => {
   const config = loadConfig({}, {}, '/tmp')

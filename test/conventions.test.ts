@@ -10,7 +10,7 @@ import pino from 'pino'
 import { createTokenizer } from '../src/services/tokenizer/tokenizer.js'
 import { parseOverlay } from '../src/guide/overlay.js'
 import { createRuntime } from '../src/runtime.js'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/base/config.js'
 import { tools as productTools } from '../src/tool-list.js'
 import { runCli } from './helpers/cli.js'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { ERROR_CONSTRUCTORS, TOOL_ERROR_CODES, toolError } from '../src/errors.js'
+import { ERROR_CONSTRUCTORS, TOOL_ERROR_CODES, toolError } from '../src/base/errors.js'
 
 const readme = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8')
 
@@ -16,13 +16,13 @@ t.test('every error code is documented in the docs/errors.md tables', async (t) 
   }
 })
 
-t.test('every APP_ERR_ code docs/errors.md names exists in src/errors.ts (a tool error\'s is APP_ERR_TOOL)', async (t) => {
+t.test('every APP_ERR_ code docs/errors.md names exists in src/base/errors.ts (a tool error\'s is APP_ERR_TOOL)', async (t) => {
   const named = new Set([...readme.matchAll(/`(APP_ERR_[A-Z_]+)`/g)].map(m => m[1]))
   t.ok(named.size > 10)
   for (const code of named) t.ok(code === 'APP_ERR_TOOL' || Object.hasOwn(ERROR_CONSTRUCTORS, code), `${code} is an error constructor`)
 })
 
-t.test('every tool error code in the docs/errors.md table exists in src/errors.ts', async (t) => {
+t.test('every tool error code in the docs/errors.md table exists in src/base/errors.ts', async (t) => {
   const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map(m => m[1]).filter(c => !c.startsWith('APP_ERR_'))
   t.ok(documented.length > 10)
   for (const code of documented) t.ok((TOOL_ERROR_CODES as readonly string[]).includes(code), `${code} is a TOOL_ERROR_CODES entry`)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/base/config.js'
 import { authOptionsOf, checkExposure, trustProxyOf } from '../src/http-options.js'
 
 // The config → HTTP plugin options mapping, and the boot refusals it owns.

@@ -36,7 +36,7 @@ t.test('an upward import is refused in every layer, type-only included; a downwa
     ['src/mcp/legacy/session.ts', "import type { FastifyInstance as X } from 'fastify'"],
     ['src/mcp/legacy/session.ts', "import type { AppOptions as X } from '../../app.js'"],
     ['src/mcp/legacy/session.ts', "import type { Auth as X } from '../../http/auth.js'"],
-    ['src/errors.ts', "import type { Services as X } from './services/index.js'"],
+    ['src/base/errors.ts', "import type { Services as X } from '../services/index.js'"],
     ['src/http/mcp-http.ts', "import type { Runtime as X } from '../runtime.js'"],
     ['src/tools/read-files.ts', "import type { ManualTimers as X } from '../../test/helpers/manual-timers.js'"],
     ['src/http/mcp-http.ts', "import { testTools as X } from '../../test/helpers/engine.js'"]

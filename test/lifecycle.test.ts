@@ -8,7 +8,7 @@ import vm from 'node:vm'
 import { makePdf } from './helpers/documents.js'
 import { waitUntil } from './helpers/wait.js'
 import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/base/config.js'
 import { createRuntime } from '../src/runtime.js'
 
 // A server started and closed again and again in one process leaves nothing behind: every thread (code index,

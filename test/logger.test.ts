@@ -1,6 +1,6 @@
 import t from 'tap'
 import { captureLogger } from './helpers/engine.js'
-import { logFailure } from '../src/logger.js'
+import { logFailure } from '../src/base/logger.js'
 
 t.test('logFailure ends a promise nothing awaits: its rejection becomes one error line with the cause and the fields', async (t) => {
   const { log, lines } = captureLogger()

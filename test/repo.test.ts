@@ -35,7 +35,7 @@ t.test('no source outside the transports writes to stdout', async (t) => {
 })
 
 t.test('no sentence the server writes names a setting by its config key: users know the flag (--embeddings-url, not embeddingsUrl)', async (t) => {
-  const { ConfigSchema } = await import('../src/config.js')
+  const { ConfigSchema } = await import('../src/base/config.js')
   const keys = Object.keys(ConfigSchema.properties).filter(key => /[A-Z]/.test(key))
   const key = new RegExp(`(?<![\\w.-])(${keys.join('|')})(?![\\w-])`)
   for (const file of files) {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { excludedTools } from '../src/tool-selection.js'
-import { loadConfig, parseConfigFlags } from '../src/config.js'
+import { loadConfig, parseConfigFlags } from '../src/base/config.js'
 
 // --tools and --exclude-tools against the tools a server defines: include, then exclude; a typo is bad usage.
 

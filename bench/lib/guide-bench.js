@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
-import { loadConfig } from '../../dist/src/config.js'
+import { loadConfig } from '../../dist/src/base/config.js'
 import { createUsageGuide, GUIDE_MAX_BYTES } from '../../dist/src/guide/usage-guide.js'
 import { PACKAGE_ROOT } from '../../dist/src/package-info.js'
 import { createRuntime } from '../../dist/src/runtime.js'

@@ -4,8 +4,8 @@
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { buildApp } from '../../dist/src/app.js'
-import { loadConfig } from '../../dist/src/config.js'
-import { createLogger } from '../../dist/src/logger.js'
+import { loadConfig } from '../../dist/src/base/config.js'
+import { createLogger } from '../../dist/src/base/logger.js'
 import { createRuntime } from '../../dist/src/runtime.js'
 import { oursTools } from '../lib/synthetic-tools.js'
 

@@ -3,8 +3,8 @@
 // default log level (info; the per-call line is at debug by default, so none is written).
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
-import { loadConfig } from '../../dist/src/config.js'
-import { createLogger } from '../../dist/src/logger.js'
+import { loadConfig } from '../../dist/src/base/config.js'
+import { createLogger } from '../../dist/src/base/logger.js'
 import { serveStdio } from '../../dist/src/mcp/stdio.js'
 import { createRuntime } from '../../dist/src/runtime.js'
 import { oursTools } from '../lib/synthetic-tools.js'

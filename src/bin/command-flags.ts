@@ -1,5 +1,5 @@
-import { APP_ERR_CONFIG_INVALID } from '../errors.js'
-import { ConfigSchema, configFlagName, parseConfigFlags } from '../config.js'
+import { APP_ERR_CONFIG_INVALID } from '../base/errors.js'
+import { ConfigSchema, configFlagName, parseConfigFlags } from '../base/config.js'
 import { closestName } from '../services/edit-distance.js'
 
 /** A command of the `workspace-mcp` bin. */

@@ -1,4 +1,4 @@
-import { APP_ERR_CONFIG_INVALID } from '../errors.js'
+import { APP_ERR_CONFIG_INVALID } from '../base/errors.js'
 import { TOOL_CATEGORIES } from '../tool-api/define-tool.js'
 import { OWN_FLAGS } from './command-flags.js'
 import { commandRuntime, splitArgs, type CommandIo } from './command-runtime.js'

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../config.js'
+import { ConfigSchema, allowedValues, configEnvName, configFlagName } from '../base/config.js'
 import { TOOL_TOKEN_ALLOWANCE } from '../guide/conventions.js'
 import { TOOL_CATEGORIES } from '../tool-api/define-tool.js'
 import { COMMAND_KEYS, type CommandName } from './command-flags.js'

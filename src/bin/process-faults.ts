@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import type { ProcessHost } from './process-host.js'
 
 // What a serving command does with a failure nothing caught, decided once, here (docs/deploy.md, "Faults"). Every

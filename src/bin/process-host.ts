@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { DestinationStream } from 'pino'
 import type { ChunkSource } from '../mcp/wire/chunk-source.js'
-import { logDestination } from '../logger.js'
+import { logDestination } from '../base/logger.js'
 import { inputOf } from './pipe-source.js'
 
 /**

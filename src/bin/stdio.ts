@@ -1,6 +1,6 @@
-import { loadConfig } from '../config.js'
+import { loadConfig } from '../base/config.js'
 import { commandFlags } from './command-flags.js'
-import { createLogger, logFailure } from '../logger.js'
+import { createLogger, logFailure } from '../base/logger.js'
 import { processHost, type ProcessHost } from './process-host.js'
 import { handleFaults } from './process-faults.js'
 import { serveStdio } from '../mcp/stdio.js'

@@ -1,4 +1,4 @@
-import { TOOL_ERROR_CODES } from '../errors.js'
+import { TOOL_ERROR_CODES } from '../base/errors.js'
 import type { CatalogEntry } from '../services/catalog.js'
 import type { ToolExample } from '../tool-api/define-tool.js'
 import type { Overlay } from './overlay.js'
@@ -103,7 +103,7 @@ export function resolveDocs (entries: CatalogEntry[], overlay: Overlay, unlisted
     }
     const errors = (o.errors ?? []).filter(code => {
       if (KNOWN_CODES.has(code)) return true
-      problems.push({ tool: entry.name, message: `error code '${code}' is not in TOOL_ERROR_CODES (src/errors.ts)` })
+      problems.push({ tool: entry.name, message: `error code '${code}' is not in TOOL_ERROR_CODES (src/base/errors.ts)` })
       return false
     })
     // A see-also target may be unlisted in this deployment (its service is not configured): left out, not a problem.

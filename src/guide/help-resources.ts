@@ -1,4 +1,4 @@
-import { APP_ERR_RESOURCE_NOT_FOUND } from '../errors.js'
+import { APP_ERR_RESOURCE_NOT_FOUND } from '../base/errors.js'
 import type { Services } from '../services/index.js'
 import type { ToolCatalog } from '../services/catalog.js'
 import { defineResource, defineResourceTemplate, type ResourceDefinition, type ResourceTemplateDefinition } from '../tool-api/define-resource.js'

@@ -1,5 +1,5 @@
 import { createConfigFile } from '../services/config-file.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import type { ToolExample } from '../tool-api/define-tool.js'
 import { parseYaml } from '../services/yaml.js'
 

@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import type { TemplateSource } from '../services/template-files.js'
 import { definePrompt, type PromptArgument, type PromptContext, type PromptDefinition } from '../tool-api/define-prompt.js'
 import { completePaths } from './path-completion.js'

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import type { CatalogEntry, ToolCatalog } from '../services/catalog.js'
 import { resolveDocs, type ResolvedDocs } from './docs.js'
 import { createOverlaySource, type Overlay, type OverlaySource } from './overlay.js'

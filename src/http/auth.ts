@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, importSPKI, jwtVerify, type JWTVerifyGetKey, type KeyObject } from 'jose'
-import { APP_ERR_CONFIG_INVALID, APP_ERR_INSUFFICIENT_SCOPE, APP_ERR_UNAUTHORIZED } from '../errors.js'
+import { APP_ERR_CONFIG_INVALID, APP_ERR_INSUFFICIENT_SCOPE, APP_ERR_UNAUTHORIZED } from '../base/errors.js'
 import type { Degradations } from '../services/degradations.js'
 import { remoteKeySet } from './remote-key-set.js'
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { APP_ERR_UNSUPPORTED_MEDIA_TYPE } from '../errors.js'
+import { APP_ERR_UNSUPPORTED_MEDIA_TYPE } from '../base/errors.js'
 import { parseMessage } from '../mcp/wire/wire.js'
 
 /** The `charset` parameter of a Content-Type value, lower-cased and unquoted, or undefined when there is none. */

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
 import underPressure, { TYPE_EVENT_LOOP_DELAY, TYPE_HEAP_USED_BYTES } from '@fastify/under-pressure'
-import { APP_ERR_MEMORY_PRESSURE, APP_ERR_OVERLOADED } from '../errors.js'
+import { APP_ERR_MEMORY_PRESSURE, APP_ERR_OVERLOADED } from '../base/errors.js'
 import type { Degradations } from '../services/degradations.js'
 
 /** Options of load shedding; a limit of 0 turns its check off. */

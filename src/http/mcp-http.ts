@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import {
   APP_ERR_INVALID_REQUEST, APP_ERR_METHOD_NOT_ALLOWED, APP_ERR_NOT_ACCEPTABLE, APP_ERR_PROTOCOL_VERSION,
   APP_ERR_SHUTTING_DOWN, APP_ERR_STREAM_CONFLICT
-} from '../errors.js'
-import type { Logger } from '../logger.js'
+} from '../base/errors.js'
+import type { Logger } from '../base/logger.js'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/wire/rpc.js'
 import type { McpServer } from '../mcp/server.js'
 import type { RequestChannel, Send } from '../mcp/wire/channel.js'

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync, onRequestHookHandler } from 'fastify'
-import { APP_ERR_HOST_FORBIDDEN, APP_ERR_ORIGIN_FORBIDDEN } from '../errors.js'
+import { APP_ERR_HOST_FORBIDDEN, APP_ERR_ORIGIN_FORBIDDEN } from '../base/errors.js'
 
 /** Options for the DNS-rebinding defence. */
 export interface OriginGuardOptions {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import type { EventStore, StoredEvent } from './event-store.js'
 import type { SessionRecord, SessionStore } from './session-store.js'
 import type { TaskStore } from '../mcp/tasks/task-store.js'

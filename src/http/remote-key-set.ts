@@ -1,5 +1,5 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
-import { APP_ERR_AUTH_UNAVAILABLE } from '../errors.js'
+import { APP_ERR_AUTH_UNAVAILABLE } from '../base/errors.js'
 import type { Degradations } from '../services/degradations.js'
 
 /** Options of an issuer's key set fetched from its JWKS URL. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify'
-import { APP_ERR_BODY_TIMEOUT, APP_ERR_OVERLOADED } from '../errors.js'
+import { APP_ERR_BODY_TIMEOUT, APP_ERR_OVERLOADED } from '../base/errors.js'
 import { Idle } from '../mcp/idle.js'
 
 // Why a POST holds an in-flight slot only once its body has arrived: headers that arrive and a body that never

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyPluginAsync } from 'fastify'
-import { APP_ERR_BAD_REQUEST_TARGET } from '../errors.js'
+import { APP_ERR_BAD_REQUEST_TARGET } from '../base/errors.js'
 
 // RFC 3986 §3.3 pchar; a path is '/'-separated segments of them, a query adds '/' and '?'.
 const PCHAR = "[A-Za-z0-9\\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2}"

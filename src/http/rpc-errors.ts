@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { APP_ERR_NOT_FOUND } from '../errors.js'
+import { APP_ERR_NOT_FOUND } from '../base/errors.js'
 import { errorMessage, toRpcError } from '../mcp/wire/rpc.js'
 import { tooLargeError } from '../mcp/wire/wire.js'
 

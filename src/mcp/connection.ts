@@ -1,5 +1,5 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_UNKNOWN_METHOD } from '../errors.js'
-import type { Logger } from '../logger.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_UNKNOWN_METHOD } from '../base/errors.js'
+import type { Logger } from '../base/logger.js'
 import type { Send } from './wire/channel.js'
 import { routeMessage } from './era.js'
 import { methodsOf } from './methods.js'

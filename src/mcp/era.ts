@@ -1,4 +1,4 @@
-import { APP_ERR_HEADER_MISMATCH, APP_ERR_INVALID_PARAMS, APP_ERR_UNSUPPORTED_VERSION, withRpcData } from '../errors.js'
+import { APP_ERR_HEADER_MISMATCH, APP_ERR_INVALID_PARAMS, APP_ERR_UNSUPPORTED_VERSION, withRpcData } from '../base/errors.js'
 import { LOG_LEVELS, type RequestId } from './wire/rpc.js'
 import type { Classified } from './wire/wire.js'
 

@@ -1,4 +1,4 @@
-import { APP_ERR_INVALID_PARAMS } from '../errors.js'
+import { APP_ERR_INVALID_PARAMS } from '../base/errors.js'
 import type { ToolInput } from '../tool-api/define-tool.js'
 import type { ResourceContext } from '../tool-api/define-resource.js'
 import { withRounds } from './call/input-required.js'

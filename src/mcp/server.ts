@@ -1,5 +1,5 @@
-import type { Logger } from '../logger.js'
-import { DEFAULT_CALL_LOG_LEVEL } from '../config.js'
+import type { Logger } from '../base/logger.js'
+import { DEFAULT_CALL_LOG_LEVEL } from '../base/config.js'
 import { createFeatureHandlers } from './registry/features.js'
 import { Deadlines } from './call/deadlines.js'
 import { TASK_DEFAULTS, Tasks, type TaskSettings } from './tasks/tasks.js'

@@ -1,5 +1,5 @@
 import { Readable, type Writable } from 'node:stream'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import { LineFramer } from './wire/line-framer.js'
 import { readableSource, type ChunkSource } from './wire/chunk-source.js'
 import type { McpServer } from './server.js'

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import type { GitService } from './git/index.js'
 import type { Services } from './index.js'
 import { createWorkspace, createWorkspaceSet, isOutside } from './workspace/index.js'

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 
 // A part of the server that keeps serving in a reduced way (exact token counts replaced by estimates, task
 // heartbeats or session records not reaching Redis, a key set not reachable) says so here, once: one warn line

@@ -1,4 +1,4 @@
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 
 /** Kinds of expensive work, each with its own slots: ripgrep children, full walks, large file reads. */
 export type WorkKind = 'search' | 'walk' | 'read'

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../base/logger.js'
 import { compareText } from './compare-text.js'
 import type { WorkspaceService } from './workspace/index.js'
 

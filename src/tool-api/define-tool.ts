@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TUnsafe } from '@sinclair/typebox'
-import type { Logger } from '../logger.js'
-import { isToolError, type ToolErrorCode } from '../errors.js'
+import type { Logger } from '../base/logger.js'
+import { isToolError, type ToolErrorCode } from '../base/errors.js'
 import { withNextStep } from './next-step.js'
 import type { ServiceName, Services } from '../services/index.js'
 

@@ -1,4 +1,4 @@
-import { sentence, toolError, type NextStep, type NextStepFacts, type ToolError } from '../errors.js'
+import { sentence, toolError, type NextStep, type NextStepFacts, type ToolError } from '../base/errors.js'
 import type { ServiceName, Services } from '../services/index.js'
 import type { CatalogEntry } from '../services/catalog.js'
 import { mentionsAny, pruneMentions } from '../services/prune-mentions.js'

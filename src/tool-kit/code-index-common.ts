@@ -1,6 +1,6 @@
 import { pruneLines, pruneMentions } from '../services/prune-mentions.js'
 import { type CodeIndex, problemHint, problemText, searchTokens, storeWords, termForms, indexedLines, type ChunkRow, type PathScope } from '../services/code-index/index.js'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import { Type } from '@sinclair/typebox'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import type { ToolContext } from '../tool-api/define-tool.js'

@@ -1,7 +1,7 @@
 // How the symbol tools show, rank and pick definitions: find_symbol, get_symbols, find_references and
 // get_call_graph share these, so no tool imports another.
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import type { SymbolRow } from '../services/code-index/index.js'
 import { shownInput } from './format.js'
 import { compareText } from './paging.js'

@@ -1,5 +1,5 @@
 import { Type, type TOptional, type TString } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import type { FileChange, GitRepositories, GitService } from '../services/git/index.js'
 import type { Tokenizer } from '../services/tokenizer/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'

@@ -1,4 +1,4 @@
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import { binaryKind, imageFacts, isPdfHead, type BinaryKind, type FileSniff, type PdfReader, type WorkspaceService } from '../services/workspace/index.js'
 import { counted, languageOf } from './format.js'
 import { formatBytes } from '../services/byte-size.js'

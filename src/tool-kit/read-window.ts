@@ -1,4 +1,4 @@
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import { charsetTools, windowBounds, type FileSniff } from '../services/workspace/index.js'
 import { cutLine } from './format.js'
 

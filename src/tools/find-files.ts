@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import { compileGlobs, type WalkEntry } from '../services/workspace/index.js'
 import { defineTool, Inject, textResult } from '../tool-api/define-tool.js'
 import { counted } from '../tool-kit/format.js'

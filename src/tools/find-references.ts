@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import type { PathScope } from '../services/code-index/index.js'
 import { nameToken, REFERENCE_KINDS, type ReferenceKind } from '../services/symbols/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import { type NameMatch, indexedLines } from '../services/code-index/index.js'
 import { SYMBOL_KINDS } from '../services/symbols/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import { nameToken } from '../services/symbols/index.js'
 import { fitLadder, fitLargest, MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, type Rung } from '../tool-kit/budget.js'
 import { buildCallGraph, type CallGraph, type GraphEdge, type GraphNode } from '../tool-kit/call-graph.js'

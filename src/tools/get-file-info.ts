@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { isToolError, toolError } from '../errors.js'
+import { isToolError, toolError } from '../base/errors.js'
 import { withNextStep } from '../tool-api/next-step.js'
 import { pruneMentions } from '../services/prune-mentions.js'
 import type { InspectedPath, WorkspaceService } from '../services/workspace/index.js'

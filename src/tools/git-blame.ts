@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import type { BlameLine } from '../services/git/index.js'
 import { fitLargest } from '../tool-kit/budget.js'
 import { defineTool, textResult } from '../tool-api/define-tool.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { ToolError } from '../errors.js'
+import type { ToolError } from '../base/errors.js'
 import type { DiffSides, FileChange, GitService } from '../services/git/index.js'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import { pruneLines } from '../services/prune-mentions.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import type { CommitDetail, FileChange, GitService } from '../services/git/index.js'
 import type { Tokenizer } from '../services/tokenizer/index.js'
 import { fitLargest } from '../tool-kit/budget.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { isToolError, toolError } from '../errors.js'
+import { isToolError, toolError } from '../base/errors.js'
 import { withNextStep } from '../tool-api/next-step.js'
 import { type WorkspaceService, IMAGE_MIMES } from '../services/workspace/index.js'
 import type { Tokenizer } from '../services/tokenizer/index.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { toolError } from '../errors.js'
+import { toolError } from '../base/errors.js'
 import { queryTerms, type ChunkRow } from '../services/code-index/index.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from '../tool-kit/budget.js'
 import { chunkHeading, ChunkResultFields, chunkResult, indexNotes, readWholeLine, MAX_QUERY_TERMS, scopeOf, shownPath, snippetOf, INDEX_TASK } from '../tool-kit/code-index-common.js'

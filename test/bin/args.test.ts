@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigSchema, configFlagName } from '../../src/config.js'
+import { ConfigSchema, configFlagName } from '../../src/base/config.js'
 import { commandHelp } from '../../src/bin/help.js'
 import { COMMAND_KEYS, HTTP_ONLY_KEYS, OWN_FLAGS, commandFlags, type CommandName } from '../../src/bin/command-flags.js'
 import { splitArgs } from '../../src/bin/command-runtime.js'

@@ -24,7 +24,7 @@ const PRETTY_LINE = new RegExp(String.raw`^\[\d\d:\d\d:\d\d\.\d{3}\] (${ESC}\[\d
 const script = onPath('script') !== undefined
 
 t.test('the bin at a terminal: serve logs its URL in coloured pretty lines, answers /healthz and exits 0 after SIGTERM', { skip: script ? false : 'needs `script` (util-linux) for a pseudo-terminal', timeout: 30000 }, async (t) => {
-  // The one spawned run of serve: tsc's output (for coverage, the only run of src/logger.ts's terminal branch), with
+  // The one spawned run of serve: tsc's output (for coverage, the only run of src/base/logger.ts's terminal branch), with
   // a pseudo-terminal from `script` as a person starting it has. SIGTERM is sent to the server itself, found by its
   // pid, the child `script` exec'd it as; `script -e` exits with its code. Logs into a pipe or file are JSON
   // (test/bin/log-format.test.ts); the command's other paths run in-process below.

@@ -2,7 +2,7 @@ import t from 'tap'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runCli } from '../helpers/cli.js'
-import { createLogger, logDestination } from '../../src/logger.js'
+import { createLogger, logDestination } from '../../src/base/logger.js'
 
 // The format follows where logs go: a pipe or file gets JSON lines, a terminal pino-pretty's coloured lines. The
 // destinations here are files in this process; a spawned serve at a pseudo-terminal is test/bin/http.test.ts's

@@ -7,7 +7,7 @@ import { childEnv, CLI, cliCommand, COVERED_CLI } from '../helpers/spawn-stdio.j
 import { httpCommandInProcess, stdioCommandInProcess } from '../helpers/in-process.js'
 import { runCli } from '../helpers/cli.js'
 import { checkRoot } from '../../src/root-check.js'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/base/config.js'
 
 // The root is checked at boot by both serving commands: a root that is missing, not a folder or not
 // listable, and a broad one (/, home, system folder) without --allow-broad-root, is exit 2 with a

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { createRuntime } from '../../src/runtime.js'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/base/config.js'
 import { closeServices, createServices } from '../../src/services/index.js'
 import { commitAll } from '../helpers/git-repo.js'
 

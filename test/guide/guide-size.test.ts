@@ -2,7 +2,7 @@ import t from 'tap'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { createRuntime } from '../../src/runtime.js'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/base/config.js'
 import { createUsageGuide, GUIDE_MAX_BYTES } from '../../src/guide/usage-guide.js'
 
 // The size of the whole guide is a product limit; its generation time is measured by the benchmark (guide section).

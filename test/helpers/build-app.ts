@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import { assembleHttp, type App } from '../../src/app.js'
-import { loadConfig, type Config } from '../../src/config.js'
+import { loadConfig, type Config } from '../../src/base/config.js'
 import type { Runtime } from '../../src/runtime.js'
 import type { AnyTool } from '../../src/tool-api/define-tool.js'
 import { systemClock } from '../../src/services/clock.js'

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { createRegistry, type RegistryOptions } from '../../src/mcp/registry/registry.js'
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js'
 import { defineTool, HEADER_KEY, Inject, inputRequired, textResult, type RunResult } from '../../src/tool-api/define-tool.js'
-import { toolError } from '../../src/errors.js'
+import { toolError } from '../../src/base/errors.js'
 import { systemClock } from '../../src/services/clock.js'
 import type { TaskOwner } from '../../src/mcp/tasks/task-store.js'
 

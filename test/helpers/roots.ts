@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import type { Test } from 'tap'
-import { loadConfig, type Config } from '../../src/config.js'
+import { loadConfig, type Config } from '../../src/base/config.js'
 import { createServices, type ProductionServices } from '../../src/services/index.js'
 import { commitAll } from './git-repo.js'
 

@@ -3,7 +3,7 @@ import net from 'node:net'
 import { Agent, request } from 'undici'
 import { buildTestApp } from '../helpers/build-app.js'
 import { waitUntil } from '../helpers/wait.js'
-import type { Config } from '../../src/config.js'
+import type { Config } from '../../src/base/config.js'
 
 // Hostile clients over real sockets on 127.0.0.1 (all from one address, as an attacker's would be): POSTs
 // that send their headers and stall their bodies, bodies trickled a byte at a time, headers dribbled. None

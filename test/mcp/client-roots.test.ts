@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
-import type { Config } from '../../src/config.js'
+import type { Config } from '../../src/base/config.js'
 import { createRuntime } from '../../src/runtime.js'
 import { captureLogger } from '../helpers/engine.js'
 import { threeRoots } from '../helpers/roots.js'

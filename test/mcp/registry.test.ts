@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { createRegistry } from '../../src/mcp/registry/registry.js'
-import { toolError } from '../../src/errors.js'
+import { toolError } from '../../src/base/errors.js'
 import { defineTool, textResult, type AnyTool } from '../../src/tool-api/define-tool.js'
 import { testTools } from '../helpers/engine.js'
 import { systemClock } from '../../src/services/clock.js'

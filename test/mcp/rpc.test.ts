@@ -1,7 +1,7 @@
 import t from 'tap'
 import * as sdk from '@modelcontextprotocol/sdk/types.js'
 import { LATEST_PROTOCOL_VERSION, RPC_ERROR, SUPPORTED_PROTOCOL_VERSIONS, toRpcError } from '../../src/mcp/wire/rpc.js'
-import { APP_ERR_HEADER_MISMATCH, APP_ERR_MISSING_CLIENT_CAPABILITY, APP_ERR_RESOURCE_NOT_FOUND, APP_ERR_SESSION_NOT_FOUND, APP_ERR_SHUTTING_DOWN, APP_ERR_UNKNOWN_TOOL, APP_ERR_UNSUPPORTED_VERSION, withRpcData } from '../../src/errors.js'
+import { APP_ERR_HEADER_MISMATCH, APP_ERR_MISSING_CLIENT_CAPABILITY, APP_ERR_RESOURCE_NOT_FOUND, APP_ERR_SESSION_NOT_FOUND, APP_ERR_SHUTTING_DOWN, APP_ERR_UNKNOWN_TOOL, APP_ERR_UNSUPPORTED_VERSION, withRpcData } from '../../src/base/errors.js'
 import { defineResourceTemplate } from '../../src/tool-api/define-resource.js'
 import { initializedSession, testEngine } from '../helpers/engine.js'
 

@@ -4,7 +4,7 @@ import { initializedSession, testEngine, testTools } from '../helpers/engine.js'
 import { defineTool, Inject, textResult } from '../../src/tool-api/define-tool.js'
 import { CallHandle } from '../../src/mcp/call/call-handle.js'
 import { Deadlines } from '../../src/mcp/call/deadlines.js'
-import { toolError } from '../../src/errors.js'
+import { toolError } from '../../src/base/errors.js'
 import { waitUntil } from '../helpers/wait.js'
 
 const rpc = (id: number | string, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method, params })

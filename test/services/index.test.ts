@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import pino from 'pino'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/base/config.js'
 import { closeServices, createServices, type Services } from '../../src/services/index.js'
 import { captureLogger } from '../helpers/engine.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { toolError, type NextStep, type ToolError } from '../../src/errors.js'
+import { toolError, type NextStep, type ToolError } from '../../src/base/errors.js'
 import type { CatalogEntry } from '../../src/services/catalog.js'
 import { excludedError, withNextStep } from '../../src/tool-api/next-step.js'
 import { tools } from '../../src/tool-list.js'

@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../../base/logger.js'
 import type { Services } from '../../services/index.js'
 import type { RequestId } from '../wire/rpc.js'
 import type { Send } from '../wire/channel.js'

@@ -1,4 +1,4 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST } from '../../errors.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST } from '../../base/errors.js'
 import { isInputRequired, type InputRequiredResult, type ToolInput } from '../../tool-api/define-tool.js'
 
 // Multi round-trip requests (SEP-2322): a tool that needs the client's input returns inputRequired();

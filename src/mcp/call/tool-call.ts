@@ -1,5 +1,5 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../../errors.js'
-import { logFailure, type Logger } from '../../logger.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_UNKNOWN_TOOL, isToolError, toolError } from '../../base/errors.js'
+import { logFailure, type Logger } from '../../base/logger.js'
 import { CallHandle, type CallScope } from './call-handle.js'
 import { isInputRequired, type ClientChannel, type InputRequiredResult, type RunResult, type ToolContext, type ToolInput, type ToolResult } from '../../tool-api/define-tool.js'
 import type { RequestChannel, Send } from '../wire/channel.js'

@@ -1,4 +1,4 @@
-import { toolError } from '../../errors.js'
+import { toolError } from '../../base/errors.js'
 import type { Send } from '../wire/channel.js'
 import type { RequestId } from '../wire/rpc.js'
 

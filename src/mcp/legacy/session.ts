@@ -1,5 +1,5 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_NOT_INITIALIZED, APP_ERR_UNKNOWN_METHOD } from '../../errors.js'
-import type { Logger } from '../../logger.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_NOT_INITIALIZED, APP_ERR_UNKNOWN_METHOD } from '../../base/errors.js'
+import type { Logger } from '../../base/logger.js'
 import type { RequestChannel, Send } from '../wire/channel.js'
 import { ClientRequests } from './client-requests.js'
 import { methodsOf } from '../methods.js'

@@ -1,6 +1,6 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_MISSING_CLIENT_CAPABILITY, APP_ERR_UNKNOWN_METHOD, toolError, withRpcData } from '../../errors.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_MISSING_CLIENT_CAPABILITY, APP_ERR_UNKNOWN_METHOD, toolError, withRpcData } from '../../base/errors.js'
 import { isInputRequired } from '../../tool-api/define-tool.js'
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../../base/logger.js'
 import type { RequestChannel, Send } from '../wire/channel.js'
 import { META, MODERN_PROTOCOL_VERSIONS, type Envelope, type Rejection, type RoutingHeaders } from '../era.js'
 import { bindingOf, INPUT_METHODS, readInput } from '../call/input-required.js'

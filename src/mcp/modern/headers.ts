@@ -1,4 +1,4 @@
-import { APP_ERR_HEADER_MISMATCH, withRpcData } from '../../errors.js'
+import { APP_ERR_HEADER_MISMATCH, withRpcData } from '../../base/errors.js'
 import type { Rejection, RoutingHeaders } from '../era.js'
 import type { ServerShared } from '../engine-state.js'
 

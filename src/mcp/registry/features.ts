@@ -1,4 +1,4 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_RESOURCE_NOT_FOUND } from '../../errors.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_RESOURCE_NOT_FOUND } from '../../base/errors.js'
 import type { ResourceContext, ResourceTemplateDefinition } from '../../tool-api/define-resource.js'
 import type { Registry } from './registry.js'
 

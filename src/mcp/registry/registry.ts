@@ -1,4 +1,4 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE, toolError, type ToolError } from '../../errors.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_SCHEMA_INCOMPATIBLE, APP_ERR_TOOL_DEFINITION, APP_ERR_TOOL_DUPLICATE, toolError, type ToolError } from '../../base/errors.js'
 import type { ServiceName, Services } from '../../services/index.js'
 import { closestName } from '../../services/edit-distance.js'
 import { pruneMentions } from '../../services/prune-mentions.js'

@@ -1,5 +1,5 @@
 import type { TObject } from '@sinclair/typebox'
-import { APP_ERR_TOOL_DEFINITION } from '../../errors.js'
+import { APP_ERR_TOOL_DEFINITION } from '../../base/errors.js'
 import { INJECT_KEY } from '../../tool-api/define-tool.js'
 import type { JsonSchema } from './schema.js'
 import { tooDeepCheck, type ArgumentValidator } from './validate.js'

@@ -1,4 +1,4 @@
-import { APP_ERR_INVALID_PARAMS, toolError } from '../../errors.js'
+import { APP_ERR_INVALID_PARAMS, toolError } from '../../base/errors.js'
 import type { LegacyScope, MethodCall, ModernScope } from '../method-types.js'
 import type { TaskOwner } from './task-store.js'
 import { legacyTask, modernTask } from './task-wire.js'

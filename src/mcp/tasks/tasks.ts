@@ -1,5 +1,5 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST } from '../../errors.js'
-import type { Logger } from '../../logger.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST } from '../../base/errors.js'
+import type { Logger } from '../../base/logger.js'
 import type { Degradations } from '../../services/degradations.js'
 import { RPC_ERROR } from '../wire/rpc.js'
 import type { InputRequest } from '../../tool-api/define-tool.js'

@@ -1,4 +1,4 @@
-import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_PARSE } from '../../errors.js'
+import { APP_ERR_INVALID_PARAMS, APP_ERR_INVALID_REQUEST, APP_ERR_PARSE } from '../../base/errors.js'
 import { errorMessage, isRequestId, toRpcError, type RequestId } from './rpc.js'
 
 // The one parser and classifier both transports use: the same bytes in give the same JSON-RPC

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import fs from 'node:fs'
 import { randomUUID } from 'node:crypto'
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../../base/logger.js'
 import type { TreeSitterLocation } from '../symbols/index.js'
 import type { WorkspaceService } from '../workspace/index.js'
 import { freeBytes } from './index-file.js'

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { APP_ERR_CONFIG_INVALID, toolError, type ToolError } from '../../errors.js'
-import { configLabel, type Config } from '../../config.js'
+import { APP_ERR_CONFIG_INVALID, toolError, type ToolError } from '../../base/errors.js'
+import { configLabel, type Config } from '../../base/config.js'
 
 /** The API shapes spoken: OpenAI's `/v1/embeddings` (Ollama's /v1, LM Studio, llama.cpp, vLLM) and Ollama's `/api/embed`. */
 export type EmbeddingsApi = 'openai' | 'ollama'

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { Logger } from '../../logger.js'
-import type { RootSpec } from '../../config.js'
+import type { Logger } from '../../base/logger.js'
+import type { RootSpec } from '../../base/config.js'
 
 /** Where an index lives, and whether it is a temporary file to remove at exit. */
 export interface IndexLocation {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../../base/logger.js'
 import type { TreeSitterLocation } from '../symbols/index.js'
 import type { WorkspaceService } from '../workspace/index.js'
 import { createCodeIndex, type CodeIndexStatus } from './code-index.js'

@@ -1,4 +1,4 @@
-import { isToolError } from '../../errors.js'
+import { isToolError } from '../../base/errors.js'
 import type { FileHandle } from 'node:fs/promises'
 import { MAX_SOURCE_BYTES } from '../symbols/index.js'
 import type { WorkspaceService } from '../workspace/index.js'

@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../../base/logger.js'
 
 /** The clock and timers recovery runs on: the process's own unless a test passes its own, to fire them at will. */
 export interface RecoveryTimers {

@@ -1,5 +1,5 @@
-import type { Logger } from '../../logger.js'
-import { toolError } from '../../errors.js'
+import type { Logger } from '../../base/logger.js'
+import { toolError } from '../../base/errors.js'
 import type { WorkspaceService } from '../workspace/index.js'
 import { chunkHash, chunkText, embeddedChunk, embeddedText } from './chunk-text.js'
 import type { CodeIndex } from './code-index.js'

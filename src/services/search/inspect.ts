@@ -1,4 +1,4 @@
-import { toolError } from '../../errors.js'
+import { toolError } from '../../base/errors.js'
 import { displayText } from '../workspace/index.js'
 import { classifyRgError, type RgRun } from './rg.js'
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
-import { toolError, type ToolError } from '../../errors.js'
+import { toolError, type ToolError } from '../../base/errors.js'
 import { withoutServerPaths } from '../server-paths.js'
 import { renice } from './priority.js'
 

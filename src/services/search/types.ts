@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../../base/logger.js'
 import type { SearchLine } from './parse.js'
 import type { WorkspaceService } from '../workspace/index.js'
 import type { Limiter } from '../limiter.js'

@@ -1,4 +1,4 @@
-import { toolError, type ToolError } from '../../errors.js'
+import { toolError, type ToolError } from '../../base/errors.js'
 
 /** An error's errno code, if it has one. */
 export const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException)?.code

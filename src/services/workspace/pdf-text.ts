@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { toolError } from '../../errors.js'
+import { toolError } from '../../base/errors.js'
 import { createJobThread, threadModule } from '../threads/index.js'
 
 /** One extraction: the file's bytes and a page range (1-based, inclusive, clamped to the document). */

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { toolError } from '../../errors.js'
+import { toolError } from '../../base/errors.js'
 import { isOutside } from './beneath.js'
 import type { Limiter } from '../limiter.js'
 import { walkTree } from './walk.js'

@@ -1,4 +1,4 @@
-import { toolError } from '../../errors.js'
+import { toolError } from '../../base/errors.js'
 import { compareText } from '../compare-text.js'
 import { compileGlob, globMatches, nameMayMatch, type CompiledGlob } from './glob-match.js'
 import type { DirEntry } from './entry-types.js'

@@ -1,7 +1,7 @@
 import { lstat, realpath, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { toolError, type ToolError } from '../../errors.js'
+import { toolError, type ToolError } from '../../base/errors.js'
 import { errCode, fsError, fsErrorFor } from './fs-errors.js'
 import { isOutside, walkBeneath, type Walked } from './beneath.js'
 import { DESCRIBE_FLAGS, entryFacts } from './entry-facts.js'

@@ -1,6 +1,6 @@
 import pino from 'pino'
 import t from 'tap'
-import { toolError } from '../../../src/errors.js'
+import { toolError } from '../../../src/base/errors.js'
 import { createProviderHealth, processTimers, reasonOf } from '../../../src/services/code-index/provider-health.js'
 import { manualTimers } from '../../helpers/manual-timers.js'
 

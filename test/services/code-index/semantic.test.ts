@@ -7,7 +7,7 @@ import { chunkHash, chunkText, embeddedText, MAX_EMBED_CHARS } from '../../../sr
 import type { CodeIndex } from '../../../src/services/code-index/code-index.js'
 import { semanticService } from '../../../src/services/code-index/index.js'
 import { indexedText } from '../../../src/services/code-index/indexed-lines.js'
-import { loadConfig } from '../../../src/config.js'
+import { loadConfig } from '../../../src/base/config.js'
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
 import { loadSqlite, type FileEntry } from '../../../src/services/code-index/index-schema.js'
 import { createVectorMatrix } from '../../../src/services/code-index/vector-matrix.js'
