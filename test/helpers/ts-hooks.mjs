@@ -67,13 +67,11 @@ function readText (file) {
 }
 
 /**
- * `.ts` files load as ESM, transpiled once per content and reused by every later test process. The hooks have a
- * thread of their own, so the files are read synchronously: four promise round trips per read cost more here.
+ * A `.ts` file's ESM, transpiled once per content and reused by every later test process (and warmed before the
+ * run by test/helpers/ts-cache-warm.mjs). The hooks have a thread of their own, so files are read synchronously:
+ * four promise round trips per read cost more here.
  */
-export async function load (url, context, next) {
-  if (!isTs(url)) return next(url, context)
-  const file = fileURLToPath(url)
-  const source = readFileSync(file, 'utf8')
+export async function transpiled (file, source = readFileSync(file, 'utf8')) {
   const key = createHash('sha256').update(salt).update('\0').update(file).update('\0').update(source).digest('hex')
   const cached = path.join(CACHE, `${key}.js`)
   let code = readText(cached)
@@ -88,5 +86,11 @@ export async function load (url, context, next) {
       .then(() => rename(partial, cached))
       .catch(() => rm(partial, { force: true }).catch(() => {}))
   }
-  return { format: 'module', source: code, shortCircuit: true }
+  return code
+}
+
+/** `.ts` files load as ESM, from transpiled(). */
+export async function load (url, context, next) {
+  if (!isTs(url)) return next(url, context)
+  return { format: 'module', source: await transpiled(fileURLToPath(url)), shortCircuit: true }
 }
