@@ -7,7 +7,7 @@ import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS, fitPage } from '../tool-kit/b
 import { changedSinceIndexed, indexNotes, scopeOf, shownPath, INDEX_TASK } from '../tool-kit/code-index-common.js'
 import { pruneLines, pruneMentions } from '../services/prune-mentions.js'
 import { defineTool, Inject, type ToolContext, type ToolResult } from '../tool-api/define-tool.js'
-import { rank, SymbolEntryOutput, type Found } from '../tool-kit/definitions.js'
+import { rank, splitName, SymbolEntryOutput, type Found } from '../tool-kit/definitions.js'
 import { counted, cutLine } from '../tool-kit/format.js'
 import { formatCall, paginate, pagingFooter, PaginationOutput, withoutDefaults } from '../tool-kit/paging.js'
 
@@ -35,12 +35,6 @@ const FindSymbolInput = Type.Object({
   codeIndex: Inject('codeIndex'),
   tokenizer: Inject('tokenizer')
 })
-
-/** `Owner.name` / `Owner::name` → the owner (to filter on) and the name; a plain name has no owner. */
-function splitName (input: string): { owner?: string, name: string } {
-  const cut = /^(.+?)(?:\.|::)([^.:]+)$/.exec(input)
-  return cut === null ? { name: input } : { owner: cut[1].toLowerCase(), name: cut[2] }
-}
 
 function definitionLine (f: Found): string {
   const span = f.line === f.endLine ? `${f.line}` : `${f.line}-${f.endLine}`
@@ -75,6 +69,7 @@ export const findSymbol = defineTool({
   async run (args, ctx) {
     const { name: input, match = 'exact', kind, path, include_body: withBody = false, page_size: pageSize = 20, offset = 0, max_response_tokens: budget = 8000, workspace, codeIndex, tokenizer } = args
     const { owner, name } = splitName(input.trim())
+    const ownerKey = owner?.toLowerCase()
     if (name.trim() === '') throw toolError('INVALID_ARGUMENT', `name: "${input}" names no symbol`, 'pass a name, e.g. name="createServer"')
     const scope = await scopeOf(workspace, path, ctx.signal)
     const notes = await indexNotes(codeIndex, ctx)
@@ -82,7 +77,7 @@ export const findSymbol = defineTool({
     const found: Found[] = []
     for (const row of rows) {
       const shown = shownPath(workspace, row.path)
-      if (shown === undefined || (owner !== undefined && row.container?.toLowerCase() !== owner)) continue
+      if (shown === undefined || (ownerKey !== undefined && row.container?.toLowerCase() !== ownerKey)) continue
       found.push({ ...row, shown })
     }
     found.sort(rank(name))
