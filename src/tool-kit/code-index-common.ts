@@ -1,10 +1,10 @@
 import { pruneLines, pruneMentions } from '../services/prune-mentions.js'
-import { type CodeIndex, problemHint, problemText, searchTokens, storeWords, termForms, indexedLines, type ChunkRow, type PathScope } from '../services/code-index/index.js'
+import { type CodeIndex, type IndexProblem, problemText, searchTokens, storeWords, termForms, indexedLines, type ChunkRow, type PathScope } from '../services/code-index/index.js'
 import { toolError } from '../base/errors.js'
 import { Type } from '@sinclair/typebox'
 import type { WorkspaceService } from '../services/workspace/index.js'
 import type { ToolContext } from '../tool-api/define-tool.js'
-import { counted, cutLine } from './format.js'
+import { clockTime, counted, cutLine } from './format.js'
 import { formatCall } from './paging.js'
 
 /** How long a call waits for the first scan before it answers from what is indexed so far (a task waits for all of it). */
@@ -32,6 +32,17 @@ export async function scopeOf (workspace: WorkspaceService, path: string | undef
   const resolved = await workspace.resolve(path, { field: 'path', signal })
   // The root (or the top of several roots) is everywhere; a root of several is its own folder.
   return resolved.relative === '.' ? undefined : String(resolved.fsPath)
+}
+
+/** What to do about an index problem (problemText says what it is): what the agent can use now, and what the operator changes. */
+export function problemHint (problem: IndexProblem): string {
+  const retry = problem.retryAt === undefined ? '' : `; the server tries again at ${clockTime(problem.retryAt)}`
+  const fix = problem.kind === 'missing'
+    ? 'the operator publishes one with `workspace-mcp index` (same roots and --state-dir); this server picks it up within seconds'
+    : problem.kind === 'size-limit'
+      ? `the operator can raise --index-max-mb (WORKSPACE_MCP_INDEX_MAX_MB) or point --state-dir (WORKSPACE_MCP_STATE_DIR) elsewhere${retry}`
+      : `the operator can point --state-dir (WORKSPACE_MCP_STATE_DIR) at a writable volume with room${retry}`
+  return `search_regex searches the files themselves; ${fix}`
 }
 
 /**

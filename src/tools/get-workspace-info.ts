@@ -3,7 +3,8 @@ import { defineTool, Inject, textResult } from '../tool-api/define-tool.js'
 import { pruneMentions } from '../services/prune-mentions.js'
 import { MAX_RESPONSE_TOKENS, MIN_RESPONSE_TOKENS } from '../tool-kit/budget.js'
 import { clockTime, counted } from '../tool-kit/format.js'
-import { problemHint, problemText, storeWords, type CodeIndexStatus, type SemanticStatus } from '../services/code-index/index.js'
+import { problemText, storeWords, type CodeIndexStatus, type SemanticStatus } from '../services/code-index/index.js'
+import { problemHint } from '../tool-kit/code-index-common.js'
 
 /** The index's state in words: what an agent can expect of find_symbol and search_code now. */
 function indexState (status: CodeIndexStatus): string {

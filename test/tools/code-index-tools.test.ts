@@ -147,7 +147,8 @@ t.test('search_code: "retry upload" ranks retryFailedUpload first, with the line
 })
 
 t.test('what an unavailable index says, for each way its store can fail: the state folder by its flag (never its path), the space, the flag to change', async (t) => {
-  const { problemHint, problemText } = await import('../../src/services/code-index/index.js')
+  const { problemText } = await import('../../src/services/code-index/index.js')
+  const { problemHint } = await import('../../src/tool-kit/code-index-common.js')
   const base = { stateDir: '/srv/state', file: '/srv/state/index-1.sqlite', detail: 'why' }
 
   t.equal(problemText({ ...base, kind: 'disk-full' }), 'the code index cannot be written: the disk of the state folder (--state-dir) is full')

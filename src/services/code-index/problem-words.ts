@@ -29,14 +29,3 @@ export function problemText (problem: IndexProblem): string {
     case 'missing': return `no shared code index has been published in ${STATE_FOLDER} for these roots`
   }
 }
-
-/** What to do about it: what the agent can use now, and what the operator changes. */
-export function problemHint (problem: IndexProblem): string {
-  const retry = problem.retryAt === undefined ? '' : `; the server tries again at ${new Date(problem.retryAt).toISOString().slice(11, 19)} UTC`
-  const fix = problem.kind === 'missing'
-    ? 'the operator publishes one with `workspace-mcp index` (same roots and --state-dir); this server picks it up within seconds'
-    : problem.kind === 'size-limit'
-      ? `the operator can raise --index-max-mb (WORKSPACE_MCP_INDEX_MAX_MB) or point --state-dir (WORKSPACE_MCP_STATE_DIR) elsewhere${retry}`
-      : `the operator can point --state-dir (WORKSPACE_MCP_STATE_DIR) at a writable volume with room${retry}`
-  return `search_regex searches the files themselves; ${fix}`
-}
