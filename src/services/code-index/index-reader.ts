@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite'
 import { ALL_WORDS_ENOUGH, CANDIDATES, rankChunks } from './chunk-ranking.js'
 import { matchExpression } from './code-tokens.js'
+import { isLocked } from './store-errors.js'
 import { after, SCOPE_SQL, scopeArgs, scopeSql } from './scope-sql.js'
 import { referenceQueries, type ReferenceQueries } from './reference-reader.js'
 import { mapQueries, type MapQueries } from './map-reader.js'
@@ -171,6 +172,7 @@ export function followIndexFile (sqlite: Sqlite, file: string, immutable: boolea
   let reader: IndexReader | undefined
   let inode: number | undefined
   let checkedAt = -Infinity
+  let lastState: ReturnType<IndexReader['state']> = { counts: NO_COUNTS, complete: false }
   function check (): void {
     checkedAt = Date.now()
     const now = fs.statSync(file, { throwIfNoEntry: false })?.ino
@@ -192,7 +194,16 @@ export function followIndexFile (sqlite: Sqlite, file: string, immutable: boolea
     findSymbols: (...args) => live()?.findSymbols(...args) ?? [],
     searchChunks: (...args) => live()?.searchChunks(...args) ?? [],
     chunksById: (ids) => live()?.chunksById(ids) ?? [],
-    state: () => live()?.state() ?? { counts: NO_COUNTS, complete: false },
+    state () {
+      // A rollback-journal file (a staging build) is locked while its writer commits a batch; on a loaded machine
+      // that outlasts the busy wait. What the writer recorded before is the answer then, not a failed build.
+      try {
+        lastState = live()?.state() ?? { counts: NO_COUNTS, complete: false }
+      } catch (err) {
+        if (!isLocked(err)) throw err
+      }
+      return lastState
+    },
     references: {
       counts: (...args) => live()?.references.counts(...args) ?? [],
       sites: (...args) => live()?.references.sites(...args) ?? [],

@@ -6,7 +6,8 @@ import { createActivity } from '../../../src/services/activity.js'
 import { parseAndWrite } from '../../../src/services/code-index/index-build.js'
 import { freeBytes } from '../../../src/services/code-index/index-file.js'
 import { acquireLease, dropLease, LEASE_STALE_MS, takeOver } from '../../../src/services/code-index/index-lease.js'
-import { openIndexReader } from '../../../src/services/code-index/index-reader.js'
+import { followIndexFile, openIndexReader } from '../../../src/services/code-index/index-reader.js'
+import { isLocked } from '../../../src/services/code-index/store-errors.js'
 import { loadSqlite, type FileEntry, type Sqlite } from '../../../src/services/code-index/index-schema.js'
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
 import { buildSettingsOf } from '../../../src/services/code-index/index.js'
@@ -262,4 +263,25 @@ t.test('a missing file is no reader; a staging writer keeps no log beside the fi
   writer.close()
 
   t.same(fs.readdirSync(dir), ['staging.sqlite'], 'no -wal or -shm: whole on its own')
+})
+
+t.test('a staging file locked past the busy wait by its writer\'s commit: the reader answers what it read last', async (t) => {
+  const file = path.join(tempDir(t, 'wmcp-locked-'), 'staging.sqlite')
+  const writer = openIndexWriter(sqlite, file, { journal: 'delete' })
+  writer.write([{ path: '/r/a.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'a', kind: 'function', fields: { name: 'a', head: '', path: '', body: 'a' }, hash: 'h' }], symbols: [] }])
+  writer.close()
+  const reader = followIndexFile(sqlite, file, false, 0)
+  t.teardown(() => reader.close())
+  const before = reader.state()
+  t.equal(before.counts.files, 1)
+
+  // What a commit holds in rollback-journal mode: the exclusive lock, here for longer than the reader's wait.
+  const holder = new sqlite.DatabaseSync(file)
+  holder.exec('BEGIN EXCLUSIVE; INSERT INTO meta (key, value) VALUES (\'held\', \'1\')')
+  t.same(reader.state(), before, 'the last state, not "database is locked"')
+  holder.exec('ROLLBACK')
+  holder.close()
+  t.same(reader.state(), before, 'read again once the lock is gone')
+  t.same([5, 6, 261, 13, 8].map(errcode => isLocked({ errcode })), [true, true, true, false, false], 'BUSY, LOCKED and their extended codes are locks; FULL and READONLY are not')
+  t.equal(isLocked(new Error('database is locked')), false, 'told by the code, not the text')
 })
