@@ -282,6 +282,11 @@ t.test('a staging file locked past the busy wait by its writer\'s commit: the re
   holder.exec('ROLLBACK')
   holder.close()
   t.same(reader.state(), before, 'read again once the lock is gone')
+
+  const editor = new sqlite.DatabaseSync(file)
+  editor.exec('UPDATE meta SET value = \'{not json\' WHERE key = \'counts\'')
+  editor.close()
+  t.throws(() => reader.state(), SyntaxError, 'any other error is no lock: it is thrown, not hidden behind the last state')
   t.same([5, 6, 261, 13, 8].map(errcode => isLocked({ errcode })), [true, true, true, false, false], 'BUSY, LOCKED and their extended codes are locks; FULL and READONLY are not')
   t.equal(isLocked(new Error('database is locked')), false, 'told by the code, not the text')
 })
