@@ -2,7 +2,9 @@ import t, { type Test } from 'tap'
 import { writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import path from 'node:path'
+import fc from 'fast-check'
 import { countLines, LINE_KEEP_BYTES, readLineWindow } from '../../../src/services/workspace/file-lines.js'
+import { runs } from '../../helpers/property.js'
 
 // Cuts of long lines on every kind of character boundary, and files that change size under the reader.
 
@@ -56,4 +58,37 @@ t.test('countLines rethrows a failure that is not its caller giving up', async (
   await handle.close()
 
   await t.rejects(countLines(handle, 4), { code: 'EBADF' })
+})
+
+t.test('a whole UTF-8 file read in one piece gives what the streaming pass gives: lines, count, cuts, the invalid flag (any bytes)', async (t) => {
+  const dir = t.testdir({})
+  const file = path.join(dir, 'whole.txt')
+  // Lines of ASCII, CR, multi-byte and broken UTF-8, now and then one past LINE_KEEP_BYTES (the streaming pass cuts it).
+  const piece = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('a', 'xyz ', '\n', '\r\n', '\r', 'é', '😀', '\uFFFD', '\uFEFF') },
+    { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9f, 0x98])) },
+    { weight: 1, arbitrary: fc.integer({ min: LINE_KEEP_BYTES - 4, max: LINE_KEEP_BYTES + 4 }).map(n => 'é'.repeat(n >> 1) + 'q'.repeat(n & 1)) }
+  )
+  await fc.assert(fc.asyncProperty(fc.array(piece, { maxLength: 60 }), async (pieces) => {
+    const bytes = Buffer.concat(pieces.map(p => typeof p === 'string' ? Buffer.from(p) : p))
+    writeFileSync(file, bytes)
+    const handle = await open(file)
+    try {
+      const sniff = { binary: false, encoding: 'utf8' as const, head: Buffer.alloc(0) }
+      const whole = await readLineWindow(handle, bytes.length, sniff, { start: 1, maxLines: Number.MAX_SAFE_INTEGER })
+      // At most one line per byte: a window of `size` lines is the whole file, read by the streaming pass.
+      const streamed = await readLineWindow(handle, bytes.length, sniff, { start: 1, maxLines: Math.max(bytes.length, 1) })
+      t.strictSame(whole, streamed)
+    } finally {
+      await handle.close()
+    }
+  }), runs(150))
+
+  writeFileSync(file, 'one\r\ntwo\n')
+  const handle = await open(file)
+  t.teardown(() => handle.close())
+  t.strictSame((await readLineWindow(handle, 100, { binary: false, encoding: 'utf8', head: Buffer.alloc(0) }, { start: 1, maxLines: Number.MAX_SAFE_INTEGER })).lines, ['one', 'two'], 'a file that shrank after its size was taken: what is there')
+  const aborted = new AbortController()
+  aborted.abort(new Error('gave up'))
+  await t.rejects(readLineWindow(handle, 9, { binary: false, encoding: 'utf8', head: Buffer.alloc(0) }, { start: 1, maxLines: Number.MAX_SAFE_INTEGER, signal: aborted.signal }), /gave up/, 'a caller that gave up gets no read')
 })
