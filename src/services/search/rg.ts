@@ -1,8 +1,9 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 import { toolError, type ToolError } from '../../base/errors.js'
 import { withoutServerPaths } from '../server-paths.js'
 import { renice } from './priority.js'
+import { openStderrFile, readStderrFile } from './rg-stderr.js'
 
 /** How a ripgrep run ended. */
 export type RgEnd = 'exit' | 'stopped' | 'deadline' | 'shutdown' | 'aborted'
@@ -87,27 +88,46 @@ export function debugSkip (line: string): keyof RgSkipped | undefined {
 }
 
 /** Spawns ripgrep with an argument array (never a shell) and streams its stdout records to `onRecord`. */
-export function runRg (options: RunRgOptions): Promise<RgRun> {
+export async function runRg (options: RunRgOptions): Promise<RgRun> {
   const { rgPath, args, cwd, signal, deadline, separator, onRecord, onLongRecord, live, stops, input, niceness } = options
   const maxRecord = options.maxRecordBytes ?? MAX_RECORD_BYTES
   const skipped: RgSkipped = { binary: 0, tooLarge: 0 }
-  return new Promise<RgRun>((resolve) => {
-    if (signal?.aborted === true) {
-      resolve({ end: 'aborted', code: null, signal: null, truncated: false, stderr: '', bytes: 0, skipped })
-      return
+  if (signal?.aborted === true) return { end: 'aborted', code: null, signal: null, truncated: false, stderr: '', bytes: 0, skipped }
+  let stderr = ''
+  let errLine = ''
+  const onErrLine = (line: string): void => {
+    const skip = debugSkip(line)
+    if (skip !== undefined) skipped[skip]++
+    else if (!line.startsWith(DEBUG) && stderr.length < STDERR_CAP) stderr += (line + '\n').slice(0, STDERR_CAP - stderr.length)
+  }
+  const onErrText = (text: string): void => {
+    let from = 0
+    let nl = text.indexOf('\n')
+    while (nl !== -1) {
+      onErrLine(errLine + text.slice(from, nl))
+      errLine = ''
+      from = nl + 1
+      nl = text.indexOf('\n', from)
     }
-    let child: ChildProcessByStdio<Writable | null, Readable, Readable>
+    if (errLine.length < STDERR_LINE_CAP) errLine += text.slice(from, from + STDERR_LINE_CAP - errLine.length)
+  }
+  const errFile = openStderrFile()
+  const ended = await new Promise<Omit<RgRun, 'stderr' | 'skipped'>>((resolve) => {
+    const errTo = errFile ?? 'pipe'
+    let child: ChildProcess
     if (input === undefined) {
-      child = spawn(rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+      child = spawn(rgPath, args, { cwd, stdio: ['ignore', 'pipe', errTo], windowsHide: true })
     } else {
-      const fed = spawn(rgPath, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true })
+      const fed = spawn(rgPath, args, { cwd, stdio: ['pipe', 'pipe', errTo], windowsHide: true })
       // ripgrep stops reading when it is stopped: a write to its closed stdin is expected, not an error. A source that
       // fails ends the input; its owner (who listens for that) decides what the run is worth.
-      fed.stdin.on('error', () => {})
-      input.on('error', () => fed.stdin.end())
-      input.pipe(fed.stdin)
+      const stdin = fed.stdin as Writable
+      stdin.on('error', () => {})
+      input.on('error', () => stdin.end())
+      input.pipe(stdin)
       child = fed
     }
+    const stdout = child.stdout as Readable
     const pid = child.pid
     if (pid !== undefined) {
       live?.add(pid)
@@ -116,7 +136,6 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
     let end: RgEnd = 'exit'
     let stopped = false
     let bytes = 0
-    let stderr = ''
     let carry: Buffer[] = []
     let carryBytes = 0
     // The record being streamed to a sink (too long to hold), or 'drop' when there is no sink to take it.
@@ -172,8 +191,8 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
     let burstStart = 0
     let inBurst = false
     const endBurst = (): void => { inBurst = false }
-    const resume = (): void => { if (!stopped) child.stdout.resume() }
-    child.stdout.on('data', (chunk: Buffer) => {
+    const resume = (): void => { if (!stopped) stdout.resume() }
+    stdout.on('data', (chunk: Buffer) => {
       // Keep draining after a stop so the pipe closes and 'close' fires.
       if (stopped) return
       if (!inBurst) {
@@ -211,28 +230,11 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
       }
       if (start < chunk.length) take(chunk.subarray(start))
       if (performance.now() - burstStart > BURST_MS) {
-        child.stdout.pause()
+        stdout.pause()
         setImmediate(resume)
       }
     })
-    child.stderr.setEncoding('utf8')
-    let errLine = ''
-    const onErrLine = (line: string): void => {
-      const skip = debugSkip(line)
-      if (skip !== undefined) skipped[skip]++
-      else if (!line.startsWith(DEBUG) && stderr.length < STDERR_CAP) stderr += (line + '\n').slice(0, STDERR_CAP - stderr.length)
-    }
-    child.stderr.on('data', (text: string) => {
-      let from = 0
-      let nl = text.indexOf('\n')
-      while (nl !== -1) {
-        onErrLine(errLine + text.slice(from, nl))
-        errLine = ''
-        from = nl + 1
-        nl = text.indexOf('\n', from)
-      }
-      if (errLine.length < STDERR_LINE_CAP) errLine += text.slice(from, from + STDERR_LINE_CAP - errLine.length)
-    })
+    if (child.stderr !== null) child.stderr.setEncoding('utf8').on('data', onErrText)
     let settled = false
     const finish = (code: number | null, exitSignal: NodeJS.Signals | null): void => {
       if (settled) return
@@ -242,12 +244,9 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
       stops?.delete(atShutdown)
       signal?.removeEventListener('abort', onAbort)
       if (pid !== undefined) live?.delete(pid)
-      if (errLine !== '') onErrLine(errLine)
       // A record without its separator is a cut one: never parsed, and the run is reported as truncated.
       const truncated = !stopped && (carry.length > 0 || long !== undefined)
-      let message = stderr
-      for (const [from, to] of options.names ?? []) message = message.split(from).join(to)
-      resolve({ end, code: stopped ? null : code, signal: stopped ? null : exitSignal, truncated, stderr: cleanMessage(message, cwd), bytes, skipped })
+      resolve({ end, code: stopped ? null : code, signal: stopped ? null : exitSignal, truncated, bytes })
     }
     child.on('error', (err) => {
       stderr += `rg: ${err.message}`
@@ -255,6 +254,11 @@ export function runRg (options: RunRgOptions): Promise<RgRun> {
     })
     child.on('close', (code, exitSignal) => finish(code, exitSignal))
   })
+  if (errFile !== undefined) await readStderrFile(errFile, onErrText)
+  if (errLine !== '') onErrLine(errLine)
+  let message = stderr
+  for (const [from, to] of options.names ?? []) message = message.split(from).join(to)
+  return { ...ended, stderr: cleanMessage(message, cwd), skipped }
 }
 
 /** Removes absolute paths from a ripgrep message: the root becomes '.', anything else a placeholder. */

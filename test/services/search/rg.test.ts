@@ -7,6 +7,7 @@ import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { classifyRgError, cleanMessage, runRg, type LongRecordSink, type RunRgOptions } from '../../../src/services/search/rg.js'
+import { readStderrFile } from '../../../src/services/search/rg-stderr.js'
 
 const NL = 0x0a
 
@@ -177,4 +178,39 @@ t.test('a parse error shows the caller\'s pattern, not ripgrep\'s "(?:…)"; a m
   t.match(message('rg: regex parse error:\n    (?:ab)\nerror: no marker line\n', 'ab'), /\n {4}ab\nerror: no marker line/, 'no markers to move')
   t.match(message('rg: regex parse error:\n    (?:ab)\n', 'ab'), /\n {4}ab\./, 'the pattern as the last line')
   t.match(message('rg: regex parse error:\n    (?:a)|(?:b)\n    ^\n', 'a'), /\(\?:a\)\|\(\?:b\)/, 'several patterns: ripgrep\'s own text')
+})
+
+t.test('stderr goes to a file of the run\'s own (no name left behind), or to a pipe when the temporary folder takes none: the same answer', async (t) => {
+  // A debug line in pieces (as ripgrep writes them), a skipped binary file, a message, and 3,000 more debug lines.
+  const script = "readlink /proc/$$/fd/2; printf 'rg: DEBUG|grep_printer::summary|x.rs:1: ./a.bin: found binary data at offset 4\\n'; " +
+    "printf 'rg: ' >&2; printf 'DEBUG|grep_printer::summary|x.rs:1: ./b.bin: found binary data at offset 9\\n' >&2; " +
+    "i=0; while [ $i -lt 3000 ]; do echo 'rg: DEBUG|ignore::walk|walk.rs:1: ./x: ignored' >&2; i=$((i+1)); done; " +
+    "echo 'rg: ./c: Permission denied (os error 13)' >&2; exit 2"
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wmcp-rg-stderr-'))
+  t.teardown(() => fs.rmSync(tmp, { recursive: true, force: true }))
+  const before = process.env.TMPDIR
+  t.teardown(() => { if (before === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = before })
+
+  process.env.TMPDIR = tmp
+  const file = await fakeScript(script)
+  t.match(file.records[0], new RegExp(`^${tmp}/workspace-mcp-rg-[\\w-]+\\.err \\(deleted\\)$`), 'ripgrep wrote to a file, unlinked as soon as it was opened')
+  t.same(fs.readdirSync(tmp), [])
+  process.env.TMPDIR = path.join(tmp, 'missing')
+  const pipe = await fakeScript(script)
+  t.match(pipe.records[0], /^(pipe|socket):/, 'a pipe (libuv makes a socket pair) when the temporary folder takes no file')
+  const [viaFile, viaPipe] = [file.run, pipe.run]
+
+  for (const run of [viaFile, viaPipe]) {
+    t.equal(run.code, 2)
+    t.same(run.skipped, { binary: 1, tooLarge: 0 }, 'the skip on stderr counts; the same text on stdout is a record')
+    t.equal(run.stderr, 'rg: ./c: Permission denied (os error 13)', 'debug lines are left out of the message')
+  }
+})
+
+t.test('a stderr file that cannot be read ends the reading: what was read stands, the descriptor is closed', async (t) => {
+  const dir = fs.openSync(t.testdir({}), 'r')
+  const texts: string[] = []
+  await readStderrFile(dir, text => { texts.push(text) })
+  t.same(texts, [], 'a folder reads as nothing (EISDIR)')
+  t.throws(() => fs.fstatSync(dir), { code: 'EBADF' }, 'closed')
 })
