@@ -3,7 +3,7 @@ import t from 'tap'
 import { buildOutline, type OutlineSymbol } from '../../src/services/symbols/outline.js'
 import { symbolLanguageOf, type SymbolLanguage } from '../../src/services/symbols/languages.js'
 import { locateTreeSitter, type TreeSitterLocation } from '../../src/services/symbols/parser.js'
-import { parserHandler } from '../../src/services/symbols/parser-worker.js'
+import { parserHandler } from '../../src/services/symbols/parse-handler.js'
 import { chunkFile } from '../../src/services/code-index/chunker.js'
 import { runs } from '../helpers/property.js'
 

@@ -1,4 +1,4 @@
-import { formsOf, isStopWord, wordForm } from './word-forms.js'
+import { formsOf, isStopWord, MAX_REMEMBERED, wordForm } from './word-forms.js'
 
 /** Identifiers (and numbers) as code spells them; `$` is part of a JavaScript name. */
 const WORDS = /[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+/g
@@ -8,20 +8,23 @@ const PARTS = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g
 const MAX_TOKEN = 40
 
 /**
- * Calls `each(token, whole)` for the words of a text, lower-cased: every identifier whole and, when it has
- * several, its camelCase / snake_case parts (`whole` false). One-letter words and parts are dropped: `i` and
- * `x` would match everything.
+ * Calls `each(token, compound)` for the tokens of one word as code spells it, lower-cased: the identifier whole
+ * and, when it has several, its camelCase / snake_case parts (`compound` true for the whole of such a word).
+ * One-letter words and parts are dropped: `i` and `x` would match everything.
  */
+function eachTokenOf (word: string, each: (token: string, compound: boolean) => void): void {
+  if (word.length > MAX_TOKEN) return
+  const whole = word.replace(/\$/g, '').toLowerCase()
+  const parts = word.match(PARTS)
+  const compound = parts !== null && parts.length > 1
+  if (whole.length > 1) each(whole, compound)
+  if (!compound) return
+  for (const part of parts) if (part.length > 1) each(part.toLowerCase(), false)
+}
+
+/** Calls `each` for the tokens of every word of a text (see eachTokenOf). */
 function eachToken (text: string, each: (token: string, compound: boolean) => void): void {
-  for (const [word] of text.matchAll(WORDS)) {
-    if (word.length > MAX_TOKEN) continue
-    const whole = word.replace(/\$/g, '').toLowerCase()
-    const parts = word.match(PARTS)
-    const compound = parts !== null && parts.length > 1
-    if (whole.length > 1) each(whole, compound)
-    if (!compound) continue
-    for (const part of parts) if (part.length > 1) each(part.toLowerCase(), false)
-  }
+  for (const [word] of text.matchAll(WORDS)) eachTokenOf(word, each)
 }
 
 /**
@@ -34,6 +37,9 @@ export function codeTokens (text: string): string[] {
   return tokens
 }
 
+/** A token as it is indexed: a single word in its searchable form, a compound or a number as written. */
+const indexedForm = (token: string, compound: boolean): string => compound || /[0-9]/.test(token) ? token : wordForm(token)
+
 /**
  * The tokens a text is indexed by: as codeTokens, but each single word in its searchable form (stemmed and
  * joined with its abbreviations: allocation and allocate are one, init and initialize too). An identifier of
@@ -41,8 +47,35 @@ export function codeTokens (text: string): string[] {
  */
 export function searchTokens (text: string): string[] {
   const tokens: string[] = []
-  eachToken(text, (token, compound) => tokens.push(compound || /[0-9]/.test(token) ? token : wordForm(token)))
+  eachToken(text, (token, compound) => tokens.push(indexedForm(token, compound)))
   return tokens
+}
+
+// Code repeats its words: the index thread's parsers tokenize 850 MB of Linux, and most words were seen before.
+const spelled = new Map<string, string>()
+
+/** A word's search tokens, space-separated ('' for none), remembered. */
+function wordTokens (word: string): string {
+  let tokens = spelled.get(word)
+  if (tokens === undefined) {
+    const found: string[] = []
+    eachTokenOf(word, (token, compound) => found.push(indexedForm(token, compound)))
+    tokens = found.join(' ')
+    if (spelled.size >= MAX_REMEMBERED) spelled.clear()
+    spelled.set(word, tokens)
+  }
+  return tokens
+}
+
+/** searchTokens(text) joined by spaces: a text as the index's full-text table stores it. */
+export function searchText (text: string): string {
+  const out: string[] = []
+  WORDS.lastIndex = 0
+  for (let match = WORDS.exec(text); match !== null; match = WORDS.exec(text)) {
+    const tokens = wordTokens(match[0])
+    if (tokens !== '') out.push(tokens)
+  }
+  return out.join(' ')
 }
 
 /**

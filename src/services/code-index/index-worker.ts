@@ -1,6 +1,7 @@
 import fs from 'node:fs'
-import { createSymbolParser, type TreeSitterLocation } from '../symbols/index.js'
+import type { TreeSitterLocation } from '../symbols/index.js'
 import { parseAndWrite } from './index-build.js'
+import { createIndexParser } from './index-parser.js'
 import { acquireLease, type IndexLease, type LeaseHolder } from './index-lease.js'
 import { loadSqlite } from './index-schema.js'
 import { openIndexWriter, type IndexWriter } from './index-writer.js'
@@ -66,14 +67,14 @@ export function watchNotices (notify: Notify): Pick<FolderWatchOptions, 'onChang
 }
 
 /**
- * The index thread's handler: walking, reading, chunking, tokenizing and SQLite writes happen here, never on the
- * event loop that serves requests (its parser threads, its own). Requests are handled one at a time, in order,
+ * The index thread's handler: walking, reading and SQLite writes happen here, never on the event loop that serves
+ * requests; parsing, chunking and tokenizing in its parser threads. Requests are handled one at a time, in order,
  * but an abort is heeded at once; `close` lets the lease go and closes the writer and the watch before the thread
  * is ended. An error is answered with the store problem it is (a full disk, a read-only
  * file system), when it is one.
  */
 export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = loadSqlite()): (request: IndexRequest) => Promise<object> {
-  const parsers = Array.from({ length: data.threads }, () => createSymbolParser(data.treeSitter, { niceness: data.niceness, yieldFlag: data.yieldFlag }))
+  const parsers = Array.from({ length: data.threads }, () => createIndexParser(data.treeSitter, { niceness: data.niceness, yieldFlag: data.yieldFlag }))
   // The writer stays open between scans (closing one leaves its statements to the collector, see index-reader);
   // writes happen only during a scan, with the lease.
   let writer: IndexWriter | undefined
@@ -118,7 +119,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       const workspace = await scanWorkspace(data.roots)
       const found = await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(data.roots, { niceness: data.niceness }), signal)
       watch?.update(found.folders)
-      if (found.gone.length > 0) store.remove(found.gone)
+      if (found.gone.length > 0) await store.remove(found.gone)
       let done = 0
       let skipped = 0
       let skippedWhy: string | undefined

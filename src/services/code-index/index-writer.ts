@@ -8,10 +8,13 @@ import { REFERENCE_KINDS } from '../symbols/index.js'
 export interface IndexWriter {
   /** Every indexed file with its size and mtime. */
   files(): IndexedFile[]
-  /** Replaces what the index holds of these files (one transaction). */
-  write(entries: readonly FileEntry[]): void
+  /**
+   * Replaces what the index holds of these files (one transaction), giving the thread a turn between two files:
+   * the build's lanes hand their parsers the next files while a batch is written.
+   */
+  write(entries: readonly FileEntry[]): Promise<void>
   /** Forgets files (one transaction). */
-  remove(paths: readonly string[]): void
+  remove(paths: readonly string[]): Promise<void>
   counts(): StoreCounts
   /** Records that a scan finished (the index is complete as of `at`, ms since the epoch). */
   finished(at: number): void
@@ -108,40 +111,45 @@ export function openIndexWriter (sqlite: Sqlite, file: string, options: IndexWri
   }
 
   /** Runs `work` in one transaction, the counts changed by what it did in the same one. */
-  function transaction (work: () => void): void {
-    transactionOn(db, () => {
+  async function transaction (work: () => void | Promise<void>): Promise<void> {
+    await transactionAwaiting(db, async () => {
       const before = counted()
       delta = { files: 0, chunks: 0, symbols: 0 }
-      work()
+      await work()
       setMeta('counts', JSON.stringify({ files: before.files + delta.files, chunks: before.chunks + delta.chunks, symbols: before.symbols + delta.symbols }))
     })
   }
 
+  function put (entry: FileEntry): void {
+    forget(entry.path)
+    const file = Number(q.insertFile.run(entry.path, entry.size, entry.mtimeMs, entry.language).lastInsertRowid)
+    if (entry.language !== NOT_INDEXED) delta.files++
+    delta.chunks += entry.chunks.length
+    delta.symbols += entry.symbols.length
+    for (const c of entry.chunks) {
+      const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind, c.hash).lastInsertRowid
+      q.insertFts.run(id, c.fields.name, c.fields.head, c.fields.path, c.fields.body)
+    }
+    for (const s of entry.symbols) q.insertSymbol.run(file, s.name, s.name.toLowerCase(), s.kind, s.container ?? null, s.line, s.endLine, s.signature)
+    const refs = entry.references
+    if (refs !== undefined) {
+      q.insertRefs.run(file, ...refs.names)
+      q.insertSites.run(file, refs.sites, refs.names[0], refs.imports.join('\n'))
+    }
+  }
+
   return {
     files: () => q.files.all() as unknown as IndexedFile[],
-    write (entries) {
-      transaction(() => {
+    write: async (entries) => {
+      await transaction(async () => {
         for (const entry of entries) {
-          forget(entry.path)
-          const file = Number(q.insertFile.run(entry.path, entry.size, entry.mtimeMs, entry.language).lastInsertRowid)
-          if (entry.language !== NOT_INDEXED) delta.files++
-          delta.chunks += entry.chunks.length
-          delta.symbols += entry.symbols.length
-          for (const c of entry.chunks) {
-            const id = q.insertChunk.run(file, c.start, c.end, c.symbol, c.kind, c.hash).lastInsertRowid
-            q.insertFts.run(id, c.fields.name, c.fields.head, c.fields.path, c.fields.body)
-          }
-          for (const s of entry.symbols) q.insertSymbol.run(file, s.name, s.name.toLowerCase(), s.kind, s.container ?? null, s.line, s.endLine, s.signature)
-          const refs = entry.references
-          if (refs !== undefined) {
-            q.insertRefs.run(file, ...refs.names)
-            q.insertSites.run(file, refs.sites, refs.names[0], refs.imports.join('\n'))
-          }
+          put(entry)
+          await new Promise(resolve => setImmediate(resolve))
         }
       })
     },
-    remove (paths) {
-      transaction(() => { for (const path of paths) forget(path) })
+    remove: async (paths) => {
+      await transaction(() => { for (const path of paths) forget(path) })
     },
     counts: counted,
     finished (at) {
@@ -167,6 +175,18 @@ function transactionOn (db: DatabaseSyncInstance, work: () => void): void {
   db.exec('BEGIN')
   try {
     work()
+    db.exec('COMMIT')
+  } catch (err) {
+    if (db.isTransaction) db.exec('ROLLBACK')
+    throw err
+  }
+}
+
+/** transactionOn for work that awaits (the connection is this thread's alone: nothing else writes meanwhile). */
+async function transactionAwaiting (db: DatabaseSyncInstance, work: () => Promise<void>): Promise<void> {
+  db.exec('BEGIN')
+  try {
+    await work()
     db.exec('COMMIT')
   } catch (err) {
     if (db.isTransaction) db.exec('ROLLBACK')

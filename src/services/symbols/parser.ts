@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { toolError } from '../../base/errors.js'
 import type { Logger } from '../../base/logger.js'
-import { createJobThread, threadModule } from '../threads/index.js'
+import { createJobThread, threadModule, type JobThread } from '../threads/index.js'
 import type { Dialect, SymbolLanguage } from './languages.js'
 import type { FileReferences } from './references.js'
 import { REFERENCE_QUERIES } from './reference-queries.js'
@@ -94,15 +94,23 @@ export interface BackgroundPriority {
   yieldFlag?: Int32Array
 }
 
+/** A parser thread's module: `parser-worker`, or one that wraps `parserHandler` to do more with a parse in the thread. */
+export interface ParserModule {
+  url: URL
+  name: string
+  /** Jobs handed to the thread at once (see JobThreadOptions.depth). */
+  depth?: number
+}
+
 /**
- * Creates the parser: one thread, started on the first file, ended (and restarted later) when a call is
- * abandoned. `background`: the code index's parsers, which give way to calls (get_symbols' does not).
+ * A parser thread running `module`: started on the first job, ended (and restarted later) when a job is
+ * abandoned; its failures are PARSE_FAILED and CANCELLED tool errors. `background`: the code index's, which give
+ * way to calls.
  */
-export function createSymbolParser (where: TreeSitterLocation, background?: BackgroundPriority): SymbolParser {
+export function parserThread<Request extends object, Result> (where: TreeSitterLocation, background?: BackgroundPriority, module: ParserModule = { url: threadModule('parser-worker', import.meta.url), name: 'parser-worker' }): JobThread<Request, Result> {
   const data: ParserThreadData = { ...where, yieldFlag: background?.yieldFlag }
-  const thread = createJobThread<ParseRequest, ParsedDefinitions>({
-    url: threadModule('parser-worker', import.meta.url),
-    name: 'parser-worker',
+  return createJobThread<Request, Result>({
+    ...module,
     data,
     heapMb: WORKER_HEAP_MB,
     niceness: background?.niceness,
@@ -112,13 +120,26 @@ export function createSymbolParser (where: TreeSitterLocation, background?: Back
       cancelled: () => toolError('CANCELLED', 'the outline was stopped', 'ask for fewer or smaller files')
     }
   })
-  const definitions: SymbolParser['definitions'] = async (text, language, signal, options) => await thread.run({
+}
+
+/** The parse of `text` as `language` (with the references query when they are wanted). */
+export function parseRequest (text: string, language: SymbolLanguage, options?: { references?: boolean }): ParseRequest {
+  return {
     grammar: language.grammar,
     query: language.query,
     text,
     dialect: language.dialect,
     ...(options?.references === true ? { references: REFERENCE_QUERIES[language.grammar] } : {})
-  }, signal)
+  }
+}
+
+/**
+ * Creates the parser: one thread, started on the first file, ended (and restarted later) when a call is
+ * abandoned. `background`: the code index's parsers, which give way to calls (get_symbols' does not).
+ */
+export function createSymbolParser (where: TreeSitterLocation, background?: BackgroundPriority): SymbolParser {
+  const thread = parserThread<ParseRequest, ParsedDefinitions>(where, background)
+  const definitions: SymbolParser['definitions'] = async (text, language, signal, options) => await thread.run(parseRequest(text, language, options), signal)
   return {
     definitions,
     async warm () {

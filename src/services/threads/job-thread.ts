@@ -20,10 +20,16 @@ export interface JobThreadOptions<Data> {
   heapMb: number
   /** A background thread's niceness (see priority.ts). */
   niceness?: number
+  /**
+   * Jobs handed to the thread at once (default 1): with two, the next job is already in the thread when one
+   * ends, so the thread does not wait on its caller being free to send it (the code index's thread writes in
+   * between). The thread still does them one at a time.
+   */
+  depth?: number
   errors: JobThreadErrors
 }
 
-/** Jobs for one worker thread, one at a time. */
+/** Jobs for one worker thread, one at a time (see `depth`). */
 export interface JobThread<Request extends object, Result> {
   /** Runs a job: resolves with the thread's answer, or rejects with one of the errors. */
   run(request: Request, signal?: AbortSignal): Promise<Result>
@@ -43,9 +49,24 @@ function causedBy (err: Error, cause: ThreadError): Error {
  */
 export function createJobThread<Request extends object, Result> (options: JobThreadOptions<unknown>): JobThread<Request, Result> {
   let thread: Thread | undefined
-  // One job at a time: a queued one waits on this chain, so ending the thread for an abandoned job never
-  // fails another caller's.
-  let chain: Promise<unknown> = Promise.resolve()
+  // `depth` jobs at a time (one by default): a queued one waits for a slot, so ending the thread for an abandoned
+  // job never fails a caller's that was not sent yet.
+  const depth = options.depth ?? 1
+  let running = 0
+  const waiting: Array<() => void> = []
+  const slot = async (): Promise<void> => {
+    if (running < depth) {
+      running++
+      return
+    }
+    // A slot is handed over by the job that frees it, so `running` stays the same.
+    await new Promise<void>(resolve => waiting.push(resolve))
+  }
+  const free = (): void => {
+    const next = waiting.shift()
+    if (next === undefined) running--
+    else next()
+  }
   // Jobs queued before a close fail as stopped, like the one in flight.
   let closes = 0
 
@@ -76,11 +97,14 @@ export function createJobThread<Request extends object, Result> (options: JobThr
   }
 
   return {
-    run (request, signal) {
+    async run (request, signal) {
       const epoch = closes
-      const result = chain.then(async () => await runNow(request, epoch, signal))
-      chain = result.catch(() => undefined)
-      return result
+      await slot()
+      try {
+        return await runNow(request, epoch, signal)
+      } finally {
+        free()
+      }
     },
     async close () {
       closes++

@@ -22,10 +22,10 @@ const file = (name: string, count: number, words: string): FileEntry => ({
   chunks: Array.from({ length: count }, (_, i) => ({ start: i + 1, end: i + 1, symbol: '', kind: 'code', fields: { name: '', head: '', path: name, body: searchTokens(words).join(' ') }, hash: `${name}-${i}` }))
 })
 
-function store (t: Test, entries: FileEntry[]): IndexReader {
+async function store (t: Test, entries: FileEntry[]): Promise<IndexReader> {
   const at = path.join(tempDir(t, 'wmcp-chunk-search-'), 'index.sqlite')
   const writer = openIndexWriter(sqlite, at)
-  writer.write(entries)
+  await writer.write(entries)
   writer.close()
   const reader = openIndexReader(sqlite, at) as IndexReader
   t.teardown(() => reader.close())
@@ -33,7 +33,7 @@ function store (t: Test, entries: FileEntry[]): IndexReader {
 }
 
 t.test('enough chunks hold every word: only they are ranked; deeper pages add those holding some, in order', async (t) => {
-  const reader = store(t, [file('both.c', ALL_WORDS_ENOUGH + 20, 'free pages'), file('one.c', 30, 'free free free free')])
+  const reader = await store(t, [file('both.c', ALL_WORDS_ENOUGH + 20, 'free pages'), file('one.c', 30, 'free free free free')])
   const first = reader.searchChunks(['free', 'pages'], undefined, 11)
   t.equal(first.length, 11)
   t.ok(first.every(row => row.path === '/r/both.c'), 'the chunks with both words first, though one word many times scores higher alone')
@@ -45,7 +45,7 @@ t.test('enough chunks hold every word: only they are ranked; deeper pages add th
 })
 
 t.test('too few hold every word: the best of those holding any are ranked, and those past the candidates follow', async (t) => {
-  const reader = store(t, [file('both.c', 3, 'free pages'), file('one.c', CANDIDATES + 5, 'pages')])
+  const reader = await store(t, [file('both.c', 3, 'free pages'), file('one.c', CANDIDATES + 5, 'pages')])
   const rows = reader.searchChunks(['free', 'pages'], undefined, CANDIDATES + 8)
   t.equal(rows.length, CANDIDATES + 8)
   t.same(rows.slice(0, 3).map(row => row.path), ['/r/both.c', '/r/both.c', '/r/both.c'], 'the chunks with every word first')

@@ -12,12 +12,14 @@ import { defaultStateDir, indexLocation, removeTemporaryIndex } from '../../../s
 import { loadSqlite, NOT_INDEXED, SCHEMA_VERSION, type ChunkFields, type FileEntry } from '../../../src/services/code-index/index-schema.js'
 import { openIndexReader, type IndexReader } from '../../../src/services/code-index/index-reader.js'
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
-import { entryOf, parseAndWrite } from '../../../src/services/code-index/index-build.js'
+import { parseAndWrite } from '../../../src/services/code-index/index-build.js'
+import { entryOf } from '../../../src/services/code-index/index-entry.js'
 import type { OutlineSymbol } from '../../../src/services/symbols/outline.js'
 import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { createWorkspace, type WorkspaceService } from '../../../src/services/workspace/workspace.js'
 import { tempDir } from '../../helpers/workspace-fixture.js'
 import { clockPasses, waitUntil } from '../../helpers/wait.js'
+import { entriesHere } from '../../helpers/index-parsers.js'
 
 const log = pino({ level: 'silent' })
 const sqlite = loadSqlite() as NonNullable<ReturnType<typeof loadSqlite>>
@@ -81,7 +83,7 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   const store = openIndexWriter(sqlite, file)
   const reader = openIndexReader(sqlite, file) as IndexReader
   t.teardown(() => reader.close())
-  store.write([
+  await store.write([
     entry('/r/src/upload.ts', [['retryFailedUpload', 'function', 3], ['Uploader', 'class', 10]], 'retry failed upload retryfailedupload'),
     entry('/r/src2/other.ts', [['retry', 'function', 1]], 'retry'),
     entry('/r/src/odd.ts', [['a%b_c', 'function', 1]], 'upload upload upload')
@@ -105,21 +107,21 @@ t.test('the store: write, replace, remove, name matching, scopes, BM25 ranking, 
   t.same(reader.searchChunks(['retry'], '/r/src2', 10).map(r => r.path), ['/r/src2/other.ts'])
   t.same(reader.searchChunks(['or', 'not'], undefined, 10), [], 'FTS5 keywords as terms are words, not operators')
   t.same(reader.searchChunks(['upload'], undefined, 1).length, 1, 'the limit')
-  store.write([entry('/r/src/upload.ts', [['renamed', 'function', 1]], 'renamed')])
+  await store.write([entry('/r/src/upload.ts', [['renamed', 'function', 1]], 'renamed')])
   t.same(store.counts(), { files: 3, chunks: 3, symbols: 3 }, 'a file written again replaces what it had')
   t.same(reader.searchChunks(['failed'], undefined, 10), [], 'its old words are gone from the search')
-  store.remove(['/r/src2/other.ts', '/r/missing.ts'])
+  await store.remove(['/r/src2/other.ts', '/r/missing.ts'])
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 })
-  t.throws(() => store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', fields: null as unknown as ChunkFields, hash: 'h' }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
+  await t.rejects(store.write([{ ...entry('/r/x.ts', [], 'x'), chunks: [{ start: 1, end: 1, symbol: '', kind: 'code', fields: null as unknown as ChunkFields, hash: 'h' }], symbols: [{ name: null } as unknown as OutlineSymbol] }]))
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'a failed batch leaves nothing half written')
-  store.write([{ ...entry('/r/blob.ts', [], 'blob'), language: NOT_INDEXED, chunks: [], symbols: [] }])
+  await store.write([{ ...entry('/r/blob.ts', [], 'blob'), language: NOT_INDEXED, chunks: [], symbols: [] }])
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'a file kept with nothing in it is not counted')
   // The counts live in meta, changed with each write; an index without them (an older one) is counted once.
   const other = new sqlite.DatabaseSync(file)
   other.prepare("DELETE FROM meta WHERE key = 'counts'").run()
   other.close()
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 }, 'counted again from the rows')
-  store.remove(['/r/blob.ts'])
+  await store.remove(['/r/blob.ts'])
   t.same(store.counts(), { files: 2, chunks: 2, symbols: 2 })
   store.close()
 
@@ -302,12 +304,12 @@ t.test('the build: a file that grew past the limit since the walk is remembered,
   const done: number[] = []
   const changed = ['grown.ts', 'good.ts', 'bad.ts'].map(relative => ({ relative, fsPath: path.join(root, relative) }))
 
-  await parseAndWrite(changed, { workspace, parsers: [picky], write: (entries) => { written.push(...entries) }, skipped: (file) => skipped.push(file.relative), progress: (n) => done.push(n) }, new AbortController().signal)
+  await parseAndWrite(changed, { workspace, parsers: [entriesHere(picky)], write: (entries) => { written.push(...entries) }, skipped: (file) => skipped.push(file.relative), progress: (n) => done.push(n) }, new AbortController().signal)
 
   t.same(written.map(e => [path.basename(e.path), e.language, e.symbols.map(s => s.name)]).sort(), [['good.ts', 'TypeScript', ['good']], ['grown.ts', NOT_INDEXED, []]])
   t.same(skipped, ['bad.ts'], 'the next scan tries it again')
   t.equal(done.at(-1), 3, 'every file counted as done')
-  await t.rejects(parseAndWrite(changed, { workspace, parsers: [parser], write: () => { throw new Error('disk full') } }, new AbortController().signal), /disk full/, 'a write that fails stops the build with its error')
+  await t.rejects(parseAndWrite(changed, { workspace, parsers: [entriesHere(parser)], write: () => { throw new Error('disk full') } }, new AbortController().signal), /disk full/, 'a write that fails stops the build with its error')
 })
 
 t.test('the index service: off, not installed, a state folder it cannot write', async (t) => {

@@ -4,6 +4,7 @@ import pino from 'pino'
 import t from 'tap'
 import { createActivity } from '../../../src/services/activity.js'
 import { parseAndWrite } from '../../../src/services/code-index/index-build.js'
+import { createIndexParser, type IndexParser } from '../../../src/services/code-index/index-parser.js'
 import { freeBytes } from '../../../src/services/code-index/index-file.js'
 import { acquireLease, dropLease, LEASE_STALE_MS, takeOver } from '../../../src/services/code-index/index-lease.js'
 import { followIndexFile, openIndexReader } from '../../../src/services/code-index/index-reader.js'
@@ -12,11 +13,12 @@ import { loadSqlite, type FileEntry, type Sqlite } from '../../../src/services/c
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
 import { buildSettingsOf } from '../../../src/services/code-index/index.js'
 import { readSourceText } from '../../../src/services/code-index/indexed-lines.js'
-import { createSymbolParser, locateTreeSitter, type SymbolParser, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
+import { createSymbolParser, locateTreeSitter, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { symbolLanguageOf, type SymbolLanguage } from '../../../src/services/symbols/languages.js'
 import { createWorkspace } from '../../../src/services/workspace/workspace.js'
 import { tempDir } from '../../helpers/workspace-fixture.js'
 import { waitUntil } from '../../helpers/wait.js'
+import { entriesHere } from '../../helpers/index-parsers.js'
 
 // The code index's parts below the service, each on its own: the build's batching and yielding, the lease's
 // take-over, the reader's refusals, the writer's completion mark, the priority of the index's parsers.
@@ -45,8 +47,8 @@ t.test('the build: batches weighed by definitions, a pause before every file and
   for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(root, `f${i}.c`), `int f${i} (void) { return ${i}; }\n`)
   const workspace = await createWorkspace({ root, log })
   const changed = Array.from({ length: 6 }, (_, i) => ({ relative: `f${i}.c`, fsPath: path.join(root, `f${i}.c`) }))
-  // 15,000 definitions weigh 9 MB: a batch of its own each.
-  const heavy: Pick<SymbolParser, 'definitions'> = { definitions: async () => ({ definitions: Array.from({ length: 15_000 }, (_, i) => ({ kind: 'function', name: `d${i}`, start: 0, nameRow: 0, end: 0, endColumn: 1, from: 0, to: 1 })), hasErrors: false }) }
+  // 15,000 definitions (each its own node) weigh 9 MB: a batch of its own each.
+  const heavy = entriesHere({ definitions: async () => ({ definitions: Array.from({ length: 15_000 }, (_, i) => ({ kind: 'function', name: `d${i}`, start: 0, nameRow: 0, end: 0, endColumn: 1, from: i, to: i + 1 })), hasErrors: false }) })
   const batches: number[] = []
   let pauses = 0
 
@@ -57,7 +59,7 @@ t.test('the build: batches weighed by definitions, a pause before every file and
   t.ok(pauses >= 6 + batches.length, 'the build yields before each file and each write')
 
   const aborted = new AbortController()
-  const slow: Pick<SymbolParser, 'definitions'> = { definitions: async () => { aborted.abort(); return { definitions: [], hasErrors: false } } }
+  const slow = entriesHere({ definitions: async () => { aborted.abort(); return { definitions: [], hasErrors: false } } })
   await t.rejects(parseAndWrite(changed, { workspace, parsers: [slow], write: () => {} }, aborted.signal), { name: 'AbortError' }, 'an abort stops it between files')
 
   let writes = 0
@@ -193,15 +195,22 @@ t.test('the index\'s parsers sleep mid-parse while the yield flag is up, and go 
   t.equal(endedWhileUp, false, 'it waited for the flag to clear')
 })
 
-t.test('written entries land whole: a build of real files through the real parser', async (t) => {
+t.test('written entries land whole: a build of real files through the index\'s parser thread, the same entry as made in this thread', async (t) => {
   const root = tempDir(t, 'wmcp-real-build-')
-  fs.writeFileSync(path.join(root, 'a.py'), 'def handler(request):\n    return request\n')
+  fs.writeFileSync(path.join(root, 'a.py'), 'def handler(request):\n    "Answers a request."\n    return request\n\nhandler(None)\n')
   const workspace = await createWorkspace({ root, log })
-  const written: FileEntry[] = []
+  const threaded = createIndexParser(where, {})
+  t.teardown(async () => { await threaded.close() })
+  const built = async (parser: IndexParser): Promise<FileEntry[]> => {
+    const written: FileEntry[] = []
+    await parseAndWrite([{ relative: 'a.py', fsPath: path.join(root, 'a.py') }], { workspace, parsers: [parser], write: (entries) => { written.push(...entries) } }, new AbortController().signal)
+    return written
+  }
 
-  await parseAndWrite([{ relative: 'a.py', fsPath: path.join(root, 'a.py') }], { workspace, parsers: [createSymbolParser(where)], write: (entries) => { written.push(...entries) } }, new AbortController().signal)
-
-  t.match(written, [{ path: path.join(root, 'a.py'), language: 'Python', symbols: [{ name: 'handler', kind: 'function' }], chunks: [{ symbol: 'handler' }] }])
+  const written = await built(threaded)
+  t.match(written, [{ path: path.join(root, 'a.py'), language: 'Python', symbols: [{ name: 'handler', kind: 'function' }], chunks: [{ symbol: 'handler', fields: { name: 'handler', body: /answer/ } }] }])
+  t.ok(written[0].references !== undefined && written[0].references.sites.byteLength > 0, 'the uses of names come back with it')
+  t.same(written, await built(entriesHere(createSymbolParser(where))), 'what the thread sends back is what entryOf makes here')
 })
 
 t.test('the build: a binary file kept empty; a write failing while another waits; an abort during a pause or a parse', async (t) => {
@@ -211,11 +220,11 @@ t.test('the build: a binary file kept empty; a write failing while another waits
   const workspace = await createWorkspace({ root, log })
   const file = (relative: string): { relative: string, fsPath: string } => ({ relative, fsPath: path.join(root, relative) })
   const written: FileEntry[] = []
-  const heavy: Pick<SymbolParser, 'definitions'> = {
+  const heavy = entriesHere({
     definitions: async () => {
-      return { definitions: Array.from({ length: 15_000 }, (_, i) => ({ kind: 'function', name: `d${i}`, start: 0, nameRow: 0, end: 0, endColumn: 1, from: 0, to: 1 })), hasErrors: false }
+      return { definitions: Array.from({ length: 15_000 }, (_, i) => ({ kind: 'function', name: `d${i}`, start: 0, nameRow: 0, end: 0, endColumn: 1, from: i, to: i + 1 })), hasErrors: false }
     }
-  }
+  })
 
   await parseAndWrite([file('blob.c')], { workspace, parsers: [heavy], write: (entries) => { written.push(...entries) } }, new AbortController().signal)
   t.match(written, [{ language: '-', chunks: [], symbols: [] }], 'a binary file is remembered with nothing in it')
@@ -246,7 +255,7 @@ t.test('the build: a binary file kept empty; a write failing while another waits
   const duringPause = new AbortController()
   await t.rejects(parseAndWrite(['f0.c', 'f1.c'].map(file), { workspace, parsers: [heavy], write: () => {}, pause: async () => { duringPause.abort() } }, duringPause.signal), { name: 'AbortError' }, 'aborted while it waited for a call')
   const duringParse = new AbortController()
-  const refusing: Pick<SymbolParser, 'definitions'> = { definitions: async () => { duringParse.abort(); throw new Error('CANCELLED') } }
+  const refusing = entriesHere({ definitions: async () => { duringParse.abort(); throw new Error('CANCELLED') } })
   const skipped: string[] = []
   await t.rejects(parseAndWrite(['f0.c', 'f1.c'].map(file), { workspace, parsers: [refusing], write: () => {}, skipped: (f) => skipped.push(f.relative) }, duringParse.signal), { name: 'AbortError' })
   t.same(skipped, [], 'a parse that failed because of the abort is not a skipped file')
@@ -258,8 +267,8 @@ t.test('a missing file is no reader; a staging writer keeps no log beside the fi
 
   t.equal(openIndexReader(sqlite, path.join(dir, 'missing.sqlite')), undefined)
   const writer = openIndexWriter(sqlite, file, { journal: 'delete', maxBytes: 1 })
-  writer.write([{ path: '/r/a.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'a', kind: 'function', fields: { name: 'a', head: '', path: '', body: 'a' }, hash: 'h' }], symbols: [] }])
-  t.throws(() => writer.write([{ path: '/r/b.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'b', kind: 'function', fields: { name: 'b', head: '', path: '', body: Array.from({ length: 40_000 }, (_, i) => `word${i}`).join(' ') }, hash: 'h2' }], symbols: [] }]), /database or disk is full/, 'past 64 pages (the least it allows): SQLITE_FULL')
+  await writer.write([{ path: '/r/a.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'a', kind: 'function', fields: { name: 'a', head: '', path: '', body: 'a' }, hash: 'h' }], symbols: [] }])
+  await t.rejects(writer.write([{ path: '/r/b.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'b', kind: 'function', fields: { name: 'b', head: '', path: '', body: Array.from({ length: 40_000 }, (_, i) => `word${i}`).join(' ') }, hash: 'h2' }], symbols: [] }]), /database or disk is full/, 'past 64 pages (the least it allows): SQLITE_FULL')
   writer.close()
 
   t.same(fs.readdirSync(dir), ['staging.sqlite'], 'no -wal or -shm: whole on its own')
@@ -268,7 +277,7 @@ t.test('a missing file is no reader; a staging writer keeps no log beside the fi
 t.test('a staging file locked past the busy wait by its writer\'s commit: the reader answers what it read last', async (t) => {
   const file = path.join(tempDir(t, 'wmcp-locked-'), 'staging.sqlite')
   const writer = openIndexWriter(sqlite, file, { journal: 'delete' })
-  writer.write([{ path: '/r/a.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'a', kind: 'function', fields: { name: 'a', head: '', path: '', body: 'a' }, hash: 'h' }], symbols: [] }])
+  await writer.write([{ path: '/r/a.ts', size: 1, mtimeMs: 1, language: 'TypeScript', chunks: [{ start: 1, end: 1, symbol: 'a', kind: 'function', fields: { name: 'a', head: '', path: '', body: 'a' }, hash: 'h' }], symbols: [] }])
   writer.close()
   const reader = followIndexFile(sqlite, file, false, 0)
   t.teardown(() => reader.close())

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import { embeddedChunk, embeddedText, MAX_EMBED_CHARS } from '../../../src/services/code-index/chunk-text.js'
 import { chunkFile, docStart } from '../../../src/services/code-index/chunker.js'
-import { identifierWords, matchExpression, queryTerms, searchTokens, termForms } from '../../../src/services/code-index/code-tokens.js'
+import { identifierWords, matchExpression, queryTerms, searchText, searchTokens, termForms } from '../../../src/services/code-index/code-tokens.js'
 import { MAX_REMEMBERED, wordForm } from '../../../src/services/code-index/word-forms.js'
 import type { OutlineSymbol } from '../../../src/services/symbols/index.js'
 import { runs } from '../../helpers/property.js'
@@ -46,6 +46,15 @@ t.test('match expressions: every form quoted, another word for the same act as a
     if (terms.length === 0) return
     const expression = matchExpression(terms, op)
     t.match(expression, /^(\(?"[a-z0-9_]+"( OR "[a-z0-9_]+")*\)?)( (AND|OR) \(?"[a-z0-9_]+"( OR "[a-z0-9_]+")*\)?)*$/)
+  }), runs(300))
+})
+
+t.test('searchText: a text as the index stores it is its search tokens joined, words remembered or not', async (t) => {
+  const word = fc.stringMatching(/^[A-Za-z_$][A-Za-z0-9_$]{0,44}$|^[0-9]{1,6}$/)
+  const text = fc.array(fc.oneof(word, fc.constantFrom(' ', '\n', '->', '(', '\uFEFF', '\r\n', 'é', '::')), { maxLength: 40 }).map(parts => parts.join(''))
+  fc.assert(fc.property(text, (text) => {
+    t.equal(searchText(text), searchTokens(text).join(' '))
+    t.equal(searchText(text), searchTokens(text).join(' '), 'the second time, from memory')
   }), runs(300))
 })
 

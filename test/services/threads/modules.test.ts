@@ -14,7 +14,7 @@ import { openIndexReader } from '../../../src/services/code-index/index-reader.j
 import { openIndexWriter } from '../../../src/services/code-index/index-writer.js'
 import { publishIndex } from '../../../src/services/code-index/index-publish.js'
 import { vectorThreadHandler } from '../../../src/services/code-index/vector-worker.js'
-import { parserHandler } from '../../../src/services/symbols/parser-worker.js'
+import { parserHandler } from '../../../src/services/symbols/parse-handler.js'
 import { locateTreeSitter, type TreeSitterLocation } from '../../../src/services/symbols/parser.js'
 import { symbolLanguageOf, type SymbolLanguage } from '../../../src/services/symbols/languages.js'
 import { countHandler } from '../../../src/services/tokenizer/count-worker.js'

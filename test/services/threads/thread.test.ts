@@ -209,3 +209,17 @@ t.test('the job thread: one job at a time, failures told apart, an abandoned job
   await jobs.close()
   await jobs.close()
 })
+
+t.test('job thread with depth 2: a second job is handed over while the first is in the thread; close fails both', async (t) => {
+  const url = modules(t, { 'echo.mjs': ECHO })('echo.mjs')
+  const errors = { failed: (why: string) => new Error(why), stopped: () => new Error('stopped'), cancelled: () => new Error('cancelled') }
+  const jobs = createJobThread<Record<string, unknown>, { echoed: object }>({ url, name: 'echo', data: null, heapMb: 64, errors, depth: 2 })
+
+  const stuck = t.rejects(jobs.run({ never: true }), { message: 'stopped' })
+  t.same(await jobs.run({ x: 1 }), { echoed: { x: 1 } }, 'answered though the first job never is (at depth 1 it would wait behind it)')
+  const second = t.rejects(jobs.run({ never: true }), { message: 'stopped' })
+  const queued = t.rejects(jobs.run({ x: 2 }), { message: 'stopped' }, 'a third waits for a slot, and fails with the close')
+  await new Promise(resolve => setImmediate(resolve))
+  await jobs.close()
+  await Promise.all([stuck, second, queued])
+})
