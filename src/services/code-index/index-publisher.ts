@@ -60,7 +60,7 @@ export async function buildAndPublish (options: PublishOptions): Promise<Publish
       status = index.status()
     }
     if (status.lastScan === undefined) return { outcome: 'failed', status }
-    // Written with a rollback journal and full syncs: the file is whole as it stands.
+    // Written with a rollback journal: whole as it stands once closed (publishIndex syncs it before the rename).
     await index.close()
     publishIndex(staging, published)
     return { outcome: 'published', status, ms: Date.now() - began }
