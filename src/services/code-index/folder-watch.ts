@@ -11,15 +11,15 @@ export interface FolderWatch {
 
 /** What createFolderWatch needs. */
 export interface FolderWatchOptions {
-  /** Called once a burst of changes has been quiet for `quietMs`. */
-  onChange: () => void
+  /** Called once a burst of changes has been quiet for `quietMs`, with the names that changed in each folder ('' where the system did not say). */
+  onChange: (changes: Map<string, Set<string>>) => void
   /** Called once when watching is given up (too many folders, the system's watch limit): scans then run on demand only. */
   onFail: (why: string) => void
   quietMs?: number
   /** Most folders watched; a bigger tree is not watched at all. */
   maxFolders?: number
   /** The fs.watch to use (tests inject failures). */
-  watch?: (folder: string, listener: () => void) => FSWatcher
+  watch?: (folder: string, listener: (event: string, name: string | Buffer | null) => void) => FSWatcher
 }
 
 /** A folder that went away is dropped by the next scan; these are the errors that say the system will not watch more. */
@@ -36,10 +36,20 @@ export function createFolderWatch (options: FolderWatchOptions): FolderWatch {
   const watchers = new Map<string, FSWatcher>()
   let timer: NodeJS.Timeout | undefined
   let failed = false
+  let changes = new Map<string, Set<string>>()
 
-  const changed = (): void => {
+  const report = (): void => {
+    const reported = changes
+    changes = new Map()
+    options.onChange(reported)
+  }
+  const changed = (folder: string, name: string | Buffer | null): void => {
+    let names = changes.get(folder)
+    if (names === undefined) changes.set(folder, names = new Set())
+    // A name that is not UTF-8 cannot be told apart from another: as good as none.
+    names.add(typeof name === 'string' ? name : '')
     clearTimeout(timer)
-    timer = setTimeout(options.onChange, quietMs)
+    timer = setTimeout(report, quietMs)
     timer.unref()
   }
 
@@ -71,7 +81,7 @@ export function createFolderWatch (options: FolderWatchOptions): FolderWatch {
       for (const folder of wanted) {
         if (watchers.has(folder)) continue
         try {
-          const watcher = watch(folder, changed)
+          const watcher = watch(folder, (_event, name) => changed(folder, name))
           // A watched folder removed later reports an error on some systems: the next scan drops it.
           watcher.on('error', () => { watcher.close(); watchers.delete(folder) })
           watchers.set(folder, watcher)

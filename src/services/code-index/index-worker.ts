@@ -8,6 +8,7 @@ import { openIndexWriter, type IndexWriter } from './index-writer.js'
 import { finalizeClosedConnections } from './index-reader.js'
 import { storeProblemOf } from './store-errors.js'
 import { createFolderWatch, type FolderWatchOptions } from './folder-watch.js'
+import { rescannable, scanFolders } from './index-rescan.js'
 import { laneThread, scanTree, scanWorkspace } from './index-scan.js'
 import { DetailedError, serveAs, type Notify } from '../threads/index.js'
 import type { WorkspaceRoot } from '../workspace/index.js'
@@ -85,14 +86,35 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
     lease?.release()
     lease = undefined
   }
-  // With codeIndex `watch`: the folders each scan walked, watched until the next one.
-  const watch = data.watch ? createFolderWatch(watchNotices(notify)) : undefined
+  // With codeIndex `watch`: the folders each scan walked, watched until the next one. What the watch saw change
+  // since the last scan began is all that changed: the next scan lists only those folders (index-rescan.ts), unless
+  // the last scan failed or the watch gave up (`walked` unset), and the whole tree is walked.
+  let walked: Set<string> | undefined
+  let seen = new Map<string, Set<string>>()
+  let bytes = 0
+  const notices = watchNotices(notify)
+  const watch = data.watch
+    ? createFolderWatch({
+      onChange: (changes) => {
+        for (const [folder, names] of changes) seen.set(folder, new Set([...seen.get(folder) ?? [], ...names]))
+        notices.onChange(changes)
+      },
+      onFail: (why) => {
+        watching = false
+        walked = undefined
+        notices.onFail(why)
+      }
+    })
+    : undefined
+  let watching = watch !== undefined
   const open = (): IndexWriter => {
     if (sqlite === null) throw new Error('@photostructure/sqlite is not installed')
     // Another file in its place (an `index` command published one while this server waited): write that one.
     if (writer !== undefined && writer.inode !== fs.statSync(data.indexFile, { throwIfNoEntry: false })?.ino) {
       writer.close()
       writer = undefined
+      // What this thread walked says nothing of that file: the next scan walks the whole tree.
+      walked = undefined
     }
     writer ??= openIndexWriter(sqlite, data.indexFile, { maxBytes: data.maxBytes, journal: data.journal })
     return writer
@@ -117,8 +139,15 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       const store = open()
       // A jail of its own for each scan: its rule caches (every path tested) go with it, not kept for the process.
       const workspace = await scanWorkspace(data.roots)
-      const found = await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(data.roots, { niceness: data.niceness }), signal)
+      const changes = seen
+      const covered = walked
+      seen = new Map()
+      walked = undefined
+      const found = covered !== undefined && rescannable(changes, covered)
+        ? await scanFolders(workspace, changes, covered, { filesUnder: store.filesUnder, bytes }, signal)
+        : await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(data.roots, { niceness: data.niceness }), signal)
       watch?.update(found.folders)
+      bytes = found.bytes
       if (found.gone.length > 0) await store.remove(found.gone)
       let done = 0
       let skipped = 0
@@ -134,6 +163,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       }
       if (found.changed.length >= (data.optimizeAfter ?? OPTIMIZE_AFTER)) store.optimize()
       store.finished(Date.now())
+      if (watching) walked = new Set(found.folders)
       return { changed: found.changed.length, gone: found.gone.length, bytes: found.bytes, skipped, ...(skippedWhy === undefined ? {} : { skippedWhy }) }
     } finally {
       release()

@@ -1,6 +1,7 @@
 // The workspace service's front door: the jailed file system every tool reads through.
 // Everything else in this folder is private to it (eslint.config.js and test/layers.test.ts hold that).
 export { isOutside } from './beneath.js'
+export { IGNORE_FILES } from './ignore-rules.js'
 export { IMAGE_MIMES, binaryKind, imageFacts, isPdfHead } from './binary-kind.js'
 export type { BinaryKind } from './binary-kind.js'
 export { charsetTools } from './charset.js'

@@ -374,6 +374,14 @@ t.test('codeIndex watch: a change in an indexed folder is scanned in by itself; 
   // No call asks (the last scan is not stale): only the watcher can bring the new file in.
   await waitUntil(() => index.findSymbols('second', 'exact', undefined, undefined, 1).length > 0, 'the watcher to bring the new file in', 60_000, 50)
   t.match(index.findSymbols('second', 'exact', undefined, undefined, 1), [{ name: 'second' }])
+  // Rescans of the changed folders alone: a folder made with a file in it, a file removed, a folder removed.
+  fs.mkdirSync(path.join(root, 'src', 'deep', 'er'), { recursive: true })
+  fs.writeFileSync(path.join(root, 'src', 'deep', 'er', 'c.ts'), 'export function third () {}\n')
+  fs.rmSync(path.join(root, 'src', 'a.ts'))
+  await waitUntil(() => index.findSymbols('third', 'exact', undefined, undefined, 1).length > 0 && index.findSymbols('first', 'exact', undefined, undefined, 1).length === 0, 'the new folder\'s file in, the removed file out', 60_000, 50)
+  fs.rmSync(path.join(root, 'src', 'deep'), { recursive: true })
+  await waitUntil(() => index.findSymbols('third', 'exact', undefined, undefined, 1).length === 0, 'the removed folder\'s file out', 60_000, 50)
+  t.match(index.status(), { files: 1 }, 'b.ts alone is left')
 
   // A thread that reports changes during a scan, then gives watching up.
   const dir = tempDir(t, 'wmcp-notices-')

@@ -8,9 +8,10 @@ import { waitUntil } from '../../helpers/wait.js'
 // The code index's watcher: one fs.watch per folder a scan walked, changes gathered until quiet.
 
 /** fs.watch stand-ins: each watched folder's listener, until its watcher is closed; a folder named `gone` is not there. */
-function fakeWatch (): { listeners: Map<string, () => void>, watch: (folder: string, listener: () => void) => FSWatcher } {
-  const listeners = new Map<string, () => void>()
-  const watch = (folder: string, listener: () => void): FSWatcher => {
+type Listener = (event: string, name: string | Buffer | null) => void
+function fakeWatch (): { listeners: Map<string, Listener>, watch: (folder: string, listener: Listener) => FSWatcher } {
+  const listeners = new Map<string, Listener>()
+  const watch = (folder: string, listener: Listener): FSWatcher => {
     if (path.basename(folder) === 'gone') throw Object.assign(new Error(`ENOENT: ${folder}`), { code: 'ENOENT' })
     listeners.set(folder, listener)
     return Object.assign(new EventEmitter(), { close: () => { listeners.delete(folder) } }) as unknown as FSWatcher
@@ -21,21 +22,26 @@ function fakeWatch (): { listeners: Map<string, () => void>, watch: (folder: str
 t.test('changes in a watched folder are reported once quiet, a burst as one; the set decides what is watched; close ends it', async (t) => {
   const { listeners, watch } = fakeWatch()
   let changes = 0
-  const folders = createFolderWatch({ onChange: () => { changes++ }, onFail: () => t.fail('no failure expected'), quietMs: 20, watch })
+  const reported: Array<Map<string, Set<string>>> = []
+  const folders = createFolderWatch({ onChange: (changed) => { changes++; reported.push(changed) }, onFail: () => t.fail('no failure expected'), quietMs: 20, watch })
   t.teardown(() => folders.close())
   folders.update(['/r', '/r/a'])
   t.same([...listeners.keys()], ['/r', '/r/a'], 'only the folders of the set')
 
-  for (let i = 0; i < 5; i++) listeners.get('/r/a')?.()
+  for (let i = 0; i < 5; i++) listeners.get('/r/a')?.('change', `f${i % 2}.ts`)
+  listeners.get('/r')?.('rename', null)
+  listeners.get('/r')?.('rename', Buffer.from([0xff]))
   await waitUntil(() => changes > 0, 'the burst to go quiet')
   t.equal(changes, 1, 'a burst of changes is one report: each change put the one timer off, none is left')
+  t.same(reported[0], new Map([['/r/a', new Set(['f0.ts', 'f1.ts'])], ['/r', new Set([''])]]), 'the names changed in each folder; \'\' where the system said none, or none in UTF-8')
 
   folders.update(['/r', '/r/b', '/r/gone'])
   t.same([...listeners.keys()], ['/r', '/r/b'], 'a folder dropped from the set is no longer watched; one that vanished is passed by')
   t.equal(folders.size(), 2)
-  listeners.get('/r/b')?.()
+  listeners.get('/r/b')?.('change', 'b.ts')
   await waitUntil(() => changes > 1, 'the change in the newly watched folder')
   t.equal(changes, 2)
+  t.same(reported[1], new Map([['/r/b', new Set(['b.ts'])]]), 'each report holds only what changed since the one before')
 
   folders.close()
   t.same([...listeners.keys()], [], 'close ends every watcher')
