@@ -34,9 +34,7 @@ export function docStart (lines: readonly string[], line: number, floor = 1): nu
 
 // A span's members are found only for a span too long for one chunk (few are): finding them for every span
 // of a header of thousands of #defines went over all of them once per span.
-interface Span { start: number, end: number, symbol: string, kind: string, children: () => OutlineSymbol[] }
-
-const NONE = (): OutlineSymbol[] => []
+interface Span { start: number, end: number, symbol: string, kind: string, children?: () => OutlineSymbol[] }
 
 const qualified = (s: OutlineSymbol): string => s.container === undefined ? s.name : `${s.container}.${s.name}`
 
@@ -50,18 +48,18 @@ function spansOf (lines: readonly string[], all: OutlineSymbol[], from: number, 
   const top = all.filter(s => s.depth === depth && s.line >= from && s.endLine <= to)
   for (const s of top) {
     const start = docStart(lines, s.line, line)
-    if (start > line) spans.push({ start: line, end: start - 1, ...owner, children: NONE })
+    if (start > line) spans.push({ start: line, end: start - 1, ...owner })
     spans.push({ start, end: s.endLine, symbol: qualified(s), kind: s.kind, children: () => all.filter(c => c.depth > depth && c.line >= s.line && c.endLine <= s.endLine) })
     line = Math.max(line, s.endLine + 1)
   }
-  if (line <= to) spans.push({ start: line, end: to, ...owner, children: NONE })
+  if (line <= to) spans.push({ start: line, end: to, ...owner })
   return spans
 }
 
 /** A span too long for one chunk: its members become chunks, else it is cut into windows. */
 function split (lines: readonly string[], span: Span, depth: number): Chunk[] {
   if (span.end - span.start + 1 <= MAX_CHUNK_LINES) return [{ start: span.start, end: span.end, symbol: span.symbol, kind: span.kind }]
-  const children = span.children()
+  const children = span.children?.() ?? []
   if (children.length > 0) {
     return spansOf(lines, children, span.start, span.end, depth + 1, { symbol: span.symbol, kind: span.kind }).flatMap(s => split(lines, s, depth + 1))
   }

@@ -1,6 +1,7 @@
 import { isToolError } from '../../base/errors.js'
 import { MAX_SOURCE_BYTES, symbolLanguageOf } from '../symbols/index.js'
 import { IGNORE_FILES, type WorkspaceService } from '../workspace/index.js'
+import type { FolderWatchOptions } from './folder-watch.js'
 import type { IndexedFile } from './index-schema.js'
 import { MAX_INDEXED_FILES, type ChangedFile, type ScanResult, type SourceEntry } from './index-scan.js'
 
@@ -29,6 +30,50 @@ export function rescannable (changes: FolderChanges, walked: ReadonlySet<string>
     for (const name of names) if (name === '' || (IGNORE_FILES as readonly string[]).includes(name)) return false
   }
   return true
+}
+
+/** What a scan may rely on: the changes the watch saw since the last scan began, and the folders that scan walked (unset: walk the whole tree). */
+export interface RescanMemory {
+  /** The folder watch's callbacks: changes remembered, a watch given up forgets the walked folders for good. */
+  watch: Pick<FolderWatchOptions, 'onChange' | 'onFail'>
+  /** What the next scan may rely on, taken (a scan that fails leaves nothing behind: the one after walks the whole tree). */
+  take: () => { changes: FolderChanges, walked: ReadonlySet<string> | undefined }
+  /** A scan finished, having walked these folders. */
+  scanned: (folders: Iterable<string>) => void
+  /** Another file took the index's place: what was walked says nothing of it. */
+  forget: () => void
+}
+
+/** The index thread's memory for rescans, its watch's notices passed on (see RescanMemory). */
+export function createRescanMemory (notices: Pick<FolderWatchOptions, 'onChange' | 'onFail'>): RescanMemory {
+  let walked: Set<string> | undefined
+  let seen = new Map<string, Set<string>>()
+  let watching = true
+  return {
+    watch: {
+      onChange: (changes) => {
+        for (const [folder, names] of changes) seen.set(folder, new Set([...seen.get(folder) ?? [], ...names]))
+        notices.onChange(changes)
+      },
+      onFail: (why) => {
+        watching = false
+        walked = undefined
+        notices.onFail(why)
+      }
+    },
+    take () {
+      const taken = { changes: seen, walked }
+      seen = new Map()
+      walked = undefined
+      return taken
+    },
+    scanned (folders) {
+      if (watching) walked = new Set(folders)
+    },
+    forget () {
+      walked = undefined
+    }
+  }
 }
 
 /** `folder` and everything below it, as the walk's real paths spell them. */
@@ -94,8 +139,10 @@ async function list (workspace: WorkspaceService, folder: string, depth: number,
     const start = await workspace.resolve(workspace.lexical(folder).relative, { signal })
     walked = await workspace.walk({ start, maxDepth: depth, includeHidden: false, respectGitignore: true, maxEntries: MAX_INDEXED_FILES, keepEntry: entry => symbolLanguageOf(entry.name) !== undefined, signal })
   } catch (err) {
-    // Gone, no longer a folder, or now behind a link out of the root: nothing of it is indexed.
+    // Gone, no longer a folder, or now behind a link out of the root: nothing of it is indexed. Anything but a
+    // tool error is a bug for the scan to fail with.
     if (isToolError(err)) return undefined
+    /* c8 ignore next */
     throw err
   }
   signal?.throwIfAborted()

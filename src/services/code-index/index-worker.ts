@@ -8,7 +8,7 @@ import { openIndexWriter, type IndexWriter } from './index-writer.js'
 import { finalizeClosedConnections } from './index-reader.js'
 import { storeProblemOf } from './store-errors.js'
 import { createFolderWatch, type FolderWatchOptions } from './folder-watch.js'
-import { rescannable, scanFolders } from './index-rescan.js'
+import { createRescanMemory, rescannable, scanFolders } from './index-rescan.js'
 import { laneThread, scanTree, scanWorkspace } from './index-scan.js'
 import { DetailedError, serveAs, type Notify } from '../threads/index.js'
 import type { WorkspaceRoot } from '../workspace/index.js'
@@ -89,24 +89,9 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
   // With codeIndex `watch`: the folders each scan walked, watched until the next one. What the watch saw change
   // since the last scan began is all that changed: the next scan lists only those folders (index-rescan.ts), unless
   // the last scan failed or the watch gave up (`walked` unset), and the whole tree is walked.
-  let walked: Set<string> | undefined
-  let seen = new Map<string, Set<string>>()
+  const memory = data.watch ? createRescanMemory(watchNotices(notify)) : undefined
+  const watch = memory === undefined ? undefined : createFolderWatch(memory.watch)
   let bytes = 0
-  const notices = watchNotices(notify)
-  const watch = data.watch
-    ? createFolderWatch({
-      onChange: (changes) => {
-        for (const [folder, names] of changes) seen.set(folder, new Set([...seen.get(folder) ?? [], ...names]))
-        notices.onChange(changes)
-      },
-      onFail: (why) => {
-        watching = false
-        walked = undefined
-        notices.onFail(why)
-      }
-    })
-    : undefined
-  let watching = watch !== undefined
   const open = (): IndexWriter => {
     if (sqlite === null) throw new Error('@photostructure/sqlite is not installed')
     // Another file in its place (an `index` command published one while this server waited): write that one.
@@ -114,7 +99,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       writer.close()
       writer = undefined
       // What this thread walked says nothing of that file: the next scan walks the whole tree.
-      walked = undefined
+      memory?.forget()
     }
     writer ??= openIndexWriter(sqlite, data.indexFile, { maxBytes: data.maxBytes, journal: data.journal })
     return writer
@@ -139,12 +124,9 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       const store = open()
       // A jail of its own for each scan: its rule caches (every path tested) go with it, not kept for the process.
       const workspace = await scanWorkspace(data.roots)
-      const changes = seen
-      const covered = walked
-      seen = new Map()
-      walked = undefined
-      const found = covered !== undefined && rescannable(changes, covered)
-        ? await scanFolders(workspace, changes, covered, { filesUnder: store.filesUnder, bytes }, signal)
+      const { changes, walked } = memory?.take() ?? { changes: new Map(), walked: undefined }
+      const found = walked !== undefined && rescannable(changes, walked)
+        ? await scanFolders(workspace, changes, walked, { filesUnder: store.filesUnder, bytes }, signal)
         : await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(data.roots, { niceness: data.niceness }), signal)
       watch?.update(found.folders)
       bytes = found.bytes
@@ -163,7 +145,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       }
       if (found.changed.length >= (data.optimizeAfter ?? OPTIMIZE_AFTER)) store.optimize()
       store.finished(Date.now())
-      if (watching) walked = new Set(found.folders)
+      memory?.scanned(found.folders)
       return { changed: found.changed.length, gone: found.gone.length, bytes: found.bytes, skipped, ...(skippedWhy === undefined ? {} : { skippedWhy }) }
     } finally {
       release()

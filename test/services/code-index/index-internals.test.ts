@@ -274,6 +274,19 @@ t.test('a missing file is no reader; a staging writer keeps no log beside the fi
   t.same(fs.readdirSync(dir), ['staging.sqlite'], 'no -wal or -shm: whole on its own')
 })
 
+t.test('a completion mark the file refuses is rolled back whole: the writer goes on', async (t) => {
+  const file = path.join(tempDir(t, 'wmcp-refused-'), 'index.sqlite')
+  const writer = openIndexWriter(sqlite, file)
+  t.teardown(() => writer.close())
+  const other = new sqlite.DatabaseSync(file)
+  other.exec("CREATE TRIGGER refuse BEFORE INSERT ON meta WHEN NEW.key = 'complete' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+  t.throws(() => writer.finished(1), /refused/)
+  other.exec('DROP TRIGGER refuse')
+  other.close()
+  writer.finished(2)
+  t.equal(writer.counts().files, 0, 'no transaction was left open')
+})
+
 t.test('a staging file locked past the busy wait by its writer\'s commit: the reader answers what it read last', async (t) => {
   const file = path.join(tempDir(t, 'wmcp-locked-'), 'staging.sqlite')
   const writer = openIndexWriter(sqlite, file, { journal: 'delete' })

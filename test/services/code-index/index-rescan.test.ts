@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { MAX_RESCANNED_FOLDERS, rescannable, scanFolders } from '../../../src/services/code-index/index-rescan.js'
+import { createRescanMemory, MAX_RESCANNED_FOLDERS, rescannable, scanFolders } from '../../../src/services/code-index/index-rescan.js'
 import { scanTree, scanWorkspace, type ScanResult } from '../../../src/services/code-index/index-scan.js'
 import type { IndexedFile } from '../../../src/services/code-index/index-schema.js'
 import { runs } from '../../helpers/property.js'
@@ -100,4 +100,22 @@ t.test('a changed folder that is gone, or now a file, takes what was indexed bel
   fs.writeFileSync(path.join(root, 'a'), 'not a folder\n')
   const found = await scanFolders(await scanWorkspace([{ name: 'r', path: root }]), new Map([[path.join(root, 'a'), new Set(['x.ts'])]]), new Set(first.folders), { filesUnder: filesUnder(held), bytes: first.bytes })
   t.same([found.changed, found.gone.sort(), found.folders, found.bytes], [[], [path.join(root, 'a/b/y.ts'), path.join(root, 'a/x.ts')], [root], 0])
+})
+
+t.test('the thread\'s memory for rescans: changes gathered until taken, the walked folders once a scan finished, none after a failed watch', async (t) => {
+  const told: string[] = []
+  const memory = createRescanMemory({ onChange: () => told.push('changed'), onFail: (why) => told.push(`failed: ${why}`) })
+  t.same(memory.take(), { changes: new Map(), walked: undefined }, 'nothing walked yet: the first scan walks the whole tree')
+  memory.scanned(['/r', '/r/a'])
+  memory.watch.onChange(new Map([['/r/a', new Set(['x.ts'])]]))
+  memory.watch.onChange(new Map([['/r/a', new Set(['y.ts'])], ['/r', new Set([''])]]))
+  t.same(memory.take(), { changes: new Map([['/r/a', new Set(['x.ts', 'y.ts'])], ['/r', new Set([''])]]), walked: new Set(['/r', '/r/a']) })
+  t.same(memory.take(), { changes: new Map(), walked: undefined }, 'taken once: a scan that fails leaves the next one to walk the whole tree')
+  memory.scanned(['/r'])
+  memory.forget()
+  t.same(memory.take().walked, undefined, 'another file in the index\'s place: forgotten')
+  memory.watch.onFail('ENOSPC')
+  memory.scanned(['/r'])
+  t.same(memory.take().walked, undefined, 'a watch given up sees no more changes: every scan walks the whole tree')
+  t.same(told, ['changed', 'changed', 'failed: ENOSPC'], 'the notices are passed on')
 })

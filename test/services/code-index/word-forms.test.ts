@@ -56,6 +56,8 @@ t.test('searchText: a text as the index stores it is its search tokens joined, w
     t.equal(searchText(text), searchTokens(text).join(' '))
     t.equal(searchText(text), searchTokens(text).join(' '), 'the second time, from memory')
   }), runs(300))
+  const many = Array.from({ length: MAX_REMEMBERED + 10 }, (_, i) => `Word${i}`).join(' ')
+  t.equal(searchText(many), searchTokens(many).join(' '), 'past the words remembered, the memory starts over')
 })
 
 const fn = (name: string, line: number, endLine: number): OutlineSymbol => ({ kind: 'function', name, line, endLine, depth: 1, signature: `int ${name}(void)` })
