@@ -44,11 +44,11 @@ export interface RescanMemory {
   forget: () => void
 }
 
-/** The index thread's memory for rescans, its watch's notices passed on (see RescanMemory). */
-export function createRescanMemory (notices: Pick<FolderWatchOptions, 'onChange' | 'onFail'>): RescanMemory {
+/** The index thread's memory for rescans, its watch's notices passed on (see RescanMemory); without a watch it never relies on anything. */
+export function createRescanMemory (notices: Pick<FolderWatchOptions, 'onChange' | 'onFail'>, watched = true): RescanMemory {
   let walked: Set<string> | undefined
   let seen = new Map<string, Set<string>>()
-  let watching = true
+  let watching = watched
   return {
     watch: {
       onChange: (changes) => {
@@ -86,50 +86,55 @@ const under = (folder: string, path: string): boolean => path.startsWith(`${fold
  */
 export async function scanFolders (workspace: WorkspaceService, changes: FolderChanges, walked: ReadonlySet<string>, index: IndexedTree, signal?: AbortSignal): Promise<ScanResult> {
   const folders = new Set(walked)
-  const changed: ChangedFile[] = []
-  const gone = new Map<string, number>()
-  let bytes = index.bytes
-  const forget = (folder: string): void => {
-    for (const file of index.filesUnder(folder)) gone.set(file.path, file.size)
+  // Every file found, and what the index held of every file looked at: a file looked at twice (its folder listed,
+  // then walked whole) counts once.
+  const now = new Map<string, SourceEntry>()
+  const before = new Map<string, IndexedFile>()
+  const compare = (found: readonly SourceEntry[], held: readonly IndexedFile[]): void => {
+    for (const file of found) now.set(file.fsPath, file)
+    for (const file of held) before.set(file.path, file)
+  }
+  const dropFolders = (folder: string): void => {
     for (const known of [...folders]) if (known === folder || under(folder, known)) folders.delete(known)
   }
-  for (const folder of changes.keys()) {
+  /** A folder walked whole (new, or its name changed in its parent: it may be another folder now) against all the index holds below it. */
+  const subtree = async (folder: string): Promise<void> => {
+    const tree = await list(workspace, folder, 64, signal)
+    dropFolders(folder)
+    compare(tree?.files ?? [], index.filesUnder(folder))
+    if (tree === undefined) return
+    folders.add(folder)
+    for (const sub of tree.folders) folders.add(sub)
+  }
+  for (const [folder, names] of changes) {
     // A folder an earlier one in this rescan found gone.
     if (!folders.has(folder)) continue
     const listed = await list(workspace, folder, 1, signal)
     if (listed === undefined) {
-      forget(folder)
+      await subtree(folder)
       continue
     }
     // The folder's own files: the walk's real paths put nothing but the name after the folder's.
-    const known = new Map(index.filesUnder(folder).filter(f => !f.path.includes('/', folder.length + 1)).map(f => [f.path, f]))
-    for (const file of listed.files) {
-      const before = known.get(file.fsPath)
-      known.delete(file.fsPath)
-      bytes += file.size - (before?.size ?? 0)
-      if (before === undefined || before.size !== file.size || before.mtimeMs !== file.mtimeMs) changed.push({ relative: file.relative, fsPath: file.fsPath })
-    }
-    for (const file of known.values()) gone.set(file.path, file.size)
+    compare(listed.files, index.filesUnder(folder).filter(f => !f.path.includes('/', folder.length + 1)))
     const children = new Set(listed.folders)
     for (const known of [...folders]) {
       // A subfolder the last scan walked that is no longer listed: deleted, renamed away, or now ignored.
-      if (under(folder, known) && !known.slice(folder.length + 1).includes('/') && !children.has(known)) forget(known)
+      if (under(folder, known) && !known.slice(folder.length + 1).includes('/') && !children.has(known)) await subtree(known)
     }
     for (const child of children) {
-      if (folders.has(child)) continue
-      // New (or renamed here): walked whole, every file in it new to the index.
-      const tree = await list(workspace, child, 64, signal)
-      if (tree === undefined) continue
-      folders.add(child)
-      for (const sub of tree.folders) folders.add(sub)
-      for (const file of tree.files) {
-        bytes += file.size
-        changed.push({ relative: file.relative, fsPath: file.fsPath })
-      }
+      if (!folders.has(child) || names.has(child.slice(folder.length + 1))) await subtree(child)
     }
   }
-  for (const size of gone.values()) bytes -= size
-  return { changed, gone: [...gone.keys()], folders: [...folders], bytes }
+  let bytes = index.bytes
+  const changed: ChangedFile[] = []
+  for (const file of now.values()) {
+    const held = before.get(file.fsPath)
+    bytes += file.size - (held?.size ?? 0)
+    if (held === undefined || held.size !== file.size || held.mtimeMs !== file.mtimeMs) changed.push({ relative: file.relative, fsPath: file.fsPath })
+  }
+  const gone = [...before.values()].filter(file => !now.has(file.path))
+  for (const file of gone) bytes -= file.size
+  return { changed, gone: gone.map(file => file.path), folders: [...folders], bytes }
 }
 
 /** The source files and folders below `folder` (to `depth` levels), or undefined when it is no longer there to walk. */
@@ -141,9 +146,9 @@ async function list (workspace: WorkspaceService, folder: string, depth: number,
   } catch (err) {
     // Gone, no longer a folder, or now behind a link out of the root: nothing of it is indexed. Anything but a
     // tool error is a bug for the scan to fail with.
-    if (isToolError(err)) return undefined
     /* c8 ignore next */
-    throw err
+    if (!isToolError(err)) throw err
+    return undefined
   }
   signal?.throwIfAborted()
   const found = { files: [] as SourceEntry[], folders: [] as string[] }

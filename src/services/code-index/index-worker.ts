@@ -89,8 +89,8 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
   // With codeIndex `watch`: the folders each scan walked, watched until the next one. What the watch saw change
   // since the last scan began is all that changed: the next scan lists only those folders (index-rescan.ts), unless
   // the last scan failed or the watch gave up (`walked` unset), and the whole tree is walked.
-  const memory = data.watch ? createRescanMemory(watchNotices(notify)) : undefined
-  const watch = memory === undefined ? undefined : createFolderWatch(memory.watch)
+  const memory = createRescanMemory(watchNotices(notify), data.watch)
+  const watch = data.watch ? createFolderWatch(memory.watch) : undefined
   let bytes = 0
   const open = (): IndexWriter => {
     if (sqlite === null) throw new Error('@photostructure/sqlite is not installed')
@@ -99,7 +99,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       writer.close()
       writer = undefined
       // What this thread walked says nothing of that file: the next scan walks the whole tree.
-      memory?.forget()
+      memory.forget()
     }
     writer ??= openIndexWriter(sqlite, data.indexFile, { maxBytes: data.maxBytes, journal: data.journal })
     return writer
@@ -124,7 +124,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       const store = open()
       // A jail of its own for each scan: its rule caches (every path tested) go with it, not kept for the process.
       const workspace = await scanWorkspace(data.roots)
-      const { changes, walked } = memory?.take() ?? { changes: new Map(), walked: undefined }
+      const { changes, walked } = memory.take()
       const found = walked !== undefined && rescannable(changes, walked)
         ? await scanFolders(workspace, changes, walked, { filesUnder: store.filesUnder, bytes }, signal)
         : await scanTree(workspace, { size: store.counts().files, files: store.files }, laneThread(data.roots, { niceness: data.niceness }), signal)
@@ -145,7 +145,7 @@ export function indexHandler (data: IndexThreadData, notify: Notify, sqlite = lo
       }
       if (found.changed.length >= (data.optimizeAfter ?? OPTIMIZE_AFTER)) store.optimize()
       store.finished(Date.now())
-      memory?.scanned(found.folders)
+      memory.scanned(found.folders)
       return { changed: found.changed.length, gone: found.gone.length, bytes: found.bytes, skipped, ...(skippedWhy === undefined ? {} : { skippedWhy }) }
     } finally {
       release()

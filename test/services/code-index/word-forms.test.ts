@@ -49,6 +49,11 @@ t.test('match expressions: every form quoted, another word for the same act as a
   }), runs(300))
 })
 
+t.test('chunkFile: a long stretch with no definitions is cut into windows', async (t) => {
+  const lines = Array.from({ length: 130 }, (_, i) => `x${i} = ${i};`)
+  t.same(chunkFile(lines, []).map(c => [c.start, c.end]), [[1, 60], [61, 120], [121, 130]])
+})
+
 t.test('searchText: a text as the index stores it is its search tokens joined, words remembered or not', async (t) => {
   const word = fc.stringMatching(/^[A-Za-z_$][A-Za-z0-9_$]{0,44}$|^[0-9]{1,6}$/)
   const text = fc.array(fc.oneof(word, fc.constantFrom(' ', '\n', '->', '(', '\uFEFF', '\r\n', 'é', '::')), { maxLength: 40 }).map(parts => parts.join(''))
