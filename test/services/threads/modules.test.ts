@@ -117,6 +117,24 @@ function indexer (t: Test, files: Record<string, string>, options: Partial<Index
   return { root, indexFile, notices, handle }
 }
 
+t.test('index-worker with watch: after a whole walk, a change is rescanned in its folder alone', async (t) => {
+  const { root, handle, notices } = indexer(t, { 'a.ts': 'export const a = 1\n', 'sub/b.ts': 'export const b = 1\n' }, { watch: true })
+  t.teardown(async () => { await handle({ close: true }) })
+  t.match(await handle({ scan: true }), { changed: 2, gone: 0 })
+  fs.writeFileSync(path.join(root, 'sub', 'c.ts'), 'export const c = 1\n')
+  fs.rmSync(path.join(root, 'a.ts'))
+  await waitUntil(() => notices.some(n => n.notice === 'changed'), 'the watch to see the changes', 30_000, 20)
+  // A change reported after the scan began is scanned by the next one; both folders may come in two reports.
+  let changed = 0
+  let gone = 0
+  for (let scans = 0; scans < 5 && (changed < 1 || gone < 1); scans++) {
+    const answer = await handle({ scan: true }) as { changed: number, gone: number }
+    changed += answer.changed
+    gone += answer.gone
+  }
+  t.same([changed, gone], [1, 1], 'the new file and the removed one, nothing else parsed again')
+})
+
 t.test('index-worker: files the parser cannot read are counted with the first reason; close also ends the watch', async (t) => {
   // Grammars that are not there: every parse fails, as when the parser threads cannot start.
   const broken = { ...where, grammars: path.join(tempDir(t, 'wmcp-no-grammars-'), 'missing') }
