@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: ours beside a bare floor and the SDK v1 peer, measured in one run, reported as
-// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, references, semantic, retrieval, sizing, build-latency, build-floor, outlines, outline-cost and first-outline (only with --index).
+// ratios. Sections: http, peers, stdio, eras, cold, guide, limits, reads, search-memory, documents, search and walk (only with --search or BENCH_SEARCH=1), index, references, semantic, retrieval, retrieval-techniques, sizing, build-latency, build-floor, outlines, outline-cost and first-outline (only with --index).
 // `--only` writes bench/results/<sections>.md, so a partial run never replaces latest.md (the full run's).
 // retrieval: BENCH_EMBEDDINGS_URL / _MODEL / _KEY measure another provider than the shared model; BENCH_RETRIEVAL_TREES=workspace-mcp,python asks some trees (or sets) only;
 // BENCH_RETRIEVAL_SPLIT=tuning asks only the questions not held out (results/retrieval-tuning.md); BENCH_RETRIEVAL_BIN=<other build's dist/bin/cli.js>
@@ -50,7 +50,7 @@ const options = {
 }
 options.warmupCount = Math.max(500, Math.round(options.count / 10))
 
-const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'references', 'semantic', 'retrieval', 'sizing', 'build-latency', 'build-floor', 'outlines', 'outline-cost', 'first-outline'] : [])]
+const sections = values.only?.split(',').map(s => s.trim()) ?? ['http', 'peers', 'stdio', 'eras', 'cold', 'guide', 'limits', 'reads', 'search-memory', 'documents', ...(values.search ? ['search', 'walk'] : []), ...(values.index ? ['index', 'references', 'semantic', 'retrieval', 'retrieval-techniques', 'sizing', 'build-latency', 'build-floor', 'outlines', 'outline-cost', 'first-outline'] : [])]
 // A run of the tuning questions alone (or of another build) never replaces the file of a full retrieval run.
 const retrievalPart = process.env.BENCH_RETRIEVAL_SPLIT === 'tuning' ? '-tuning' : ''
 const retrievalBuild = process.env.BENCH_RETRIEVAL_LABEL === undefined ? '' : `-${process.env.BENCH_RETRIEVAL_LABEL}`
@@ -79,6 +79,7 @@ const runners = {
     bin: process.env.BENCH_RETRIEVAL_BIN === undefined ? undefined : resolve(process.env.BENCH_RETRIEVAL_BIN),
     label: process.env.BENCH_RETRIEVAL_BIN === undefined ? undefined : process.env.BENCH_RETRIEVAL_LABEL ?? 'other'
   }),
+  'retrieval-techniques': async () => (await import('./lib/retrieval-techniques.js')).runRetrievalTechniquesBench(log),
   sizing: async () => (await import('./lib/build-bench.js')).runSizingBench(log),
   'code-latency': async () => (await import('./lib/code-latency-bench.js')).runCodeLatencyBench(log),
   'build-latency': async () => (await import('./lib/build-bench.js')).runBuildLatencyBench(log),
