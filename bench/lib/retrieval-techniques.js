@@ -18,7 +18,7 @@ import { FIELD_WEIGHTS } from '../../dist/src/services/code-index/index-schema.j
 import { MAX_QUERY_TERMS } from '../../dist/src/tool-kit/code-index-common.js'
 import { benchProvider } from './embedding-provider.js'
 import { indexFileIn } from './retrieval-vectors.js'
-import { associationExpansion, confidenceFusion, feedbackExpansion, fileRank, grid, mixRankings, wordVariant } from './retrieval-variants.js'
+import { associationExpansion, confidenceFusion, feedbackExpansion, fileRank, lengthNormalised, grid, mixRankings, wordVariant } from './retrieval-variants.js'
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const WORK = path.join(repo, 'bench', '.retrieval')
@@ -54,9 +54,13 @@ function openTree (set) {
     return statements.get(bm25)
   }
   const vectorRows = db.prepare('SELECT c.id, f.path, v.vector FROM chunks c JOIN files f ON f.id = c.file JOIN vectors v ON v.hash = c.hash WHERE v.model = ?').all('use-lite')
+  const perFile = new Map()
+  for (const c of chunks.values()) perFile.set(c.path.slice(root.length), (perFile.get(c.path.slice(root.length)) ?? 0) + 1)
   return {
     root,
     total: chunks.size,
+    chunksIn: (file) => perFile.get(file) ?? 1,
+    meanChunks: chunks.size / perFile.size,
     reader,
     vectors: vectorRows.map(r => ({ id: r.id, path: r.path.slice(root.length), vector: new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)) })),
     tokensOf,
@@ -148,6 +152,11 @@ const TECHNIQUES = [
     name: 'words: definitions over bodies, by the weights of the name, head (signature, doc comment) and body columns (item 2)',
     settings: grid({ name: [4, 8, 16], head: [1, 3, 6], path: [2], body: [0.5, 1] }),
     rank: (q, s, tree) => wordVariant({ ...q, candidates: tree.candidates(q.terms, s) }, SHIPPED_WORDS)
+  },
+  {
+    name: 'words: scores divided by the file\'s length in chunks (item 3)',
+    settings: grid({ alpha: [0.1, 0.25, 0.5, 1] }),
+    rank: (q, s, tree) => wordVariant({ ...q, candidates: lengthNormalised(q.candidates, s.alpha, tree.chunksIn, tree.meanChunks) }, SHIPPED_WORDS)
   },
   {
     name: 'words: coordination by rarity, file evidence by coverage (item 3)',

@@ -118,6 +118,14 @@ export function wordVariant (q, { idfCoordination, coordination, coverage, weigh
   return coordinated.map(row => ({ ...row, score: row.score + weight * evidence.get(row.path) })).sort((a, b) => a.score - b.score || a.id - b.id)
 }
 
+/**
+ * Candidates whose scores are divided by their file's length in chunks against the tree's mean, to the power `alpha`
+ * (BM25 normalises a chunk's length, not its file's: a long prose-heavy file offers many chunks matching common words).
+ */
+export function lengthNormalised (candidates, alpha, chunksIn, meanChunks) {
+  return candidates.map(row => ({ ...row, score: row.score / (chunksIn(row.path) / meanChunks) ** alpha }))
+}
+
 /** Every combination of the values given per key, e.g. grid({ a: [1, 2], b: [3] }) → [{ a: 1, b: 3 }, { a: 2, b: 3 }]. */
 export function grid (values) {
   return Object.entries(values).reduce((settings, [key, options]) => settings.flatMap(s => options.map(o => ({ ...s, [key]: o }))), [{}])
