@@ -174,7 +174,7 @@ const mrr = (ranks) => ranks.length === 0 ? 0 : ranks.reduce((sum, r) => sum + (
 /** Every question of every set (with its tree and split), the trees kept open until close(). */
 async function loadQuestions (log, embed) {
   const sets = readdirSync(path.join(repo, 'bench', 'retrieval')).filter(n => n.endsWith('.json')).sort()
-    .map(n => JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')))
+    .map(n => ({ name: n.replace(/\.json$/, ''), ...JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')) }))
   const trees = []
   const questions = []
   for (const set of sets) {
