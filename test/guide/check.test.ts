@@ -11,8 +11,10 @@ import { parseOverlay } from '../../src/guide/overlay.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-async function reportFor (t: Test, argv: string[]) {
-  const runtime = await commandRuntime('check', ['--root', ROOT, ...argv], process, { lint: false })
+/** The check's report; what the command wrote to its stderr (its warnings) is pushed to `logged`. */
+async function reportFor (t: Test, argv: string[], logged: string[] = []) {
+  const io = { stdout: process.stdout, stderr: { write: (text: string) => logged.push(text) } }
+  const runtime = await commandRuntime('check', ['--root', ROOT, ...argv], io, { lint: false })
   t.teardown(async () => {
     runtime.services.search?.close()
     await runtime.tokenizer.close()
@@ -33,10 +35,11 @@ t.test('the verdict counts violations in words: one violation, two violations', 
 })
 
 /** The report for an overlay holding `text` (in a test dir tap removes), as text; and the overlay's path. */
-async function reportWithOverlay (t: Test, text: string): Promise<{ docs: string, text: string, violations: number }> {
+async function reportWithOverlay (t: Test, text: string): Promise<{ docs: string, text: string, violations: number, logged: string[] }> {
   const docs = join(t.testdir({ 'tools.yaml': text }), 'tools.yaml')
-  const report = await reportFor(t, ['--docs-file', docs])
-  return { docs, text: formatReport(report), violations: report.violations.length }
+  const logged: string[] = []
+  const report = await reportFor(t, ['--docs-file', docs], logged)
+  return { docs, text: formatReport(report), violations: report.violations.length, logged }
 }
 
 t.test('a tool without a docs/tools.yaml entry passes and is named', async (t) => {
@@ -54,4 +57,5 @@ t.test('an overlay that cannot be parsed is a violation naming the file, why, an
   t.match(report.text, new RegExp(`^\\(overlay\\): rule 7 \\(docs-complete\\): ${report.docs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is \\w+; fix it or point --docs-file at the overlay$`, 'm'))
   t.match(report.text, /^\(overlay\): rule 7 \(docs-complete\): .*tools\.yaml: Flow sequence in block collection .* at line 2, column 1:$/m, 'and why')
   t.match(report.text, /check failed: 2 violations$/m)
+  t.match(report.logged.join(''), /"msg":"tool docs overlay is corrupt; using the registry text"/, 'and the command warns on its stderr')
 })
