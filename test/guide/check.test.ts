@@ -11,9 +11,12 @@ import { parseOverlay } from '../../src/guide/overlay.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-/** The check's report; what the command wrote to its stderr (its warnings) is pushed to `logged`. */
-async function reportFor (t: Test, argv: string[], logged: string[] = []) {
-  const io = { stdout: process.stdout, stderr: { write: (text: string) => logged.push(text) } }
+/**
+ * The check's report. With `logged`, what the command writes to its stderr (its warnings) is pushed there; without,
+ * the command has this process's streams, as the bin gives it (a run that warns of nothing prints nothing).
+ */
+async function reportFor (t: Test, argv: string[], logged?: string[]) {
+  const io = logged === undefined ? process : { stdout: process.stdout, stderr: { write: (text: string) => logged.push(text) } }
   const runtime = await commandRuntime('check', ['--root', ROOT, ...argv], io, { lint: false })
   t.teardown(async () => {
     runtime.services.search?.close()
