@@ -21,16 +21,21 @@ async function freePort () {
   return port
 }
 
-/** Asks the provider for one vector: its dimensions, or an Error saying what it answered. */
-export async function probeProvider ({ url, model, key }) {
+/** The provider's vector for one text (the bench's query vectors), or an Error saying what it answered. */
+export async function embedText ({ url, model, key }, text) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(key !== undefined ? { authorization: `Bearer ${key}` } : {}) },
-    body: JSON.stringify({ model, input: ['probe'] }),
+    body: JSON.stringify({ model, input: [text] }),
     signal: AbortSignal.timeout(30_000)
   })
   if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`)
-  return (await response.json()).data[0].embedding.length
+  return (await response.json()).data[0].embedding
+}
+
+/** Asks the provider for one vector: its dimensions, or an Error saying what it answered. */
+export async function probeProvider (provider) {
+  return (await embedText(provider, 'probe')).length
 }
 
 /** The first file the shared model needs that is not there (its tools, venv, weights), or undefined when it is set up. */

@@ -7,12 +7,12 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { benchProvider } from './embedding-provider.js'
+import { benchProvider, embedText } from './embedding-provider.js'
 import { untilEmbedded } from './embedded-wait.js'
 import { DEPTH, rankOf, rgByCount, rgInPathOrder, specificWord, tokensOf } from './retrieval-measures.js'
 import { retrievalReport } from './retrieval-report.js'
 import { copyTree, missingTree, SOURCES, versionNote } from './retrieval-trees.js'
-import { indexFileIn, keepVectors, schemaOfBin, seedVectors } from './retrieval-vectors.js'
+import { indexFileIn, indexVectors, keepVectors, schemaOfBin, seedVectors } from './retrieval-vectors.js'
 import { sharesNoWord } from './retrieval-words.js'
 import { stdioServer } from './stdio-client.js'
 
@@ -73,24 +73,16 @@ function indexFileOf (state) {
 async function vectorRanker (state, tree, provider) {
   const { DatabaseSync } = await import('@photostructure/sqlite')
   const db = new DatabaseSync(indexFileOf(state), { readOnly: true })
-  const rows = db.prepare('SELECT f.path, v.vector FROM chunks c JOIN files f ON f.id = c.file JOIN vectors v ON v.hash = c.hash WHERE v.model = ? AND v.dims = ?')
-    .all(provider.model, provider.dims)
+  const vectors = indexVectors(db, tree, provider.model, provider.dims)
   db.close()
-  const paths = rows.map(r => path.relative(tree, r.path))
-  const vectors = rows.map(r => new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)))
   return async (query) => {
-    const response = await fetch(provider.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(provider.key !== undefined ? { authorization: `Bearer ${provider.key}` } : {}) },
-      body: JSON.stringify({ model: provider.model, input: [query] })
-    })
-    const q = (await response.json()).data[0].embedding
+    const q = await embedText(provider, query)
     const norm = Math.hypot(...q)
-    const scored = vectors.map((v, i) => {
+    const scored = vectors.map(({ path, vector: v }) => {
       let dot = 0
       let vn = 0
       for (let d = 0; d < v.length; d++) { dot += v[d] * q[d]; vn += v[d] * v[d] }
-      return { path: paths[i], score: dot / (Math.sqrt(vn) * norm || 1) }
+      return { path, score: dot / (Math.sqrt(vn) * norm || 1) }
     })
     scored.sort((a, b) => b.score - a.score)
     return scored.slice(0, 200).map(s => s.path)

@@ -13,11 +13,11 @@ import { codeTokens, matchExpression, queryTerms } from '../../dist/src/services
 import { isStopWord } from '../../dist/src/services/code-index/word-forms.js'
 import { embeddedText } from '../../dist/src/services/code-index/chunk-text.js'
 import { fuseScores } from '../../dist/src/services/code-index/rank-fusion.js'
-import { ALL_WORDS_ENOUGH, CANDIDATES, COORDINATION, FILE_EVIDENCE_WEIGHT } from '../../dist/src/services/code-index/chunk-ranking.js'
+import { ALL_WORDS_ENOUGH, CANDIDATES, rankChunks } from '../../dist/src/services/code-index/chunk-ranking.js'
 import { FIELD_WEIGHTS } from '../../dist/src/services/code-index/index-schema.js'
 import { MAX_QUERY_TERMS } from '../../dist/src/tool-kit/code-index-common.js'
-import { benchProvider } from './embedding-provider.js'
-import { indexFileIn } from './retrieval-vectors.js'
+import { benchProvider, embedText } from './embedding-provider.js'
+import { indexFileIn, indexVectors } from './retrieval-vectors.js'
 import { associationExpansion, confidenceFusion, feedbackExpansion, fileRank, lengthNormalised, grid, mixRankings, wordVariant } from './retrieval-variants.js'
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -25,8 +25,14 @@ const WORK = path.join(repo, 'bench', '.retrieval')
 /** How deep each ranking is read, as search_semantic reads it. */
 const DEPTH = 200
 
-/** A tree's index, read-only, with what the techniques ask of it (chunk tokens, document frequencies). */
-function openTree (set) {
+/** The question sets, each named by its file. */
+function questionSets () {
+  return readdirSync(path.join(repo, 'bench', 'retrieval')).filter(n => n.endsWith('.json')).sort()
+    .map(n => ({ name: n.replace(/\.json$/, ''), ...JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')) }))
+}
+
+/** A tree's index, read-only, with what the techniques ask of it (the provider's vectors, chunk tokens, document frequencies). */
+function openTree (set, provider) {
   const file = indexFileIn(path.join(WORK, 'state', set.tree))
   const root = path.join(WORK, 'trees', set.tree) + path.sep
   const reader = openIndexReader(sqlite, file, false)
@@ -45,7 +51,13 @@ function openTree (set) {
   }
   let chunkDfs
   const matching = db.prepare('SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ?')
-  const dfs = new Map()
+  const holding = new Map()
+  /** Chunks holding a word in any of its forms (the index's own matching), asked once per form. */
+  const chunksHolding = (t) => {
+    const form = matchExpression([t])
+    if (!holding.has(form)) holding.set(form, matching.all(form).map(r => r.id))
+    return holding.get(form)
+  }
   const statements = new Map()
   /** BM25 with these column weights (the server's by default), best first. */
   const rankedBy = (weights = FIELD_WEIGHTS) => {
@@ -53,7 +65,6 @@ function openTree (set) {
     if (!statements.has(bm25)) statements.set(bm25, db.prepare(`SELECT c.id, f.path, r.score FROM (SELECT rowid AS id, ${bm25} AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score, rowid LIMIT ?) r JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file ORDER BY r.score, c.id`))
     return statements.get(bm25)
   }
-  const vectorRows = db.prepare('SELECT c.id, f.path, v.vector FROM chunks c JOIN files f ON f.id = c.file JOIN vectors v ON v.hash = c.hash WHERE v.model = ?').all('use-lite')
   const perFile = new Map()
   for (const c of chunks.values()) perFile.set(c.path.slice(root.length), (perFile.get(c.path.slice(root.length)) ?? 0) + 1)
   return {
@@ -62,15 +73,11 @@ function openTree (set) {
     chunksIn: (file) => perFile.get(file) ?? 1,
     meanChunks: chunks.size / perFile.size,
     reader,
-    vectors: vectorRows.map(r => ({ id: r.id, path: r.path.slice(root.length), vector: new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)) })),
+    vectors: indexVectors(db, root, provider.model, provider.dims),
     tokensOf,
     formOf: (t) => matchExpression([t]),
-    /** Chunks holding a word in any of its forms (the index's own matching). */
-    chunksHolding: (t) => matching.all(matchExpression([t])).map(r => r.id),
-    df (t) {
-      if (!dfs.has(t)) dfs.set(t, matching.all(matchExpression([t])).length)
-      return dfs.get(t)
-    },
+    chunksHolding,
+    df: (t) => chunksHolding(t).length,
     /** Chunks whose words (tokensOf) hold `u` as written. */
     chunkDf (u) {
       if (chunkDfs === undefined) {
@@ -94,7 +101,7 @@ function openTree (set) {
 }
 
 /** One question's data: the server's word ranking, the vectors' ranking and spread, the words each candidate holds. */
-async function questionData (tree, q, embed) {
+async function questionData (tree, q, provider) {
   const terms = queryTerms(q.question).slice(0, MAX_QUERY_TERMS)
   const forms = [...new Set(terms.map(tree.formOf))]
   const heldGroups = new Map()
@@ -104,7 +111,7 @@ async function questionData (tree, q, embed) {
     return Math.log(1 + tree.total / (1 + ids.length))
   })
   const first = tree.reader.searchChunks(terms, undefined, DEPTH).map(r => ({ ...r, path: r.path.slice(tree.root.length) }))
-  const vector = await embed(embeddedText(q.question))
+  const vector = await embedText(provider, embeddedText(q.question))
   const similarities = tree.vectors.map(v => { let dot = 0; for (let i = 0; i < v.vector.length; i++) dot += v.vector[i] * vector[i]; return dot })
   const mean = similarities.reduce((a, b) => a + b, 0) / similarities.length
   const sd = Math.sqrt(Math.max(0, similarities.reduce((a, b) => a + b * b, 0) / similarities.length - mean * mean))
@@ -119,14 +126,16 @@ async function questionData (tree, q, embed) {
     first,
     words: first.map(r => ({ ...r, held: (heldGroups.get(r.id) ?? []).length })),
     near: { mean, sd, hits: order.map(i => ({ id: tree.vectors[i].id, path: tree.vectors[i].path, similarity: similarities[i] })) },
+    /** Each chunk of either ranking's file. */
+    paths: new Map([...first, ...order.map(i => tree.vectors[i])].map(r => [r.id, r.path])),
     candidates: tree.candidates(terms),
     heldGroups,
     idf
   }
 }
 
-/** wordVariant's setting that is the server's own ranking (chunk-ranking.ts). */
-const SHIPPED_WORDS = { idfCoordination: false, coordination: COORDINATION, coverage: 0, weight: FILE_EVIDENCE_WEIGHT }
+/** The server's own word ranking (chunk-ranking.ts) over other candidates. */
+const shippedRanking = (q, candidates) => rankChunks(candidates, id => (q.heldGroups.get(id) ?? []).length, q.groups)
 
 /** The techniques: each a ranking of a question's chunks for a setting, and the settings tried on the tuning questions. */
 const TECHNIQUES = [
@@ -151,12 +160,12 @@ const TECHNIQUES = [
   {
     name: 'words: definitions over bodies, by the weights of the name, head (signature, doc comment) and body columns (item 2)',
     settings: grid({ name: [4, 8, 16], head: [1, 3, 6], path: [2], body: [0.5, 1] }),
-    rank: (q, s, tree) => wordVariant({ ...q, candidates: tree.candidates(q.terms, s) }, SHIPPED_WORDS)
+    rank: (q, s, tree) => shippedRanking(q, tree.candidates(q.terms, s))
   },
   {
     name: 'words: scores divided by the file\'s length in chunks (item 3)',
     settings: grid({ alpha: [0.1, 0.25, 0.5, 1] }),
-    rank: (q, s, tree) => wordVariant({ ...q, candidates: lengthNormalised(q.candidates, s.alpha, tree.chunksIn, tree.meanChunks) }, SHIPPED_WORDS)
+    rank: (q, s, tree) => shippedRanking(q, lengthNormalised(q.candidates, s.alpha, tree.chunksIn, tree.meanChunks))
   },
   {
     name: 'words: coordination by rarity, file evidence by coverage (item 3)',
@@ -165,22 +174,20 @@ const TECHNIQUES = [
   }
 ]
 
-const pathOf = (q, id) => (q.words.find(w => w.id === id) ?? q.near.hits.find(h => h.id === id)).path
+const pathOf = (q, id) => q.paths.get(id)
 const secondRanking = (tree, terms) => terms.length === 0 ? [] : tree.reader.searchChunks(terms, undefined, DEPTH).map(r => ({ ...r, path: r.path.slice(tree.root.length) }))
 
 /** MRR@10 of ranks (undefined: not in the first ten files). */
 const mrr = (ranks) => ranks.length === 0 ? 0 : ranks.reduce((sum, r) => sum + (r !== undefined && r <= 10 ? 1 / r : 0), 0) / ranks.length
 
 /** Every question of every set (with its tree and split), the trees kept open until close(). */
-async function loadQuestions (log, embed) {
-  const sets = readdirSync(path.join(repo, 'bench', 'retrieval')).filter(n => n.endsWith('.json')).sort()
-    .map(n => ({ name: n.replace(/\.json$/, ''), ...JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', n), 'utf8')) }))
+async function loadQuestions (log, provider) {
   const trees = []
   const questions = []
-  for (const set of sets) {
-    const tree = openTree(set)
+  for (const set of questionSets()) {
+    const tree = openTree(set, provider)
     trees.push(tree)
-    for (const q of set.questions) questions.push({ tree, set: set.name, held: q.held_out === true, data: await questionData(tree, q, embed) })
+    for (const q of set.questions) questions.push({ tree, set: set.name, held: q.held_out === true, data: await questionData(tree, q, provider) })
     log(`  ${set.name}: ${set.questions.length} questions, ${tree.total} chunks, ${tree.vectors.length} vectors`)
   }
   return { questions, close: () => trees.forEach(t => t.close()) }
@@ -199,18 +206,14 @@ function measure (questions, rankOf) {
 
 /** Runs the section: a row per technique (its best setting on the tuning questions, and the held-out figure with it). */
 export async function runRetrievalTechniquesBench (log) {
-  if (['javascript', 'linux', 'python', 'self'].some(name => indexFileIn(path.join(WORK, 'state', JSON.parse(readFileSync(path.join(repo, 'bench', 'retrieval', `${name}.json`), 'utf8')).tree)) === undefined) || !existsSync(path.join(WORK, 'vectors'))) {
+  if (questionSets().some(set => indexFileIn(path.join(WORK, 'state', set.tree)) === undefined) || !existsSync(path.join(WORK, 'vectors'))) {
     log('retrieval-techniques: the retrieval section builds the trees, indexes and vectors first (its tuning questions)')
     await (await import('./retrieval-bench.js')).runRetrievalBench(log, { split: 'tuning' })
   }
   const provider = await benchProvider(log)
-  const embed = async (text) => {
-    const response = await fetch(provider.url, { method: 'POST', headers: { 'content-type': 'application/json', ...(provider.key !== undefined ? { authorization: `Bearer ${provider.key}` } : {}) }, body: JSON.stringify({ model: provider.model, input: [text] }) })
-    return (await response.json()).data[0].embedding
-  }
   let loaded
   try {
-    loaded = await loadQuestions(log, embed)
+    loaded = await loadQuestions(log, provider)
   } finally {
     await provider.close()
   }

@@ -22,6 +22,16 @@ export async function schemaOfBin (bin) {
   return await import(pathToFileURL(path.join(path.dirname(bin), '..', 'src', 'services', 'code-index', 'index-schema.js')).href)
 }
 
+/**
+ * Every chunk's vector of the model in an open index (`db`), with its chunk id and its file relative to `root`
+ * (the tree the index was built over).
+ */
+export function indexVectors (db, root, model, dims) {
+  return db.prepare('SELECT c.id, f.path, v.vector FROM chunks c JOIN files f ON f.id = c.file JOIN vectors v ON v.hash = c.hash WHERE v.model = ? AND v.dims = ?')
+    .all(model, dims)
+    .map(r => ({ id: r.id, path: path.relative(root, r.path), vector: new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)) }))
+}
+
 const CACHE_TABLE = 'CREATE TABLE IF NOT EXISTS vectors (hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (hash, model, dims)) WITHOUT ROWID'
 
 /** Adds the vectors of the index file in `state` to the cache `cacheFile` (those it has already are kept). Returns how many it holds. */
